@@ -1,0 +1,48 @@
+"""Small typed records the price book hands out. Every price carries its source and date."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Source = Literal["aws-api", "cache", "snapshot", "scenario"]
+PlanType = Literal["Compute", "EC2Instance"]
+Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]
+
+
+@dataclass(frozen=True)
+class Price:
+    """An hourly price in USD, with where it came from and as of when.
+
+    ``usd_per_hour`` is per instance-hour. ``source`` is one of aws-api, cache, snapshot, scenario;
+    ``as_of`` is an ISO date; ``detail`` says which price (instance, region, term) from where.
+    """
+
+    usd_per_hour: float
+    source: Source
+    as_of: str
+    detail: str
+
+    def label(self) -> str:
+        """'$21.957642/h (snapshot, as of 2025-11-30: ...)' for reports and messages."""
+        return f"${self.usd_per_hour:,.6g}/h ({self.source}, as of {self.as_of}: {self.detail})"
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """What an EC2 instance type offers: GPUs (model name from the catalog), CPUs, memory, links.
+
+    ``gpu_memory_gib`` is per GPU as AWS reports it (usable memory, e.g. 22.35 GiB for A10G).
+    ``gpu_model`` is None when the accelerator is not in the GPU catalog (Trainium).
+    """
+
+    instance_type: str
+    gpu_model: str | None
+    aws_gpu_name: str
+    gpu_count: int
+    gpu_memory_gib: float
+    vcpus: int
+    memory_gib: float
+    intra_node: str
+    inter_node: str
+    bare_metal: bool

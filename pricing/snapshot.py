@@ -1,0 +1,50 @@
+"""The bundled, dated snapshot of AWS GPU instance prices (``pricing/data/aws_snapshot.json``).
+
+It is shipped inside the package, so a run with no network and no credentials still has real,
+dated prices. ``scripts/build_snapshot.py`` records how it was made; its provenance block travels
+into every report. Unknown values (Savings Plan rates, p5e on-demand in us-east-1) are null and
+stay unknown: the tool never invents them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+SNAPSHOT_FILE = "aws_snapshot.json"
+
+
+@functools.cache
+def load() -> dict[str, Any]:
+    """The parsed snapshot (read once, on first use)."""
+    text = resources.files("pricing").joinpath("data", SNAPSHOT_FILE).read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def as_of() -> str:
+    """ISO date of the snapshot's prices."""
+    return str(load()["as_of"])
+
+
+def regions() -> list[str]:
+    """Regions the snapshot covers."""
+    return sorted(load()["regions"])
+
+
+def instance_types(region: str | None = None) -> list[str]:
+    """Instance types the snapshot covers (in one region, or in any)."""
+    regs = load()["regions"]
+    names: set[str] = set()
+    for name, table in regs.items():
+        if region is None or name == region:
+            names.update(table)
+    return sorted(names)
+
+
+def entry(instance_type: str, region: str) -> dict[str, Any] | None:
+    """The snapshot entry for an instance type in a region, or None."""
+    found: dict[str, Any] | None = load()["regions"].get(region, {}).get(instance_type)
+    return found

@@ -1,0 +1,126 @@
+"""The terminal summary: one table comparing the options, then the answer in plain sentences."""
+
+from __future__ import annotations
+
+import io
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from simulator.result import OptionResult, Result
+
+
+def usd(x: float) -> str:
+    """'$1,234,567' (whole dollars), or 'n/a'."""
+    return "n/a" if math.isnan(x) else f"${x:,.0f}"
+
+
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.0%}"
+
+
+def _hours(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def reference_label(result: Result) -> str:
+    """'V100 SXM2 32GB' when every job class uses the same reference GPU."""
+    refs = result.jobs.reference_gpus
+    return refs[0] if len(refs) == 1 else "reference"
+
+
+def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
+    others = [x for x in result.options if x.name != o.name]
+    return min(others, key=lambda x: x.total_cash_usd) if others else None
+
+
+def _break_even(result: Result, o: OptionResult) -> str:
+    other = _cheapest_other(result, o)
+    if other is None:
+        return "-"
+    m = o.break_even[other.name]
+    return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
+
+
+def table(result: Result) -> Table:
+    """The comparison table."""
+    ref = reference_label(result)
+    t = Table(title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
+                    f"{result.scenario.start}, {len(result.jobs):,} jobs, seed {result.scenario.seed}")
+    t.caption = (f"Cash USD over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
+                 f"USD per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
+                 "first month from which the option stays cheaper than the cheapest other.")
+    t.add_column("option", no_wrap=True)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("total USD", justify="right", no_wrap=True)
+    t.add_column("NPV USD", justify="right", no_wrap=True)
+    t.add_column("USD/GPU-h", justify="right", no_wrap=True)
+    t.add_column("GPU util", justify="right", no_wrap=True)
+    t.add_column("p95 wait h", justify="right", no_wrap=True)
+    t.add_column("can't run", justify="right", no_wrap=True)
+    t.add_column("break-even", no_wrap=True)
+    for o in result.options:
+        t.add_row(
+            o.name, o.kind, usd(o.total_cash_usd), usd(o.npv_usd),
+            "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else f"${o.usd_per_ref_gpu_hour:,.2f}",
+            _pct(o.gpu_utilisation), _hours(o.waits.p95_h),
+            f"{sum(o.cannot_run.values()):,}", _break_even(result, o),
+        )
+    return t
+
+
+def sentences(result: Result) -> list[str]:
+    """The answer in words: the cheapest option, when buying breaks even, what is left out."""
+    out = []
+    best = result.cheapest()
+    ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
+    line = (f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
+            f"{usd(best.total_cash_usd)} (cash, USD)")
+    if len(ranked) > 1:
+        nxt = ranked[1]
+        line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
+    out.append(line + ".")
+    for o in result.options:
+        if o.kind != "owned":
+            continue
+        for other in result.options:
+            if other.kind == "owned":
+                continue
+            m = o.break_even[other.name]
+            if m is None:
+                out.append(f"Buying ({o.name}) does not break even against {other.name} "
+                           "within the horizon.")
+            else:
+                out.append(f"Buying ({o.name}) breaks even against {other.name} in month {m} "
+                           f"({result.months[m - 1]}).")
+    for o in result.options:
+        if o.waits.censored or o.cannot_run:
+            parts = []
+            if o.cannot_run:
+                parts.append(", ".join(f"{n:,} cannot run ({r})" for r, n in o.cannot_run.items()))
+            if o.waits.censored:
+                parts.append(f"{o.waits.censored:,} still queued at the horizon")
+            out.append(f"{o.name}: " + "; ".join(parts) + ".")
+    out.append(f"Cloud prices: bundled AWS snapshot as of {result.price_provenance['snapshot_as_of']}"
+               " unless the scenario overrides them; every price and its source is in summary.json.")
+    return out
+
+
+def render(result: Result, width: int = 160) -> str:
+    """The whole summary as plain text (no colour), e.g. for a golden test or a log."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None, force_terminal=False)
+    print_summary(result, console)
+    return buf.getvalue()
+
+
+def print_summary(result: Result, console: Console | None = None) -> None:
+    """Print the summary to a console (the terminal by default)."""
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)  # a log file or a pipe: do not wrap at 80 columns
+    console.print(table(result))
+    for s in sentences(result):
+        console.print(s, highlight=False, soft_wrap=False)

@@ -1,0 +1,58 @@
+"""Default numbers, each with its source. A scenario overrides any of them.
+
+Where a default is an assumption without a public measurement it says so; the model notes
+(docs/MODEL.md) list those assumptions too.
+"""
+
+from __future__ import annotations
+
+# Cloud VMs lose 5-10 % to virtualization (founding brief); the midpoint is the default.
+# Bare metal and owned servers lose nothing.
+VIRTUALIZATION_OVERHEAD = 0.075
+
+# Share of a step an 8-GPU DDP job spends synchronising on InfiniBand HDR (founding brief: 8 %).
+# A job class's comm_share is expressed on this reference link.
+COMM_SHARE = 0.08
+REFERENCE_LINK = "ib_hdr"
+
+# Straight-line over 18-24 months (PRODUCT.md, founding brief's payback window); the upper end.
+DEPRECIATION_MONTHS = 24
+
+# Value left after 24 months: SpotWire vintage curve year 2 (0.60) x condition "used" (0.72)
+# = 0.43 (spotwire.ai/data/valuator_data.json, 2026-06-04; shared costs.md section 5).
+SALVAGE_FRACTION = 0.43
+
+# Declining-balance factor: 2 = double-declining balance, the textbook default.
+DECLINING_BALANCE_FACTOR = 2.0
+
+# Uptime Institute global average PUE, 2023 survey (1.58; shared costs.md 2b).
+PUE = 1.58
+
+# US industrial electricity, 2025 average: $0.0826/kWh (Epoch energy_price(), EIA; costs.md 2d).
+ELECTRICITY_USD_PER_KWH = 0.0826
+
+# CBRE North America wholesale colocation, H2 2024: $184.06 per kW per month (costs.md 2c).
+COLOCATION_USD_PER_KW_MONTH = 184.06
+
+# A GPU server draws 75 % of its maximum power during training (Epoch server_TDP_fraction()).
+BUSY_POWER_FRACTION = 0.75
+
+# ASSUMPTION (no public measurement in the research): an idle GPU server draws 25 % of its
+# maximum power. Override it with a measured figure where you have one.
+IDLE_POWER_FRACTION = 0.25
+
+# AWS bills Linux instances per second with a 60-second minimum per launch.
+CLOUD_BILLING_INCREMENT_S = 1.0
+CLOUD_BILLING_MINIMUM_S = 60.0
+
+# Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
+BARE_METAL_BILLING_INCREMENT_S = 3600.0
+BARE_METAL_BILLING_MINIMUM_S = 3600.0
+
+# AWS Partial Upfront Savings Plans: at least half of the commitment is paid upfront.
+PARTIAL_UPFRONT_FRACTION = 0.5
+
+# EASY backfill looks at most this many queued jobs per pass: Slurm's bf_max_job_test default.
+BACKFILL_DEPTH = 500
+
+HOURS_PER_YEAR = 8760.0

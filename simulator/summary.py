@@ -1,0 +1,125 @@
+"""``summary.json``: the versioned, documented result format other tools can read.
+
+Schema: ``simulator/summary.schema.json`` (JSON Schema draft 2020-12), identified by
+``SCHEMA_ID``. A change that removes or renames a field bumps the major number. Money is in USD
+rounded to cents, hours and fractions to 4 decimals; NaN becomes null. Nothing in it depends on
+the clock or the machine, so the same scenario and seed give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simulator.result import OptionResult, Result
+
+SCHEMA_ID = "tco-summary/1"
+
+
+def _usd(x: float) -> float | None:
+    return None if math.isnan(x) else round(float(x), 2) + 0.0
+
+
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else round(float(x), 4) + 0.0
+
+
+def _series(values: np.ndarray | None, fmt: Any) -> list[float | None] | None:
+    return None if values is None else [fmt(v) for v in values.tolist()]
+
+
+def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
+    led = o.ledger
+    return {
+        "name": o.name,
+        "kind": o.kind,
+        "description": o.description,
+        "totals_usd": {
+            "cash": _usd(o.total_cash_usd),
+            "accounting": _usd(o.total_accounting_usd),
+            "npv_cash": _usd(o.npv_usd),
+        },
+        "usd_per_delivered_reference_gpu_hour": _usd(o.usd_per_ref_gpu_hour),
+        "gpu_utilisation": _num(o.gpu_utilisation),
+        "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
+        "waits_h": {k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()},
+        "jobs": {
+            "completed": o.jobs_completed,
+            "running_at_horizon": o.jobs_running_at_horizon,
+            "queued_at_horizon": o.jobs_queued_at_horizon,
+            "cannot_run": [
+                {"reason": r, "jobs": n, "examples": o.cannot_run_examples[r]}
+                for r, n in o.cannot_run.items()
+            ],
+        },
+        "break_even_month": {
+            other: (None if m is None else {"month": m, "label": months[m - 1]})
+            for other, m in o.break_even.items()
+        },
+        "prices": [asdict(q) for q in o.quotes],
+        "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
+        "monthly": {
+            "cash_usd": {k: _series(v, _usd) for k, v in led.cash.items()},
+            "accounting_usd": {k: _series(v, _usd) for k, v in led.accounting.items()},
+            "gpu_hours_paid": _series(led.gpu_hours_paid, _num),
+            "gpu_hours_busy": _series(led.gpu_hours_busy, _num),
+            "gpu_utilisation": _series(led.gpu_utilisation, _num),
+            "sp_utilisation": _series(led.sp_utilisation, _num),
+            "sp_coverage": _series(led.sp_coverage, _num),
+        },
+    }
+
+
+def to_summary(result: Result) -> dict[str, Any]:
+    """The summary.json document of a result."""
+    sc = result.scenario
+    cheapest = result.cheapest()
+    return {
+        "schema": SCHEMA_ID,
+        "tco_version": result.version,
+        "scenario": {
+            "name": sc.name,
+            "file": result.scenario_file,
+            "sha256": result.scenario_sha256,
+            "seed": sc.seed,
+            "start": sc.start,
+            "horizon_months": sc.horizon_months,
+            "region": sc.region,
+            "currency": sc.currency,
+            "discount_rate": sc.discount_rate,
+            "input": sc.model_dump(mode="json"),
+        },
+        "price_provenance": result.price_provenance,
+        "months": list(result.months),
+        "jobs": len(result.jobs),
+        "cheapest_option": cheapest.name,
+        "options": [_option(o, result.months) for o in result.options],
+    }
+
+
+def dumps(result: Result) -> str:
+    """summary.json text: stable key order, two-space indent, trailing newline."""
+    return json.dumps(to_summary(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write(result: Result, path: str | Path) -> Path:
+    """Write summary.json (atomically: a partial file is never left behind)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(dumps(result), encoding="utf-8")
+    tmp.replace(p)
+    return p
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of summary.json."""
+    text = resources.files("simulator").joinpath("summary.schema.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data

@@ -1,0 +1,41 @@
+"""Shared helpers: small scenarios built in code, so each test states what it depends on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from simulator.scenario import Scenario, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def make_scenario(**over: Any) -> Scenario:
+    """A one-class scenario with an owned 8x A40 server and p4d on-demand; override any key."""
+    data: dict[str, Any] = {
+        "name": "t",
+        "start": "2027-01",
+        "horizon_months": 12,
+        "seed": 1,
+        "workload": {"job_classes": [{
+            "name": "jobs",
+            "arrivals_per_month": 100,
+            "gpus": 1,
+            "work": {"reference_gpu": "A40", "gpu_hours": 10, "distribution": "exponential"},
+        }]},
+        "options": [
+            {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1},
+            {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
+        ],
+    }
+    data.update(over)
+    return validate(yaml.safe_load(yaml.safe_dump(data)), "<test>")
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT

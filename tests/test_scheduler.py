@@ -1,0 +1,70 @@
+"""The SimPy gang scheduler against a bare heapq loop, and the backfill policy's guarantees."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.scheduler import QueueInput, fifo_heapq, simulate
+
+
+def _workload(seed: int, n: int, cap: int, load: float) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    k = rng.choice([1, 2, 4, 8, 16, 64], n, p=[0.5, 0.2, 0.1, 0.1, 0.07, 0.03])
+    k = np.minimum(k, cap)
+    hold = rng.exponential(10, n)
+    lam = load * cap / float((k * hold).mean())
+    arrival = np.cumsum(rng.exponential(1 / lam, n))
+    arrival[5:10] = arrival[5]  # simultaneous arrivals
+    arrival = np.sort(arrival)
+    return arrival, k, hold
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_simpy_matches_heapq_exactly(seed: int) -> None:
+    arrival, k, hold = _workload(seed, 20_000, 128, 0.85)
+    inp = QueueInput(arrival, k, hold, [(0.0, 64), (500.25, 64)], float(arrival[-1]) * 1.05)
+    a, b = simulate(inp), fifo_heapq(inp)
+    assert np.array_equal(a, b, equal_nan=True)
+    assert np.isfinite(a).sum() > 19_000
+
+
+def test_fifo_is_first_come_first_served() -> None:
+    arrival, k, hold = _workload(3, 5_000, 64, 0.9)
+    start = simulate(QueueInput(arrival, k, hold, [(0.0, 64)], 1e9))
+    assert (np.diff(start) >= 0).all()  # no job starts before one that arrived earlier
+    assert (start >= arrival).all()
+
+
+def test_capacity_is_never_exceeded() -> None:
+    arrival, k, hold = _workload(4, 5_000, 64, 0.95)
+    for policy in ("fifo", "backfill"):
+        start = simulate(QueueInput(arrival, k, hold, [(0.0, 32), (100.0, 32)], 1e9, policy))
+        times = np.concatenate([start, start + hold])
+        delta = np.concatenate([k, -k])
+        order = np.lexsort((delta, times))  # releases before starts at equal times
+        in_use = np.cumsum(delta[order])
+        cap = np.where(times[order] >= 100.0, 64, 32)
+        assert (in_use <= cap).all()
+
+
+def test_backfill_never_delays_the_head_and_helps_on_average() -> None:
+    arrival, k, hold = _workload(5, 10_000, 64, 0.9)
+    inp = dict(arrival_h=arrival, units=k, hold_h=hold, capacity=[(0.0, 64)], horizon_h=1e9)
+    fifo = simulate(QueueInput(**inp))  # type: ignore[arg-type]
+    bf = simulate(QueueInput(**inp, policy="backfill"))  # type: ignore[arg-type]
+    assert (bf - arrival).mean() < (fifo - arrival).mean()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 50), st.integers(1, 8), st.floats(0.01, 20)),
+                min_size=1, max_size=60))
+def test_simpy_matches_heapq_on_random_small_cases(rows: list[tuple[float, int, float]]) -> None:
+    rows.sort()
+    arrival = np.array([r[0] for r in rows])
+    k = np.array([r[1] for r in rows])
+    hold = np.array([r[2] for r in rows])
+    inp = QueueInput(arrival, k, hold, [(0.0, 4), (7.5, 4)], 200.0)
+    assert np.array_equal(simulate(inp), fifo_heapq(inp), equal_nan=True)
