@@ -22,9 +22,10 @@ class SnapshotPriceBook:
 
     def _entry(self, instance_type: str, region: str) -> dict[str, object]:
         if region not in snapshot.regions():
+            valid = snapshot.regions()
             raise PricingError(
-                f"region {region!r} is not in the bundled price snapshot{closest(region, snapshot.regions())};"
-                f" valid: {', '.join(snapshot.regions())}"
+                f"region {region!r} is not in the bundled price snapshot"
+                f"{closest(region, valid)}; valid: {', '.join(valid)}"
             )
         found = snapshot.entry(instance_type, region)
         if found is None:
@@ -78,7 +79,9 @@ class SnapshotPriceBook:
     def spot(self, instance_type: str, region: str) -> Price:
         """Lowest spot $/h over the region's availability zones (Local Zones excluded)."""
         e = self._entry(instance_type, region)
-        return self._price(e["spot_min_usd_per_hour"], "spot price (lowest AZ)", instance_type, region)
+        return self._price(
+            e["spot_min_usd_per_hour"], "spot price (lowest AZ)", instance_type, region
+        )
 
     def reserved(
         self, instance_type: str, region: str, years: int, offering: str, payment: Payment
@@ -98,8 +101,9 @@ class SnapshotPriceBook:
         rates = e["savings_plans"] or {}
         assert isinstance(rates, dict)
         key = f"{plan}/{years}yr/{payment}"
-        return self._price(rates.get(key), f"{plan} Savings Plan {years}yr {payment} rate",
-                           instance_type, region)
+        return self._price(
+            rates.get(key), f"{plan} Savings Plan {years}yr {payment} rate", instance_type, region
+        )
 
 
 PriceBook = SnapshotPriceBook

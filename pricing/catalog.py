@@ -117,7 +117,7 @@ def comm_ratio_8gpu(bandwidth_gb_per_s: float) -> float:
     """Communication/compute time ratio of a typical 8-GPU DDP step over a link of this speed."""
     if bandwidth_gb_per_s <= 0:
         return 0.0
-    return _R_HDR * (bandwidth_gb_per_s / 25.0) ** SYNC_EXPONENT
+    return float(_R_HDR * (bandwidth_gb_per_s / 25.0) ** SYNC_EXPONENT)
 
 
 @functools.cache

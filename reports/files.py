@@ -22,14 +22,15 @@ def write_data(result: Result, out_dir: str | Path) -> list[Path]:
     d.mkdir(parents=True, exist_ok=True)
     written = [summary.write(result, d / "summary.json")]
     monthly = result.monthly_frame()
-    _atomic_csv(monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"), d / "monthly.csv")
+    _atomic_csv(
+        monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"), d / "monthly.csv"
+    )
     written.append(d / "monthly.csv")
     frames = []
     for o in result.options:
         f = result.jobs_frame(o.name)
         f.insert(0, "option", o.name)
         frames.append(f)
-
 
     jobs = pd.concat(frames, ignore_index=True)
     _atomic_csv(jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n"), d / "jobs.csv")

@@ -46,11 +46,15 @@ def _break_even(result: Result, o: OptionResult) -> str:
 def table(result: Result) -> Table:
     """The comparison table."""
     ref = reference_label(result)
-    t = Table(title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
-                    f"{result.scenario.start}, {len(result.jobs):,} jobs, seed {result.scenario.seed}")
-    t.caption = (f"Cash USD over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
-                 f"USD per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
-                 "first month from which the option stays cheaper than the cheapest other.")
+    t = Table(
+        title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
+        f"{result.scenario.start}, {len(result.jobs):,} jobs, seed {result.scenario.seed}"
+    )
+    t.caption = (
+        f"Cash USD over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
+        f"USD per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
+        "first month from which the option stays cheaper than the cheapest other."
+    )
     t.add_column("option", no_wrap=True)
     t.add_column("kind", no_wrap=True)
     t.add_column("total USD", justify="right", no_wrap=True)
@@ -62,10 +66,15 @@ def table(result: Result) -> Table:
     t.add_column("break-even", no_wrap=True)
     for o in result.options:
         t.add_row(
-            o.name, o.kind, usd(o.total_cash_usd), usd(o.npv_usd),
+            o.name,
+            o.kind,
+            usd(o.total_cash_usd),
+            usd(o.npv_usd),
             "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else f"${o.usd_per_ref_gpu_hour:,.2f}",
-            _pct(o.gpu_utilisation), _hours(o.waits.p95_h),
-            f"{sum(o.cannot_run.values()):,}", _break_even(result, o),
+            _pct(o.gpu_utilisation),
+            _hours(o.waits.p95_h),
+            f"{sum(o.cannot_run.values()):,}",
+            _break_even(result, o),
         )
     return t
 
@@ -75,8 +84,10 @@ def sentences(result: Result) -> list[str]:
     out = []
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
-    line = (f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
-            f"{usd(best.total_cash_usd)} (cash, USD)")
+    line = (
+        f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
+        f"{usd(best.total_cash_usd)} (cash, USD)"
+    )
     if len(ranked) > 1:
         nxt = ranked[1]
         line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
@@ -89,11 +100,15 @@ def sentences(result: Result) -> list[str]:
                 continue
             m = o.break_even[other.name]
             if m is None:
-                out.append(f"Buying ({o.name}) does not break even against {other.name} "
-                           "within the horizon.")
+                out.append(
+                    f"Buying ({o.name}) does not break even against {other.name} "
+                    "within the horizon."
+                )
             else:
-                out.append(f"Buying ({o.name}) breaks even against {other.name} in month {m} "
-                           f"({result.months[m - 1]}).")
+                out.append(
+                    f"Buying ({o.name}) breaks even against {other.name} in month {m} "
+                    f"({result.months[m - 1]})."
+                )
     for o in result.options:
         if o.waits.censored or o.cannot_run:
             parts = []
@@ -102,8 +117,10 @@ def sentences(result: Result) -> list[str]:
             if o.waits.censored:
                 parts.append(f"{o.waits.censored:,} still queued at the horizon")
             out.append(f"{o.name}: " + "; ".join(parts) + ".")
-    out.append(f"Cloud prices: bundled AWS snapshot as of {result.price_provenance['snapshot_as_of']}"
-               " unless the scenario overrides them; every price and its source is in summary.json.")
+    out.append(
+        f"Cloud prices: bundled AWS snapshot as of {result.price_provenance['snapshot_as_of']}"
+        " unless the scenario overrides them; every price and its source is in summary.json."
+    )
     return out
 
 

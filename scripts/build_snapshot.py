@@ -60,7 +60,11 @@ TERM = {  # vantage term key -> (years, offering class, payment option)
     "yrTerm3Standard": (3, "standard"),
     "yrTerm3Convertible": (3, "convertible"),
 }
-PAYMENT = {"noUpfront": "No Upfront", "partialUpfront": "Partial Upfront", "allUpfront": "All Upfront"}
+PAYMENT = {
+    "noUpfront": "No Upfront",
+    "partialUpfront": "Partial Upfront",
+    "allUpfront": "All Upfront",
+}
 
 
 def _num(text: str) -> float | None:

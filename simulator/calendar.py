@@ -23,7 +23,9 @@ def month_labels(start: str, months: int) -> list[str]:
 
 def month_edges_h(start: str, months: int) -> np.ndarray:
     """Hour at which each month starts, plus the horizon end: an int64 array of months + 1."""
-    lengths = [_cal.monthrange(int(lbl[:4]), int(lbl[5:]))[1] * 24 for lbl in month_labels(start, months)]
+    lengths = [
+        _cal.monthrange(int(lbl[:4]), int(lbl[5:]))[1] * 24 for lbl in month_labels(start, months)
+    ]
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 

@@ -27,10 +27,26 @@ from simulator.outcome import Outcome
 from simulator.scenario import SavingsPlan
 from simulator.usage import hourly
 
-CASH_CATEGORIES = ("capex", "resale", "power", "facility", "support", "staff",
-                   "cloud_compute", "sp_commitment")
-ACCOUNTING_CATEGORIES = ("depreciation", "power", "facility", "support", "staff",
-                         "cloud_compute", "sp_commitment_used", "sp_commitment_unused")
+CASH_CATEGORIES = (
+    "capex",
+    "resale",
+    "power",
+    "facility",
+    "support",
+    "staff",
+    "cloud_compute",
+    "sp_commitment",
+)
+ACCOUNTING_CATEGORIES = (
+    "depreciation",
+    "power",
+    "facility",
+    "support",
+    "staff",
+    "cloud_compute",
+    "sp_commitment_used",
+    "sp_commitment_unused",
+)
 
 
 @dataclass(frozen=True)
@@ -79,10 +95,15 @@ def owned_ledger(plan: OwnedPlan, out: Outcome, edges: np.ndarray) -> Ledger:
     month_hours = np.diff(edges).astype(np.float64)
 
     arrived = [d for d in plan.deliveries if d.delivery_month is not None]
-    server_hours = per_month(hourly(
-        np.array([d.delivery_h for d in arrived], dtype=np.float64),
-        np.full(len(arrived), float(hours)),
-        np.array([d.servers for d in arrived], dtype=np.float64), hours), edges)
+    server_hours = per_month(
+        hourly(
+            np.array([d.delivery_h for d in arrived], dtype=np.float64),
+            np.full(len(arrived), float(hours)),
+            np.array([d.servers for d in arrived], dtype=np.float64),
+            hours,
+        ),
+        edges,
+    )
     busy = per_month(hourly(out.start_h, out.end_h, out.gpus.astype(np.float64), hours), edges)
 
     capex = np.zeros(months)
@@ -94,19 +115,24 @@ def owned_ledger(plan: OwnedPlan, out: Outcome, edges: np.ndarray) -> Ledger:
         m0 = d.delivery_month
         basis = _basis(plan, i, d)
         capex[m0] += basis
-        schedule = depreciation(o.depreciation.method, basis,
-                                basis * o.depreciation.salvage_fraction,
-                                o.depreciation.months, o.depreciation.declining_factor)
+        schedule = depreciation(
+            o.depreciation.method,
+            basis,
+            basis * o.depreciation.salvage_fraction,
+            o.depreciation.months,
+            o.depreciation.declining_factor,
+        )
         span = min(len(schedule), months - m0)
-        dep[m0:m0 + span] += schedule[:span]
+        dep[m0 : m0 + span] += schedule[:span]
         if o.sell_at_horizon:
             resale[-1] -= basis - schedule[:span].sum()  # sold at book value
         # The support contract runs from arrival, prorated by the hours in service.
         in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
         support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
 
-    it_kwh = (server_hours * kw * o.power.idle_fraction
-              + busy * (kw / gps) * (o.power.busy_fraction - o.power.idle_fraction))
+    it_kwh = server_hours * kw * o.power.idle_fraction + busy * (kw / gps) * (
+        o.power.busy_fraction - o.power.idle_fraction
+    )
     power = it_kwh * o.power.pue * o.power.usd_per_kwh
     facility = server_hours / month_hours * kw * o.facility.usd_per_kw_month
     first = min((d.delivery_month for d in arrived if d.delivery_month is not None), default=months)
@@ -131,21 +157,27 @@ def billed_hours(run_h: np.ndarray, increment_s: float, minimum_s: float) -> np.
 def cloud_ledger(plan: CloudPlan, out: Outcome, edges: np.ndarray) -> Ledger:
     """Cash and accounting ledgers of an on-demand, Savings Plan or bare-metal option."""
     hours = int(edges[-1])
-    bill_end = out.start_h + billed_hours(out.run_h, plan.billing_increment_s,
-                                          plan.billing_minimum_s)
+    bill_end = out.start_h + billed_hours(
+        out.run_h, plan.billing_increment_s, plan.billing_minimum_s
+    )
     inst_hourly = hourly(out.start_h, bill_end, out.units.astype(np.float64), hours)
     paid_gpu = per_month(inst_hourly, edges) * plan.hardware.gpus_per_unit
     used_gpu = per_month(hourly(out.start_h, out.end_h, out.gpus.astype(np.float64), hours), edges)
     od = plan.price.usd_per_hour
     if not isinstance(plan.option, SavingsPlan):
         compute = per_month(inst_hourly, edges) * od
-        return Ledger({"cloud_compute": compute}, {"cloud_compute": compute.copy()},
-                      gpu_hours_paid=paid_gpu, gpu_hours_busy=used_gpu)
+        return Ledger(
+            {"cloud_compute": compute},
+            {"cloud_compute": compute.copy()},
+            gpu_hours_paid=paid_gpu,
+            gpu_hours_busy=used_gpu,
+        )
     return _savings_plan(plan, plan.option, inst_hourly, edges, paid_gpu, used_gpu)
 
 
-def savings_plan_hour(usage_instances: float, commitment_usd: float, rate: float,
-                      on_demand: float) -> tuple[float, float, float]:
+def savings_plan_hour(
+    usage_instances: float, commitment_usd: float, rate: float, on_demand: float
+) -> tuple[float, float, float]:
     """One hour under a Savings Plan: (used commitment, unused commitment, on-demand overflow),
     all USD. Usage up to the commitment is billed at the plan rate, the rest at on-demand, and
     the unused part of the commitment is paid anyway. Vectorised form: ``_savings_plan``."""
@@ -153,26 +185,38 @@ def savings_plan_hour(usage_instances: float, commitment_usd: float, rate: float
     return covered * rate, commitment_usd - covered * rate, (usage_instances - covered) * on_demand
 
 
-def _savings_plan(plan: CloudPlan, sp: SavingsPlan, inst_hourly: np.ndarray, edges: np.ndarray,
-                  paid_gpu: np.ndarray, used_gpu: np.ndarray) -> Ledger:
+def _savings_plan(
+    plan: CloudPlan,
+    sp: SavingsPlan,
+    inst_hourly: np.ndarray,
+    edges: np.ndarray,
+    paid_gpu: np.ndarray,
+    used_gpu: np.ndarray,
+) -> Ledger:
     hours = int(edges[-1])
     assert plan.sp_rate is not None
     rate = plan.sp_rate.usd_per_hour
     od = plan.price.usd_per_hour
-    commit = (sp.commitment_usd_per_hour if sp.commitment_usd_per_hour is not None
-              else float(sp.commitment_instances or 0) * rate)
+    commit = (
+        sp.commitment_usd_per_hour
+        if sp.commitment_usd_per_hour is not None
+        else float(sp.commitment_instances or 0) * rate
+    )
     # AWS terms are 31,536,000 s (1 year) or 94,608,000 s (3 years): 8,760 h per year.
     term_h = int(sp.term_years * defaults.HOURS_PER_YEAR)
     term_starts = list(range(0, hours, term_h)) if sp.renew else [0]
     active = np.zeros(hours)
     for t0 in term_starts:
-        active[t0:min(hours, t0 + term_h)] = 1.0
+        active[t0 : min(hours, t0 + term_h)] = 1.0
     commit_h = commit * active
     covered = np.minimum(inst_hourly, commit_h / rate)
     used_commit = covered * rate
     overflow = (inst_hourly - covered) * od
-    upfront = {"No Upfront": 0.0, "Partial Upfront": defaults.PARTIAL_UPFRONT_FRACTION,
-               "All Upfront": 1.0}[sp.payment]
+    upfront = {
+        "No Upfront": 0.0,
+        "Partial Upfront": defaults.PARTIAL_UPFRONT_FRACTION,
+        "All Upfront": 1.0,
+    }[sp.payment]
     cash_commit = per_month(commit_h, edges) * (1.0 - upfront)
     for t0 in term_starts:
         month = int(np.searchsorted(edges, t0, side="right") - 1)
@@ -181,14 +225,18 @@ def _savings_plan(plan: CloudPlan, sp: SavingsPlan, inst_hourly: np.ndarray, edg
     compute = per_month(overflow, edges)
     return Ledger(
         cash={"cloud_compute": compute, "sp_commitment": cash_commit},
-        accounting={"cloud_compute": compute.copy(),
-                    "sp_commitment_used": per_month(used_commit, edges),
-                    "sp_commitment_unused": per_month(commit_h - used_commit, edges)},
+        accounting={
+            "cloud_compute": compute.copy(),
+            "sp_commitment_used": per_month(used_commit, edges),
+            "sp_commitment_unused": per_month(commit_h - used_commit, edges),
+        },
         gpu_hours_paid=paid_gpu,
         gpu_hours_busy=used_gpu,
         sp_utilisation=_ratio(per_month(used_commit, edges), per_month(commit_h, edges)),
         sp_coverage=_ratio(per_month(covered, edges), per_month(inst_hourly, edges)),
-        notes={"commitment_usd_per_hour": commit,
-               "commitment_beyond_horizon_usd": commit * beyond_h,
-               "prepaid_beyond_horizon_usd": upfront * commit * beyond_h},
+        notes={
+            "commitment_usd_per_hour": commit,
+            "commitment_beyond_horizon_usd": commit * beyond_h,
+            "prepaid_beyond_horizon_usd": upfront * commit * beyond_h,
+        },
     )

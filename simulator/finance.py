@@ -16,7 +16,8 @@ def straight_line(cost: float, salvage: float, months: int) -> np.ndarray:
 
 
 def sum_of_years_digits(cost: float, salvage: float, months: int) -> np.ndarray:
-    """Sum-of-the-years'-digits on a monthly grid: month i (1-based) gets (n - i + 1) / (n(n+1)/2)."""
+    """Sum-of-the-years'-digits on a monthly grid: month i (1-based) of n gets a share
+    (n - i + 1) / (n(n+1)/2) of cost - salvage."""
     n = months
     weights = np.arange(n, 0, -1, dtype=np.float64) / (n * (n + 1) / 2)
     return (cost - salvage) * weights
@@ -38,8 +39,11 @@ def declining_balance(cost: float, salvage: float, months: int, factor: float = 
     return out
 
 
-def depreciation(method: str, cost: float, salvage: float, months: int, factor: float) -> np.ndarray:
-    """Monthly depreciation for ``method`` (straight_line, declining_balance, sum_of_years_digits)."""
+def depreciation(
+    method: str, cost: float, salvage: float, months: int, factor: float
+) -> np.ndarray:
+    """Monthly depreciation by ``method``: straight_line, declining_balance or
+    sum_of_years_digits."""
     if method == "straight_line":
         return straight_line(cost, salvage, months)
     if method == "sum_of_years_digits":

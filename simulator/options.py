@@ -92,42 +92,96 @@ def _owned(o: Owned, scenario: Scenario) -> OwnedPlan:
     kw = o.max_kw if o.max_kw is not None else server.max_kw
     src = "scenario" if o.price_usd is not None else "catalog"
     quotes = (
-        Quote(f"{server.name} purchase price", price, "USD/server", src,
-              server.price_date if src == "catalog" else scenario.start, server.source),
-        Quote(f"{server.name} maximum power", kw, "kW/server", "scenario" if o.max_kw else "catalog",
-              server.price_date, server.source),
-        Quote("electricity", o.power.usd_per_kwh, "USD/kWh", "default/scenario", "2025",
-              "US industrial average 2025 (Epoch energy_price(), EIA) unless set in the scenario"),
-        Quote("PUE", o.power.pue, "ratio", "default/scenario", "2023",
-              "Uptime Institute 2023 global average unless set in the scenario"),
-        Quote("facility", o.facility.usd_per_kw_month, "USD/kW/month", "default/scenario", "2024-H2",
-              "CBRE North America wholesale colocation H2 2024 unless set in the scenario"),
+        Quote(
+            f"{server.name} purchase price",
+            price,
+            "USD/server",
+            src,
+            server.price_date if src == "catalog" else scenario.start,
+            server.source,
+        ),
+        Quote(
+            f"{server.name} maximum power",
+            kw,
+            "kW/server",
+            "scenario" if o.max_kw else "catalog",
+            server.price_date,
+            server.source,
+        ),
+        Quote(
+            "electricity",
+            o.power.usd_per_kwh,
+            "USD/kWh",
+            "default/scenario",
+            "2025",
+            "US industrial average 2025 (Epoch energy_price(), EIA) unless set in the scenario",
+        ),
+        Quote(
+            "PUE",
+            o.power.pue,
+            "ratio",
+            "default/scenario",
+            "2023",
+            "Uptime Institute 2023 global average unless set in the scenario",
+        ),
+        Quote(
+            "facility",
+            o.facility.usd_per_kw_month,
+            "USD/kW/month",
+            "default/scenario",
+            "2024-H2",
+            "CBRE North America wholesale colocation H2 2024 unless set in the scenario",
+        ),
     )
     n = sum(t.servers for t in o.purchase_plan())
-    hw = Hardware(gpu.name, gpu.memory_gb, server.gpus_per_server, server.intra_node,
-                  server.inter_node, 0.0)
-    return OwnedPlan(o, hw, price, kw, tuple(deliveries), quotes,
-                     f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})")
+    hw = Hardware(
+        gpu.name, gpu.memory_gb, server.gpus_per_server, server.intra_node, server.inter_node, 0.0
+    )
+    return OwnedPlan(
+        o,
+        hw,
+        price,
+        kw,
+        tuple(deliveries),
+        quotes,
+        f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})",
+    )
 
 
-def _cloud(o: OnDemand | SavingsPlan | BareMetal, scenario: Scenario, book: PriceBook,
-           file: str, index: int) -> CloudPlan:
+def _cloud(
+    o: OnDemand | SavingsPlan | BareMetal,
+    scenario: Scenario,
+    book: PriceBook,
+    file: str,
+    index: int,
+) -> CloudPlan:
     where = f"options[{index}]"
     bare = isinstance(o, BareMetal)
     if o.instance is not None:
         g = catalog.gpu(o.instance.gpu)
-        base_price = Price(o.instance.usd_per_hour, "scenario", o.instance.price_as_of,
-                           o.instance.price_source)
-        hw_args = (g.name, g.memory_gb, o.instance.gpus, o.instance.intra_node,
-                   o.instance.inter_node)
+        base_price = Price(
+            o.instance.usd_per_hour, "scenario", o.instance.price_as_of, o.instance.price_source
+        )
+        hw_args = (
+            g.name,
+            g.memory_gb,
+            o.instance.gpus,
+            o.instance.intra_node,
+            o.instance.inter_node,
+        )
         label = f"{o.instance.gpus} x {g.name} at {base_price.label()}"
     else:
         assert o.instance_type is not None
         spec = book.spec(o.instance_type, scenario.region)
         assert spec.gpu_model is not None
         bare = bare or spec.bare_metal
-        hw_args = (spec.gpu_model, spec.gpu_memory_gib, spec.gpu_count, spec.intra_node,
-                   spec.inter_node)
+        hw_args = (
+            spec.gpu_model,
+            spec.gpu_memory_gib,
+            spec.gpu_count,
+            spec.intra_node,
+            spec.inter_node,
+        )
         label = f"{o.instance_type} ({spec.gpu_count} x {spec.gpu_model}) in {scenario.region}"
         if o.usd_per_hour is None:
             try:
@@ -141,39 +195,70 @@ def _cloud(o: OnDemand | SavingsPlan | BareMetal, scenario: Scenario, book: Pric
     if virt is None:
         virt = 0.0 if bare else defaults.VIRTUALIZATION_OVERHEAD
     hw = Hardware(*hw_args, virtualization_overhead=virt)
-    inc = o.billing_increment_s or (defaults.BARE_METAL_BILLING_INCREMENT_S if isinstance(o, BareMetal)
-                                   else defaults.CLOUD_BILLING_INCREMENT_S)
+    inc = o.billing_increment_s or (
+        defaults.BARE_METAL_BILLING_INCREMENT_S
+        if isinstance(o, BareMetal)
+        else defaults.CLOUD_BILLING_INCREMENT_S
+    )
     minimum = o.billing_minimum_s
     if minimum is None:
-        minimum = (defaults.BARE_METAL_BILLING_MINIMUM_S if isinstance(o, BareMetal)
-                   else defaults.CLOUD_BILLING_MINIMUM_S)
-    quotes = [_quote("instance price (on-demand)" if not isinstance(o, BareMetal)
-                     else "bare-metal price", base_price)]
+        minimum = (
+            defaults.BARE_METAL_BILLING_MINIMUM_S
+            if isinstance(o, BareMetal)
+            else defaults.CLOUD_BILLING_MINIMUM_S
+        )
+    quotes = [
+        _quote(
+            "instance price (on-demand)" if not isinstance(o, BareMetal) else "bare-metal price",
+            base_price,
+        )
+    ]
     sp_rate = None
     if isinstance(o, SavingsPlan):
         sp_rate = _sp_rate(o, scenario, book, base_price, file, where)
-        quotes.append(_quote(f"{o.plan} Savings Plan rate ({o.term_years}yr, {o.payment})", sp_rate))
-    return CloudPlan(o, hw, base_price, sp_rate, o.quota_instances,
-                     o.provisioning_delay_minutes / 60.0, inc, minimum, tuple(quotes), label)
+        quotes.append(
+            _quote(f"{o.plan} Savings Plan rate ({o.term_years}yr, {o.payment})", sp_rate)
+        )
+    return CloudPlan(
+        o,
+        hw,
+        base_price,
+        sp_rate,
+        o.quota_instances,
+        o.provisioning_delay_minutes / 60.0,
+        inc,
+        minimum,
+        tuple(quotes),
+        label,
+    )
 
 
-def _sp_rate(o: SavingsPlan, scenario: Scenario, book: PriceBook, on_demand: Price,
-             file: str, where: str) -> Price:
+def _sp_rate(
+    o: SavingsPlan, scenario: Scenario, book: PriceBook, on_demand: Price, file: str, where: str
+) -> Price:
     if o.rate_usd_per_hour is not None:
         assert o.rate_source is not None
         return Price(o.rate_usd_per_hour, "scenario", scenario.start, o.rate_source)
     if o.discount is not None:
         assert o.rate_source is not None
-        return Price(on_demand.usd_per_hour * (1 - o.discount), "scenario", on_demand.as_of,
-                     f"{o.discount:.0%} off {on_demand.label()}; discount from {o.rate_source}")
+        return Price(
+            on_demand.usd_per_hour * (1 - o.discount),
+            "scenario",
+            on_demand.as_of,
+            f"{o.discount:.0%} off {on_demand.label()}; discount from {o.rate_source}",
+        )
     if o.instance_type is None:
-        raise ScenarioError(file, f"{where}.rate_usd_per_hour",
-                            "a Savings Plan on a custom instance needs rate_usd_per_hour or discount")
+        raise ScenarioError(
+            file,
+            f"{where}.rate_usd_per_hour",
+            "a Savings Plan on a custom instance needs rate_usd_per_hour or discount",
+        )
     try:
         return book.savings_plan(o.instance_type, scenario.region, o.plan, o.term_years, o.payment)
     except PricingError as exc:
         raise ScenarioError(
-            file, f"{where}.rate_usd_per_hour",
+            file,
+            f"{where}.rate_usd_per_hour",
             f"{exc}. To fix: set rate_usd_per_hour or discount (with rate_source)",
         ) from None
 

@@ -38,7 +38,9 @@ class Outcome:
         return np.asarray(self.reason == "")
 
 
-def _feasibility(jobs: Jobs, plan: Plan, max_gpus: int, max_label: str) -> tuple[np.ndarray, dict[str, str]]:
+def _feasibility(
+    jobs: Jobs, plan: Plan, max_gpus: int, max_label: str
+) -> tuple[np.ndarray, dict[str, str]]:
     hw = plan.hardware
     reason = np.full(len(jobs), "", dtype=object)
     too_big = jobs.gpus > max_gpus
@@ -63,29 +65,47 @@ def play(jobs: Jobs, plan: Plan, horizon_h: float) -> Outcome:
         reason, text = _feasibility(jobs, plan, total, "GPUs this cluster will ever have")
         units = jobs.gpus.copy()
         ok = reason == ""
-        capacity = [(d.delivery_h, d.servers * hw.gpus_per_unit) for d in plan.deliveries
-                    if d.delivery_h < horizon_h]
+        capacity = [
+            (d.delivery_h, d.servers * hw.gpus_per_unit)
+            for d in plan.deliveries
+            if d.delivery_h < horizon_h
+        ]
         idx = np.nonzero(ok)[0]
         if len(idx) and capacity:
-            start[idx] = simulate(QueueInput(
-                jobs.arrival_h[idx], units[idx], run[idx], capacity, horizon_h,
-                plan.option.scheduler, plan.option.backfill_depth,
-            ))
+            start[idx] = simulate(
+                QueueInput(
+                    jobs.arrival_h[idx],
+                    units[idx],
+                    run[idx],
+                    capacity,
+                    horizon_h,
+                    plan.option.scheduler,
+                    plan.option.backfill_depth,
+                )
+            )
     else:
         assert isinstance(plan, CloudPlan)
         units = -(-jobs.gpus // hw.gpus_per_unit)  # whole instances
-        limit = (plan.quota_instances * hw.gpus_per_unit if plan.quota_instances is not None
-                 else np.iinfo(np.int64).max)
+        limit = (
+            plan.quota_instances * hw.gpus_per_unit
+            if plan.quota_instances is not None
+            else np.iinfo(np.int64).max
+        )
         reason, text = _feasibility(jobs, plan, int(limit), "GPUs of the instance quota")
         ok = reason == ""
         idx = np.nonzero(ok)[0]
         if plan.quota_instances is None:
             start[idx] = jobs.arrival_h[idx] + plan.delay_h
         elif len(idx):
-            acquired = simulate(QueueInput(
-                jobs.arrival_h[idx], units[idx], run[idx] + plan.delay_h,
-                [(0.0, plan.quota_instances)], horizon_h,
-            ))
+            acquired = simulate(
+                QueueInput(
+                    jobs.arrival_h[idx],
+                    units[idx],
+                    run[idx] + plan.delay_h,
+                    [(0.0, plan.quota_instances)],
+                    horizon_h,
+                )
+            )
             start[idx] = acquired + plan.delay_h
         start[start >= horizon_h] = np.nan
     return Outcome(run, jobs.gpus, units, start, start + run, reason, text, horizon_h)

@@ -34,8 +34,9 @@ class Waits:
         if len(waits) == 0:
             return Waits(0.0, 0.0, 0.0, 0.0, 0, censored)
         p50, p95 = np.percentile(waits, [50, 95])
-        return Waits(float(waits.mean()), float(p50), float(p95), float(waits.max()),
-                     len(waits), censored)
+        return Waits(
+            float(waits.mean()), float(p50), float(p95), float(waits.max()), len(waits), censored
+        )
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,9 @@ class OptionResult:
     @property
     def usd_per_ref_gpu_hour(self) -> float:
         """Total cash cost per delivered reference GPU-hour (NaN if nothing was delivered)."""
-        return self.total_cash_usd / self.work.delivered if self.work.delivered > 0 else float("nan")
+        return (
+            self.total_cash_usd / self.work.delivered if self.work.delivered > 0 else float("nan")
+        )
 
     @property
     def gpu_utilisation(self) -> float:
@@ -118,23 +121,30 @@ class Result:
         out = o.outcome
         h = self.horizon_h
         status = np.where(
-            ~out.runnable, "cannot_run",
-            np.where(np.isnan(out.start_h), "queued_at_horizon",
-                     np.where(out.end_h <= h, "completed", "running_at_horizon")))
-        return pd.DataFrame({
-            "job_id": self.jobs.job_ids(),
-            "job_class": [self.jobs.class_names[c] for c in self.jobs.job_class.tolist()],
-            "arrival_h": self.jobs.arrival_h,
-            "gpus": self.jobs.gpus,
-            "work_ref_gpu_h": self.jobs.work_ref_gpu_h,
-            "memory_gb": self.jobs.memory_gb,
-            "run_h": np.where(out.runnable, out.run_h, np.nan),
-            "start_h": out.start_h,
-            "end_h": out.end_h,
-            "wait_h": out.start_h - self.jobs.arrival_h,
-            "status": status,
-            "reason": [out.reason_text.get(r, "") for r in out.reason.tolist()],
-        })
+            ~out.runnable,
+            "cannot_run",
+            np.where(
+                np.isnan(out.start_h),
+                "queued_at_horizon",
+                np.where(out.end_h <= h, "completed", "running_at_horizon"),
+            ),
+        )
+        return pd.DataFrame(
+            {
+                "job_id": self.jobs.job_ids(),
+                "job_class": [self.jobs.class_names[c] for c in self.jobs.job_class.tolist()],
+                "arrival_h": self.jobs.arrival_h,
+                "gpus": self.jobs.gpus,
+                "work_ref_gpu_h": self.jobs.work_ref_gpu_h,
+                "memory_gb": self.jobs.memory_gb,
+                "run_h": np.where(out.runnable, out.run_h, np.nan),
+                "start_h": out.start_h,
+                "end_h": out.end_h,
+                "wait_h": out.start_h - self.jobs.arrival_h,
+                "status": status,
+                "reason": [out.reason_text.get(r, "") for r in out.reason.tolist()],
+            }
+        )
 
     def monthly_frame(self) -> pd.DataFrame:
         """Long table: option, month, view (cash/accounting), category, usd."""

@@ -14,7 +14,7 @@ from simulator import workload
 from simulator.calendar import month_edges_h, month_labels
 from simulator.costs import cloud_ledger, owned_ledger
 from simulator.finance import break_even_month, npv
-from simulator.options import CloudPlan, OwnedPlan, resolve
+from simulator.options import OwnedPlan, resolve
 from simulator.outcome import play
 from simulator.result import OptionResult, Result, Waits, WorkBalance
 from simulator.scenario import Scenario, load_scenario
@@ -28,8 +28,9 @@ def version() -> str:
         return "0+unknown"
 
 
-def run(scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>",
-        sha256: str = "") -> Result:
+def run(
+    scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>", sha256: str = ""
+) -> Result:
     """Simulate every option of a scenario on the same job stream."""
     book = book or PriceBook()
     months = scenario.horizon_months
@@ -40,8 +41,11 @@ def run(scenario: Scenario, book: PriceBook | None = None, file: str = "<scenari
     partial = []
     for plan in plans:
         out = play(jobs, plan, horizon)
-        ledger = (owned_ledger(plan, out, edges) if isinstance(plan, OwnedPlan)
-                  else cloud_ledger(plan, out, edges))
+        ledger = (
+            owned_ledger(plan, out, edges)
+            if isinstance(plan, OwnedPlan)
+            else cloud_ledger(plan, out, edges)
+        )
         partial.append((plan, out, ledger))
 
     totals = {p.option.name: ledger.cash_total() for p, _, ledger in partial}
@@ -60,8 +64,9 @@ def run(scenario: Scenario, book: PriceBook | None = None, file: str = "<scenari
             cannot_run=float(work[~ok].sum()),
             unfinished=float((work * (1.0 - frac))[ok].sum()),
         )
-        waits = Waits.of(out.start_h[started] - jobs.arrival_h[started],
-                         int((ok & np.isnan(out.start_h)).sum()))
+        waits = Waits.of(
+            out.start_h[started] - jobs.arrival_h[started], int((ok & np.isnan(out.start_h)).sum())
+        )
         counts: dict[str, int] = {}
         examples: dict[str, list[str]] = {}
         for i in np.nonzero(~ok)[0].tolist():
@@ -69,33 +74,53 @@ def run(scenario: Scenario, book: PriceBook | None = None, file: str = "<scenari
             counts[text] = counts.get(text, 0) + 1
             if len(examples.setdefault(text, [])) < 5:
                 examples[text].append(ids[i])
-        results.append(OptionResult(
-            name=name,
-            kind=plan.option.kind,
-            description=plan.description,
-            quotes=plan.quotes,
-            ledger=ledger,
-            outcome=out,
-            npv_usd=npv(scenario.discount_rate, ledger.cash_total()),
-            work=balance,
-            waits=waits,
-            jobs_completed=int((started & (out.end_h <= horizon)).sum()),
-            jobs_running_at_horizon=int((started & (out.end_h > horizon)).sum()),
-            jobs_queued_at_horizon=waits.censored,
-            cannot_run=counts,
-            cannot_run_examples=examples,
-            break_even={other: break_even_month(totals[name], t)
-                        for other, t in totals.items() if other != name},
-        ))
+        results.append(
+            OptionResult(
+                name=name,
+                kind=plan.option.kind,
+                description=plan.description,
+                quotes=plan.quotes,
+                ledger=ledger,
+                outcome=out,
+                npv_usd=npv(scenario.discount_rate, ledger.cash_total()),
+                work=balance,
+                waits=waits,
+                jobs_completed=int((started & (out.end_h <= horizon)).sum()),
+                jobs_running_at_horizon=int((started & (out.end_h > horizon)).sum()),
+                jobs_queued_at_horizon=waits.censored,
+                cannot_run=counts,
+                cannot_run_examples=examples,
+                break_even={
+                    other: break_even_month(totals[name], t)
+                    for other, t in totals.items()
+                    if other != name
+                },
+            )
+        )
     snap = snapshot.load()
-    provenance = {"snapshot_as_of": str(snap["as_of"]), **{k: str(v) for k, v in snap["provenance"].items()}}
-    _ = CloudPlan
-    return Result(scenario, file, sha256, version(), tuple(month_labels(scenario.start, months)),
-                  horizon, jobs, tuple(results), provenance)
+    provenance = {
+        "snapshot_as_of": str(snap["as_of"]),
+        **{k: str(v) for k, v in snap["provenance"].items()},
+    }
+    return Result(
+        scenario,
+        file,
+        sha256,
+        version(),
+        tuple(month_labels(scenario.start, months)),
+        horizon,
+        jobs,
+        tuple(results),
+        provenance,
+    )
 
 
-def run_file(path: str | Path, book: PriceBook | None = None, seed: int | None = None,
-             months: int | None = None) -> Result:
+def run_file(
+    path: str | Path,
+    book: PriceBook | None = None,
+    seed: int | None = None,
+    months: int | None = None,
+) -> Result:
     """Load a scenario file (optionally with another seed or horizon) and run it."""
     p = Path(path)
     scenario = load_scenario(p)

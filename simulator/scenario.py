@@ -236,7 +236,9 @@ class SavingsPlan(CloudBase):
             raise ValueError("give either commitment_usd_per_hour or commitment_instances")
         if self.rate_usd_per_hour is not None and self.discount is not None:
             raise ValueError("give rate_usd_per_hour or discount, not both")
-        if (self.rate_usd_per_hour is not None or self.discount is not None) and not self.rate_source:
+        if (
+            self.rate_usd_per_hour is not None or self.discount is not None
+        ) and not self.rate_source:
             raise ValueError("a Savings Plan rate or discount needs rate_source")
         return self
 
@@ -305,7 +307,7 @@ _UniqueKeyLoader.add_constructor(
 def parse_yaml(text: str, file: str) -> Any:
     """YAML text -> Python data, with syntax errors as one-line ScenarioErrors."""
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
@@ -334,8 +336,12 @@ def _fields_at(loc: tuple[int | str, ...], data: Any) -> list[str]:
             node = node[part] if isinstance(node, list) and part < len(node) else None
             continue
         if part in OPTION_KINDS:
-            model = {"owned": Owned, "on_demand": OnDemand, "savings_plan": SavingsPlan,
-                     "bare_metal": BareMetal}[str(part)]
+            model = {
+                "owned": Owned,
+                "on_demand": OnDemand,
+                "savings_plan": SavingsPlan,
+                "bare_metal": BareMetal,
+            }[str(part)]
             continue
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return []
@@ -344,7 +350,9 @@ def _fields_at(loc: tuple[int | str, ...], data: Any) -> list[str]:
         if field is None:
             return list(model.model_fields)
         model = _inner_model(field.annotation)
-    return list(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else []
+    return (
+        list(model.model_fields) if isinstance(model, type) and issubclass(model, BaseModel) else []
+    )
 
 
 def _inner_model(annotation: Any) -> Any:
@@ -366,7 +374,7 @@ def _explain(err: dict[str, Any], data: Any) -> tuple[str, str]:
     kind = err["type"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        valid = _fields_at(loc[:-1] + ("__nope__",), data) or _fields_at(loc[:-1], data)
+        valid = _fields_at((*loc[:-1], "__nope__"), data) or _fields_at(loc[:-1], data)
         valid = [v for v in valid if v != "kind"] if valid else valid
         return _path(loc), (
             f"unknown key {key!r}{closest(key, valid)}; valid keys: {', '.join(valid)}"
@@ -430,7 +438,8 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         spec = guard(f"{where}.instance_type", book.spec, o.instance_type, scenario.region)
         if spec.gpu_model is None:
             raise ScenarioError(
-                file, f"{where}.instance_type",
+                file,
+                f"{where}.instance_type",
                 f"{o.instance_type} has {spec.aws_gpu_name} accelerators, which have no speed data"
                 " in the GPU catalog; choose a GPU instance or describe the machine with instance:",
             )
@@ -454,4 +463,3 @@ def load_scenario(path: str | Path) -> Scenario:
 def loads_scenario(text: str, file: str = "<string>") -> Scenario:
     """Validate a scenario given as YAML text (for notebooks and tests)."""
     return validate(parse_yaml(text, file), file)
-

@@ -75,7 +75,7 @@ def simulate(inp: QueueInput) -> np.ndarray:
             ev.succeed()  # runs after every event already due at this instant
 
     def on_finish(ev: simpy.Event) -> None:
-        job = ev.value
+        job = int(ev.value)  # type: ignore[arg-type]
         st.free += units[job]
         if st.running:
             st.running.pop(job, None)

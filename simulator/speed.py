@@ -109,8 +109,9 @@ def run_hours(jobs: Jobs, hw: Hardware) -> np.ndarray:
     s = jobs.comm_share
     ratio_ref = s / (1.0 - s)
     link = np.where(
-        jobs.gpus <= hw.gpus_per_unit, _link_factor(hw.intra_node) if hw.gpus_per_unit > 1 else 0.0,
+        jobs.gpus <= hw.gpus_per_unit,
+        _link_factor(hw.intra_node) if hw.gpus_per_unit > 1 else 0.0,
         _link_factor(hw.inter_node),
     )
     sync = np.where(jobs.gpus > 1, ratio_ref * link * ((k - 1) / k) / (7 / 8), 0.0)
-    return base * (1.0 + sync) / (1.0 - hw.virtualization_overhead)
+    return np.asarray(base * (1.0 + sync) / (1.0 - hw.virtualization_overhead))

@@ -48,7 +48,9 @@ def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
         "usd_per_delivered_reference_gpu_hour": _usd(o.usd_per_ref_gpu_hour),
         "gpu_utilisation": _num(o.gpu_utilisation),
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
-        "waits_h": {k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()},
+        "waits_h": {
+            k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()
+        },
         "jobs": {
             "completed": o.jobs_completed,
             "running_at_horizon": o.jobs_running_at_horizon,

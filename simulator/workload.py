@@ -5,9 +5,9 @@ Arrivals of each job class are a Poisson process whose intensity is constant wit
 being the average month (8,760 h / 12). A 31-day month thus expects a little more than a 28-day
 one, and with no growth or seasonality the process is homogeneous (what queueing theory assumes).
 For such a piecewise constant intensity the count in a month is Poisson and the times within it
-are uniform, which is how they are drawn (exact, and vectorised). Each class draws from its own generator seeded from the
-scenario seed and the class's position, so every option sees the identical stream and adding a
-class does not change the others.
+are uniform, which is how they are drawn (exact, and vectorised). Each class draws from its own
+generator seeded from the scenario seed and the class's position, so every option sees the
+identical stream and adding a class does not change the others.
 """
 
 from __future__ import annotations
@@ -96,15 +96,17 @@ def generate(scenario: Scenario) -> Jobs:
         lengths = np.diff(edges).astype(np.float64)
         arrival = edges[month_of] + rng.random(n) * lengths[month_of]
         order = np.argsort(arrival, kind="stable")
-        parts.append((
-            arrival[order],
-            _gpus(cls.gpus, n, rng),
-            _work(cls, n, rng),
-            np.full(n, cls.memory_gb),
-            np.full(n, cls.comm_share),
-            np.full(n, idx, dtype=np.int64),
-            np.full(n, refs.index(cls.work.reference_gpu), dtype=np.int64),
-        ))
+        parts.append(
+            (
+                arrival[order],
+                _gpus(cls.gpus, n, rng),
+                _work(cls, n, rng),
+                np.full(n, cls.memory_gb),
+                np.full(n, cls.comm_share),
+                np.full(n, idx, dtype=np.int64),
+                np.full(n, refs.index(cls.work.reference_gpu), dtype=np.int64),
+            )
+        )
     cols = [np.concatenate([p[i] for p in parts]) for i in range(7)]
     order = np.lexsort((cols[5], cols[0]))  # by arrival, then class
     cols = [c[order] for c in cols]

@@ -45,13 +45,18 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 @cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Report directory [default: tco-report/<scenario name>/].")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Report directory [default: tco-report/<scenario name>/].",
+)
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def simulate(scenario: Path, out_dir: Path | None, seed: int | None, months: int | None,
-             quiet: bool) -> None:
+def simulate(
+    scenario: Path, out_dir: Path | None, seed: int | None, months: int | None, quiet: bool
+) -> None:
     """Simulate SCENARIO on every option; print the comparison and write the report.
 
     \b
@@ -76,9 +81,11 @@ def validate(scenario: Path) -> None:
       tco validate scenarios/lab.yaml
     """
     sc = load_scenario(scenario)
-    click.echo(f"{scenario}: valid. {sc.name}: {sc.horizon_months} months from {sc.start}, "
-               f"{len(sc.workload.job_classes)} job class(es), options: "
-               + ", ".join(f"{o.name} ({o.kind})" for o in sc.options))
+    click.echo(
+        f"{scenario}: valid. {sc.name}: {sc.horizon_months} months from {sc.start}, "
+        f"{len(sc.workload.job_classes)} job class(es), options: "
+        + ", ".join(f"{o.name} ({o.kind})" for o in sc.options)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

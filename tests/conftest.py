@@ -21,12 +21,20 @@ def make_scenario(**over: Any) -> Scenario:
         "start": "2027-01",
         "horizon_months": 12,
         "seed": 1,
-        "workload": {"job_classes": [{
-            "name": "jobs",
-            "arrivals_per_month": 100,
-            "gpus": 1,
-            "work": {"reference_gpu": "A40", "gpu_hours": 10, "distribution": "exponential"},
-        }]},
+        "workload": {
+            "job_classes": [
+                {
+                    "name": "jobs",
+                    "arrivals_per_month": 100,
+                    "gpus": 1,
+                    "work": {
+                        "reference_gpu": "A40",
+                        "gpu_hours": 10,
+                        "distribution": "exponential",
+                    },
+                }
+            ]
+        },
         "options": [
             {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1},
             {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},

@@ -14,8 +14,9 @@ from simulator.costs import billed_hours, savings_plan_hour
 
 @pytest.mark.parametrize("method", ["straight_line", "declining_balance", "sum_of_years_digits"])
 @given(cost=st.floats(1.0, 1e7), salvage_frac=st.floats(0.0, 0.9), months=st.integers(1, 120))
-def test_depreciation_sums_to_cost_minus_salvage(method: str, cost: float, salvage_frac: float,
-                                                  months: int) -> None:
+def test_depreciation_sums_to_cost_minus_salvage(
+    method: str, cost: float, salvage_frac: float, months: int
+) -> None:
     salvage = cost * salvage_frac
     dep = finance.depreciation(method, cost, salvage, months, 2.0)
     assert len(dep) == months
@@ -31,20 +32,23 @@ def test_straight_line_table() -> None:
 
 def test_sum_of_years_digits_textbook() -> None:
     # Textbook: cost 15,000, salvage 3,000, 5 periods -> 4,000, 3,200, 2,400, 1,600, 800.
-    np.testing.assert_allclose(finance.sum_of_years_digits(15_000, 3_000, 5),
-                               [4_000, 3_200, 2_400, 1_600, 800])
+    np.testing.assert_allclose(
+        finance.sum_of_years_digits(15_000, 3_000, 5), [4_000, 3_200, 2_400, 1_600, 800]
+    )
 
 
 def test_double_declining_balance_textbook() -> None:
     # Textbook DDB: cost 10,000, salvage 1,000, 5 periods, rate 40 %: 4,000, 2,400, 1,440,
     # 864 (still above straight line's 580), then 296 to reach salvage in the last period.
-    np.testing.assert_allclose(finance.declining_balance(10_000, 1_000, 5, 2.0),
-                               [4_000, 2_400, 1_440, 864, 296])
+    np.testing.assert_allclose(
+        finance.declining_balance(10_000, 1_000, 5, 2.0), [4_000, 2_400, 1_440, 864, 296]
+    )
     # With a high salvage the switch to straight line happens: 10,000, salvage 4,000, 5 periods:
     # 4,000 would cut below... DDB 4,000 > SL 1,200 but is capped at book - salvage = 6,000;
     # then book 6,000: DDB 2,400 > SL 500, capped at 2,000 -> 4,000, 2,000, 0, 0, 0.
-    np.testing.assert_allclose(finance.declining_balance(10_000, 4_000, 5, 2.0),
-                               [4_000, 2_000, 0, 0, 0])
+    np.testing.assert_allclose(
+        finance.declining_balance(10_000, 4_000, 5, 2.0), [4_000, 2_000, 0, 0, 0]
+    )
     # Switch: cost 1,000, no salvage, 10 periods, factor 1.5 (rate 15 %): DDB falls below
     # straight line on the remaining book in period 5 or later; the total still reaches 1,000.
     dep = finance.declining_balance(1_000, 0, 10, 1.5)
@@ -70,7 +74,7 @@ def test_npv_by_hand() -> None:
     ("usage", "used", "unused", "overflow"),
     [
         # commitment $12/h at a plan rate of $6/instance-h covers 2 instances; on-demand $10/h.
-        (1.0, 6.0, 6.0, 0.0),   # below: half the commitment is unused, and still paid
+        (1.0, 6.0, 6.0, 0.0),  # below: half the commitment is unused, and still paid
         (2.0, 12.0, 0.0, 0.0),  # at: fully used, nothing at on-demand
         (3.5, 12.0, 0.0, 15.0),  # above: 1.5 instance-hours at on-demand
         (0.0, 0.0, 12.0, 0.0),  # idle: the whole commitment is paid

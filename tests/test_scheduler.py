@@ -59,8 +59,11 @@ def test_backfill_never_delays_the_head_and_helps_on_average() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 50), st.integers(1, 8), st.floats(0.01, 20)),
-                min_size=1, max_size=60))
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 50), st.integers(1, 8), st.floats(0.01, 20)), min_size=1, max_size=60
+    )
+)
 def test_simpy_matches_heapq_on_random_small_cases(rows: list[tuple[float, int, float]]) -> None:
     rows.sort()
     arrival = np.array([r[0] for r in rows])

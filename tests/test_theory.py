@@ -48,15 +48,28 @@ def test_owned_cluster_matches_erlang_c(servers: int, rho: float) -> None:
         sc = make_scenario(
             seed=seed,
             horizon_months=months,
-            workload={"job_classes": [{
-                "name": "mm",
-                "arrivals_per_month": lam * HOURS_PER_AVERAGE_MONTH,
-                "gpus": 1,
-                "work": {"reference_gpu": "A40", "gpu_hours": mean_service_h,
-                         "distribution": "exponential"},
-            }]},
-            options=[{"name": "own", "kind": "owned", "server": "8x A40 NVLink server",
-                      "servers": servers}],
+            workload={
+                "job_classes": [
+                    {
+                        "name": "mm",
+                        "arrivals_per_month": lam * HOURS_PER_AVERAGE_MONTH,
+                        "gpus": 1,
+                        "work": {
+                            "reference_gpu": "A40",
+                            "gpu_hours": mean_service_h,
+                            "distribution": "exponential",
+                        },
+                    }
+                ]
+            },
+            options=[
+                {
+                    "name": "own",
+                    "kind": "owned",
+                    "server": "8x A40 NVLink server",
+                    "servers": servers,
+                }
+            ],
         )
         r = run(sc)
         o = r.options[0]

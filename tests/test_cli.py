@@ -1,0 +1,136 @@
+"""The command line: help with examples, one-line errors with exit code 2, the report files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from tco.cli import cli, main
+from tests.conftest import ROOT
+
+LAB = (ROOT / "scenarios" / "lab.yaml").read_text()
+
+BROKEN = {
+    "yaml_syntax": (LAB.replace("seed: 20271", "seed: [20271"), "line 13", "YAML syntax error"),
+    "unknown_key": (
+        LAB.replace("horizon_months: 36", "horizon_month: 36"),
+        "horizon_month",
+        "did you mean 'horizon_months'",
+    ),
+    "wrong_type": (
+        LAB.replace("arrivals_per_month: 90", "arrivals_per_month: ninety"),
+        "workload.job_classes[0].arrivals_per_month",
+        "valid number",
+    ),
+    "negative": (
+        LAB.replace("usd_per_hour: 32.0", "usd_per_hour: -32.0"),
+        "options[3].instance.usd_per_hour",
+        "greater than or equal to 0",
+    ),
+    "unknown_instance": (
+        LAB.replace("instance_type: p4d.24xlarge\n", "instance_type: p4d.24xlarg\n", 1),
+        "options[1].instance_type",
+        "did you mean 'p4d.24xlarge'",
+    ),
+    "unknown_gpu": (
+        LAB.replace(
+            "reference_gpu: V100 SXM2 32GB, gpu_hours: 10",
+            "reference_gpu: V100 32GB, gpu_hours: 10",
+        ),
+        "workload.job_classes[0].work.reference_gpu",
+        "did you mean 'V100 SXM2 32GB'",
+    ),
+    "unknown_kind": (
+        LAB.replace("kind: bare_metal", "kind: baremetal"),
+        "options[3].kind",
+        "did you mean 'bare_metal'",
+    ),
+    "duplicate_key": (
+        LAB.replace("    discount: 0.40\n", "    discount: 0.40\n    discount: 0.3\n"),
+        "line",
+        "duplicate key 'discount'",
+    ),
+    "not_a_mapping": ("- just\n- a list\n", "", "must be a YAML mapping"),
+}
+
+
+def _commands(group: click.Group) -> list[tuple[str, click.Command]]:
+    out = []
+    for name, cmd in group.commands.items():
+        out.append((name, cmd))
+        if isinstance(cmd, click.Group):
+            out.extend((f"{name} {n}", c) for n, c in _commands(cmd))
+    return out
+
+
+@pytest.mark.parametrize("name", ["(root)"] + [n for n, _ in _commands(cli)])
+def test_every_command_has_help_with_an_example(name: str) -> None:
+    args = [] if name == "(root)" else name.split()
+    result = CliRunner().invoke(cli, [*args, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_scenarios_give_one_line_and_exit_2(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, field, hint = BROKEN[case]
+    f = tmp_path / f"{case}.yaml"
+    f.write_text(text)
+    for command in ("validate", "simulate"):
+        with pytest.raises(SystemExit) as exc:
+            main([command, str(f), "--quiet"] if command == "simulate" else [command, str(f)])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert str(f) in err and field in err and hint in err
+        assert "Traceback" not in err
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text(BROKEN["unknown_key"][0])
+    proc = subprocess.run(
+        [sys.executable, "-c", "from tco.cli import main; main()", "--debug", "validate", str(f)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0
+    assert "Traceback" in proc.stderr and "ScenarioError" in proc.stderr
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", "no/such/file.yaml"])
+    assert exc.value.code == 2
+    assert "no/such/file.yaml: no such file" in capsys.readouterr().err
+
+
+def test_simulate_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(
+        ["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(tmp_path), "--months", "6"]
+    )
+    out = capsys.readouterr().out
+    assert "Cheapest over 6 months" in out
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    assert doc["scenario"]["horizon_months"] == 6 and len(doc["months"]) == 6
+    assert (tmp_path / "monthly.csv").read_text().startswith("option,month,view,category,usd")
+    assert (tmp_path / "jobs.csv").exists()
+
+
+def test_validate_describes_the_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", str(ROOT / "scenarios" / "lab.yaml")])
+    out = capsys.readouterr().out
+    assert "valid" in out and "own-8xA40 (owned)" in out
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0 and "tco" in result.output

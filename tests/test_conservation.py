@@ -1,0 +1,83 @@
+"""Conservation of work, for every option: demanded = delivered + cannot run + unfinished.
+
+Delivered work is computed twice, independently: per job (the completed fraction of its run)
+in ``simulator.run``, and here from the hourly usage rebuilt from intervals, weighting each job by
+its work per hour. Both must agree, and the balance must close.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simulator.run import run, run_file
+from simulator.usage import hourly
+from tests.conftest import ROOT, make_scenario
+
+
+def _check(result) -> None:  # type: ignore[no-untyped-def]
+    jobs = result.jobs
+    hours = int(result.horizon_h)
+    for o in result.options:
+        w = o.work
+        assert w.demanded == pytest.approx(float(jobs.work_ref_gpu_h.sum()))
+        assert w.demanded == pytest.approx(w.delivered + w.cannot_run + w.unfinished, rel=1e-9)
+        out = o.outcome
+        rate = np.where(out.runnable, jobs.work_ref_gpu_h / out.run_h, 0.0)
+        from_usage = hourly(out.start_h, out.end_h, rate, hours).sum()
+        assert from_usage == pytest.approx(w.delivered, rel=1e-9)
+        # GPU-hours busy per month are never more than what was available or paid for.
+        assert (o.ledger.gpu_hours_busy <= o.ledger.gpu_hours_paid * (1 + 1e-9) + 1e-9).all()
+
+
+@pytest.mark.parametrize("name", ["lab", "personal", "industrial"])
+def test_conservation_in_shipped_scenarios(name: str) -> None:
+    _check(run_file(ROOT / "scenarios" / f"{name}.yaml"))
+
+
+def test_conservation_with_quota_delay_and_unrunnable_jobs() -> None:
+    sc = make_scenario(
+        horizon_months=3,
+        workload={
+            "job_classes": [
+                {
+                    "name": "small",
+                    "arrivals_per_month": 200,
+                    "gpus": {"choices": [1, 2, 4, 16]},
+                    "work": {"reference_gpu": "A40", "gpu_hours": 30},
+                    "memory_gb": 30,
+                },
+                {
+                    "name": "huge-memory",
+                    "arrivals_per_month": 10,
+                    "gpus": 1,
+                    "work": {"reference_gpu": "A40", "gpu_hours": 5},
+                    "memory_gb": 60,
+                },
+            ]
+        },
+        options=[
+            {
+                "name": "own",
+                "kind": "owned",
+                "server": "8x A40 NVLink server",
+                "servers": 1,
+                "lead_time_months": 0.5,
+            },
+            {
+                "name": "od-quota",
+                "kind": "on_demand",
+                "instance_type": "p4d.24xlarge",
+                "quota_instances": 1,
+                "provisioning_delay_minutes": 7,
+            },
+            {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
+        ],
+    )
+    r = run(sc)
+    _check(r)
+    own = r.option("own")
+    assert sum(own.cannot_run.values()) > 0  # 16-GPU jobs and 60 GB jobs
+    assert r.option("od").cannot_run  # 60 GB does not fit a 40 GB A100
+    assert r.option("od-quota").waits.mean_h > 7 / 60  # queued behind the quota, plus the delay
+    assert r.option("od").waits.mean_h == pytest.approx(0.0)  # elastic: starts on arrival

@@ -1,0 +1,46 @@
+"""Golden files: each scenario in scenarios/ has a stored summary.json (and lab its terminal
+summary) that a run must reproduce. After an intended change, regenerate them with
+``TCO_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`` and review the diff."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from reports import terminal
+from simulator import summary
+from simulator.run import run_file
+from tests.conftest import ROOT
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
+UPDATE = os.environ.get("TCO_UPDATE_GOLDEN") == "1"
+
+
+def _compare(path: Path, text: str) -> None:
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no golden file {path.name}; run with TCO_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_summary_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    doc = json.loads(summary.dumps(run_file(f"scenarios/{name}.yaml")))
+    doc["tco_version"] = "<version>"  # a release does not change the numbers
+    _compare(GOLDEN / f"{name}.summary.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    _compare(GOLDEN / "lab.terminal.txt", terminal.render(run_file("scenarios/lab.yaml")))
+
+
+def test_every_scenario_has_a_golden_file() -> None:
+    assert SCENARIOS
+    for name in SCENARIOS:
+        assert (GOLDEN / f"{name}.summary.json").exists() or UPDATE
