@@ -2,25 +2,91 @@
 
 A PriceBook answers for an instance type in a region: on-demand $/h, Savings Plan $/h by plan
 type, term and payment option, reserved $/h, spot $/h, and the instance's specs. Every answer is a
-:class:`~pricing.records.Price` that names its source and date. Scenario overrides are applied by
-the caller (the scenario knows them); the book never invents a price it does not have: it raises
-:class:`~pricing.errors.UnknownPrice` with what to do instead.
+:class:`~pricing.records.Price` that names its source and date. The book never invents a price it
+does not have: it raises :class:`~pricing.errors.UnknownPrice` saying what to do instead.
+Scenario overrides are applied by the caller, which knows them.
+
+Where prices come from (``mode``):
+
+- ``snapshot``: the bundled, dated snapshot only.
+- ``cache``: earlier live answers on disk (a stale one is used with a warning).
+- ``live``: AWS through boto3 now; answers are cached; any failure stops the run.
+- ``auto`` (default): without AWS credentials, the snapshot. With them, a fresh cache entry or a
+  live answer; if the live call fails, a warning and the stale cache or the snapshot.
+
+Warnings and notices collect in ``warnings``: the caller shows them. Each instance type is
+resolved once per book, so one run never mixes sources for the same instance silently.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from pricing import snapshot
+from pricing.cache import PriceCache, default_dir
 from pricing.errors import PricingError, UnknownPrice, closest
-from pricing.records import InstanceSpec, Payment, PlanType, Price
+from pricing.records import InstanceSpec, Payment, PlanType, Price, Source
+
+Mode = Literal["auto", "live", "cache", "snapshot"]
+MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
 
 
 @dataclass(frozen=True)
-class SnapshotPriceBook:
-    """Prices from the bundled snapshot (source "snapshot", dated by the snapshot)."""
+class Entry:
+    """What is known of one instance type in one region, and from where."""
 
-    def _entry(self, instance_type: str, region: str) -> dict[str, object]:
+    data: dict[str, Any]
+    source: Source
+    as_of: str
+    origin: str  # for people: "bundled AWS snapshot", "AWS Price List API", ...
+    fetched_at: dt.datetime | None = None  # for cached live answers
+
+
+class PriceBook:
+    """Prices and specs for EC2 instance types, from the source ``mode`` selects."""
+
+    def __init__(
+        self,
+        mode: Mode = "snapshot",
+        *,
+        session: Any = None,
+        cache: PriceCache | None = None,
+        now: dt.datetime | None = None,
+        offline: bool = False,
+    ) -> None:
+        if mode not in MODES:
+            raise PricingError(f"unknown price mode {mode!r}; valid: {', '.join(MODES)}")
+        self.mode: Mode = mode
+        self.offline = offline
+        self._session = session
+        self.cache = (
+            cache
+            if cache is not None or offline
+            else (PriceCache(default_dir()) if mode != "snapshot" else None)
+        )
+        self.now = now or dt.datetime.now(dt.UTC)
+        self.warnings: list[str] = []
+        self._entries: dict[tuple[str, str], Entry] = {}
+
+    # ------------------------------------------------------------ where entries come from
+
+    def session(self) -> Any:
+        if self._session is None:
+            import boto3  # imported on first live use only
+
+            self._session = boto3.Session()
+        return self._session
+
+    def has_credentials(self) -> bool:
+        """Whether boto3 finds AWS credentials (environment, profile, instance role...)."""
+        try:
+            return self.session().get_credentials() is not None
+        except Exception:  # a broken profile file counts as no credentials
+            return False
+
+    def _snapshot(self, instance_type: str, region: str) -> Entry:
         if region not in snapshot.regions():
             valid = snapshot.regions()
             raise PricingError(
@@ -31,19 +97,100 @@ class SnapshotPriceBook:
         if found is None:
             valid = snapshot.instance_types(region)
             raise PricingError(
-                f"instance type {instance_type!r} is not in the bundled price snapshot for {region}"
-                f"{closest(instance_type, valid)}; valid: {', '.join(valid)}"
+                f"instance type {instance_type!r} is not in the bundled price snapshot for "
+                f"{region}{closest(instance_type, valid)}; valid: {', '.join(valid)}"
             )
-        return found
+        return Entry(found, "snapshot", snapshot.as_of(), "bundled AWS snapshot")
 
-    def known(self, instance_type: str, region: str) -> bool:
-        """Whether the book knows this instance type in this region at all."""
-        return snapshot.entry(instance_type, region) is not None
+    def _live(self, instance_type: str, region: str) -> Entry:
+        from pricing import aws
+
+        data = aws.fetch_entry(self.session(), instance_type, region, self.now)
+        if self.offline:
+            return Entry(
+                data,
+                "offline-replay",
+                snapshot.as_of(),
+                "bundled snapshot replayed through the AWS APIs under moto (offline)",
+            )
+        if self.cache is not None:
+            self.cache.put(instance_type, region, data, self.now)
+        return Entry(data, "aws-api", self.now.date().isoformat(), "AWS Price List API (live)")
+
+    def _cached(self, instance_type: str, region: str) -> Entry | None:
+        if self.cache is None:
+            return None
+        hit = self.cache.get(instance_type, region)
+        self.warnings.extend(self.cache.warnings)
+        self.cache.warnings.clear()
+        if hit is None:
+            return None
+        return Entry(
+            hit.entry,
+            "cache",
+            hit.fetched_at.date().isoformat(),
+            f"cached AWS answer fetched {hit.fetched_at:%Y-%m-%d %H:%M} UTC",
+            hit.fetched_at,
+        )
+
+    def _fresh(self, e: Entry) -> bool:
+        return (
+            self.cache is not None
+            and e.fetched_at is not None
+            and self.now - e.fetched_at <= self.cache.ttl
+        )
+
+    def entry(self, instance_type: str, region: str) -> Entry:
+        """Resolve (once) what is known about an instance type in a region."""
+        key = (instance_type, region)
+        if key not in self._entries:
+            self._entries[key] = self._resolve(instance_type, region)
+        return self._entries[key]
+
+    def _resolve(self, instance_type: str, region: str) -> Entry:
+        from pricing.aws import LivePriceError
+
+        if self.mode == "snapshot":
+            return self._snapshot(instance_type, region)
+        if self.mode == "live":
+            return self._live(instance_type, region)
+        cached = self._cached(instance_type, region)
+        if self.mode == "cache":
+            if cached is None:
+                raise PricingError(
+                    f"no cached prices for {instance_type} in {region}; run `tco prices refresh"
+                    f" {instance_type} --region {region}` with AWS credentials, or use"
+                    " --prices snapshot"
+                )
+            if not self._fresh(cached):
+                self.warnings.append(
+                    f"cached prices for {instance_type} in {region} are from {cached.as_of},"
+                    " older than the cache TTL; `tco prices refresh` updates them"
+                )
+            return cached
+        # auto
+        if not self.offline and not self.has_credentials():
+            note = f"no AWS credentials: prices from the bundled snapshot as of {snapshot.as_of()}"
+            if note not in self.warnings:
+                self.warnings.append(note)
+            return self._snapshot(instance_type, region)
+        if cached is not None and self._fresh(cached):
+            return cached
+        try:
+            return self._live(instance_type, region)
+        except LivePriceError as exc:
+            fallback = cached or self._snapshot(instance_type, region)
+            self.warnings.append(
+                f"live prices failed ({exc}); using the {fallback.origin}"
+                f" as of {fallback.as_of} for {instance_type} in {region}"
+            )
+            return fallback
+
+    # ------------------------------------------------------------ the questions
 
     def spec(self, instance_type: str, region: str) -> InstanceSpec:
         """GPU model and count, memory, vCPUs and links of an instance type."""
-        s = self._entry(instance_type, region)["spec"]
-        assert isinstance(s, dict)
+        s = self.entry(instance_type, region).data["spec"]
         return InstanceSpec(
             instance_type=instance_type,
             gpu_model=s["gpu_model"],
@@ -57,53 +204,55 @@ class SnapshotPriceBook:
             bare_metal=bool(s["bare_metal"]),
         )
 
-    def _price(self, value: object, what: str, instance_type: str, region: str) -> Price:
+    def _price(self, e: Entry, value: object, what: str, instance_type: str, region: str) -> Price:
         if value is None:
             raise UnknownPrice(
-                f"the {what} of {instance_type} in {region} is not in the bundled snapshot"
-                f" (as of {snapshot.as_of()}); give it in the scenario or run with live prices"
+                f"the {what} of {instance_type} in {region} is not known from the {e.origin}"
+                f" (as of {e.as_of}); give it in the scenario or run with live prices"
             )
         assert isinstance(value, int | float)
         return Price(
-            float(value),
-            "snapshot",
-            snapshot.as_of(),
-            f"{what}, {instance_type}, {region}, bundled AWS snapshot",
+            float(value), e.source, e.as_of, f"{what}, {instance_type}, {region}, {e.origin}"
         )
 
     def on_demand(self, instance_type: str, region: str) -> Price:
         """Linux, shared-tenancy on-demand $/h of one instance."""
-        e = self._entry(instance_type, region)
-        return self._price(e["on_demand_usd_per_hour"], "on-demand price", instance_type, region)
+        e = self.entry(instance_type, region)
+        return self._price(
+            e, e.data["on_demand_usd_per_hour"], "on-demand price", instance_type, region
+        )
 
     def spot(self, instance_type: str, region: str) -> Price:
         """Lowest spot $/h over the region's availability zones (Local Zones excluded)."""
-        e = self._entry(instance_type, region)
+        e = self.entry(instance_type, region)
         return self._price(
-            e["spot_min_usd_per_hour"], "spot price (lowest AZ)", instance_type, region
+            e, e.data["spot_min_usd_per_hour"], "spot price (lowest AZ)", instance_type, region
         )
 
     def reserved(
         self, instance_type: str, region: str, years: int, offering: str, payment: Payment
     ) -> Price:
         """Effective $/h of a reserved instance (upfront fee amortised over the term)."""
-        e = self._entry(instance_type, region)
-        terms = e["reserved"]
-        assert isinstance(terms, dict)
+        e = self.entry(instance_type, region)
         key = f"{years}yr/{offering}/{payment}"
-        return self._price(terms.get(key), f"reserved {key} rate", instance_type, region)
+        return self._price(
+            e,
+            (e.data.get("reserved") or {}).get(key),
+            f"reserved {key} rate",
+            instance_type,
+            region,
+        )
 
     def savings_plan(
         self, instance_type: str, region: str, plan: PlanType, years: int, payment: Payment
     ) -> Price:
-        """Savings Plan $/h for one instance; unknown in the snapshot (AWS does not publish it)."""
-        e = self._entry(instance_type, region)
-        rates = e["savings_plans"] or {}
-        assert isinstance(rates, dict)
+        """Savings Plan $/h for one instance (unknown in the snapshot: AWS does not publish it)."""
+        e = self.entry(instance_type, region)
         key = f"{plan}/{years}yr/{payment}"
         return self._price(
-            rates.get(key), f"{plan} Savings Plan {years}yr {payment} rate", instance_type, region
+            e,
+            (e.data.get("savings_plans") or {}).get(key),
+            f"{plan} Savings Plan {years}yr {payment} rate",
+            instance_type,
+            region,
         )
-
-
-PriceBook = SnapshotPriceBook

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Source = Literal["aws-api", "cache", "snapshot", "scenario"]
+Source = Literal["aws-api", "cache", "snapshot", "offline-replay", "scenario"]
 PlanType = Literal["Compute", "EC2Instance"]
 Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]
 
@@ -14,7 +14,8 @@ Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]
 class Price:
     """An hourly price in USD, with where it came from and as of when.
 
-    ``usd_per_hour`` is per instance-hour. ``source`` is one of aws-api, cache, snapshot, scenario;
+    ``usd_per_hour`` is per instance-hour. ``source`` is one of aws-api (live), cache (an earlier
+    live answer), snapshot (bundled), offline-replay (the snapshot served through moto), scenario;
     ``as_of`` is an ISO date; ``detail`` says which price (instance, region, term) from where.
     """
 
@@ -25,7 +26,7 @@ class Price:
 
     def label(self) -> str:
         """'$21.957642/h (snapshot, as of 2025-11-30: ...)' for reports and messages."""
-        return f"${self.usd_per_hour:,.6g}/h ({self.source}, as of {self.as_of}: {self.detail})"
+        return f"${self.usd_per_hour:,}/h ({self.source}, as of {self.as_of}: {self.detail})"
 
 
 @dataclass(frozen=True)

@@ -117,10 +117,18 @@ def sentences(result: Result) -> list[str]:
             if o.waits.censored:
                 parts.append(f"{o.waits.censored:,} still queued at the horizon")
             out.append(f"{o.name}: " + "; ".join(parts) + ".")
-    out.append(
-        f"Cloud prices: bundled AWS snapshot as of {result.price_provenance['snapshot_as_of']}"
-        " unless the scenario overrides them; every price and its source is in summary.json."
+    sources = sorted(
+        {
+            f"{q.source} as of {q.as_of}"
+            for o in result.options
+            for q in o.quotes
+            if q.unit == "USD/h"
+        }
     )
+    if sources:
+        out.append(
+            f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."
+        )
     return out
 
 

@@ -104,6 +104,7 @@ class Result:
     jobs: Jobs
     options: tuple[OptionResult, ...]
     price_provenance: dict[str, str]
+    price_warnings: tuple[str, ...] = ()
 
     def option(self, name: str) -> OptionResult:
         for o in self.options:

@@ -99,8 +99,9 @@ def run(
         )
     snap = snapshot.load()
     provenance = {
+        "price_mode": book.mode + (" (offline)" if book.offline else ""),
         "snapshot_as_of": str(snap["as_of"]),
-        **{k: str(v) for k, v in snap["provenance"].items()},
+        **{f"snapshot_{k}": str(v) for k, v in snap["provenance"].items()},
     }
     return Result(
         scenario,
@@ -112,6 +113,7 @@ def run(
         jobs,
         tuple(results),
         provenance,
+        tuple(book.warnings),
     )
 
 
@@ -123,7 +125,8 @@ def run_file(
 ) -> Result:
     """Load a scenario file (optionally with another seed or horizon) and run it."""
     p = Path(path)
-    scenario = load_scenario(p)
+    book = book or PriceBook()
+    scenario = load_scenario(p, book)
     updates: dict[str, int] = {}
     if seed is not None:
         updates["seed"] = seed

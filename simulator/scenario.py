@@ -397,8 +397,9 @@ def _explain(err: dict[str, Any], data: Any) -> tuple[str, str]:
     return _path(loc), msg
 
 
-def validate(data: Any, file: str) -> Scenario:
-    """Python data -> Scenario; the first problem becomes a ScenarioError."""
+def validate(data: Any, file: str, book: PriceBook | None = None) -> Scenario:
+    """Python data -> Scenario; the first problem becomes a ScenarioError. Instance types are
+    checked against ``book`` (the bundled snapshot by default)."""
     if not isinstance(data, dict):
         raise ScenarioError(file, "", "a scenario must be a YAML mapping (key: value lines)")
     try:
@@ -409,7 +410,7 @@ def validate(data: Any, file: str) -> Scenario:
         field, msg = _explain(dict(errors[0]), data)
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise ScenarioError(file, field, msg + more) from None
-    check_references(scenario, file, PriceBook())
+    check_references(scenario, file, book or PriceBook())
     return scenario
 
 
@@ -448,7 +449,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         raise ScenarioError(file, "start", "month must be 01-12")
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, book: PriceBook | None = None) -> Scenario:
     """Read, validate and check a scenario file."""
     p = Path(path)
     try:
@@ -457,7 +458,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(str(p), "", "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(str(p), "", f"cannot read the file: {exc}") from None
-    return validate(parse_yaml(text, str(p)), str(p))
+    return validate(parse_yaml(text, str(p)), str(p), book)
 
 
 def loads_scenario(text: str, file: str = "<string>") -> Scenario:

@@ -98,6 +98,7 @@ def to_summary(result: Result) -> dict[str, Any]:
             "input": sc.model_dump(mode="json"),
         },
         "price_provenance": result.price_provenance,
+        "price_warnings": list(result.price_warnings),
         "months": list(result.months),
         "jobs": len(result.jobs),
         "cheapest_option": cheapest.name,

@@ -1,16 +1,23 @@
 """The ``tco`` command: thin over the library. Each command parses, calls one function, renders.
 
-Domain errors (a bad scenario, an unknown price) become one line on stderr and exit code 2 at one
-boundary (:func:`main`); ``--debug`` shows the traceback instead.
+Domain errors (a bad scenario, an unknown or unavailable price) become one line on stderr and
+exit code 2 at one boundary (:func:`main`); ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
+from rich.console import Console
+from rich.table import Table
 
+from pricing import report as price_report
+from pricing import snapshot
+from pricing.book import MODES, Mode, PriceBook
 from pricing.errors import PricingError
 from reports import files, terminal
 from simulator.errors import ScenarioError
@@ -29,18 +36,55 @@ class BadInput(click.ClickException):
         click.echo(f"tco: error: {self.message}", err=True)
 
 
+def _warn(book: PriceBook) -> None:
+    for w in book.warnings:
+        click.echo(f"tco: warning: {w}", err=True)
+
+
+@contextlib.contextmanager
+def price_book(mode: str, offline: bool) -> Iterator[PriceBook]:
+    """The price book the options ask for; ``offline`` serves AWS calls from moto + replay."""
+    if offline:
+        if mode not in ("auto", "live"):
+            raise BadInput(
+                f"--offline runs the live code path offline; it cannot be combined "
+                f"with --prices {mode}"
+            )
+        from pricing.offline import offline_session
+
+        with offline_session() as session:
+            yield PriceBook("live", session=session, offline=True)
+        return
+    yield PriceBook(mode)  # type: ignore[arg-type]
+
+
+PRICES_OPTION = click.option(
+    "--prices",
+    "prices",
+    type=click.Choice(MODES),
+    default="auto",
+    show_default=True,
+    help="Where prices come from: live AWS if credentials are present (auto), always live, the "
+    "cache of earlier live answers, or the bundled snapshot.",
+)
+OFFLINE_OPTION = click.option(
+    "--offline",
+    is_flag=True,
+    help="Run the live AWS code path with no network: EC2 from moto, prices replayed from the "
+    "bundled snapshot.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(version(), prog_name="tco")
 @click.option("--debug", is_flag=True, help="Show the full traceback of errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Buy or rent GPUs for deep-learning training: simulate a scenario on every option.
 
     \b
     Example:
       tco simulate scenarios/lab.yaml
     """
-    ctx.obj = {"debug": debug}
 
 
 @cli.command()
@@ -53,17 +97,27 @@ def cli(ctx: click.Context, debug: bool) -> None:
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@PRICES_OPTION
+@OFFLINE_OPTION
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
 def simulate(
-    scenario: Path, out_dir: Path | None, seed: int | None, months: int | None, quiet: bool
+    scenario: Path,
+    out_dir: Path | None,
+    seed: int | None,
+    months: int | None,
+    prices: str,
+    offline: bool,
+    quiet: bool,
 ) -> None:
     """Simulate SCENARIO on every option; print the comparison and write the report.
 
     \b
     Example:
-      tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7
+      tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
     """
-    result = run_file(scenario, seed=seed, months=months)
+    with price_book(prices, offline) as book:
+        result = run_file(scenario, book=book, seed=seed, months=months)
+    _warn(book)
     target = out_dir or Path("tco-report") / result.scenario.name
     written = files.write_data(result, target)
     if not quiet:
@@ -76,6 +130,8 @@ def simulate(
 def validate(scenario: Path) -> None:
     """Check SCENARIO and say what it describes, or what is wrong.
 
+    Instance types are checked against the bundled price snapshot.
+
     \b
     Example:
       tco validate scenarios/lab.yaml
@@ -86,6 +142,118 @@ def validate(scenario: Path) -> None:
         f"{len(sc.workload.job_classes)} job class(es), options: "
         + ", ".join(f"{o.name} ({o.kind})" for o in sc.options)
     )
+
+
+@cli.group()
+def prices() -> None:
+    """Show, refresh and snapshot AWS prices.
+
+    \b
+    Example:
+      tco prices show p4d.24xlarge --region us-east-1
+    """
+
+
+@prices.command("show")
+@click.argument("instance_type")
+@click.option("--region", default="us-east-1", show_default=True)
+@PRICES_OPTION
+@OFFLINE_OPTION
+def prices_show(instance_type: str, region: str, prices: str, offline: bool) -> None:
+    """Print what tco would use for INSTANCE_TYPE, and where each figure comes from.
+
+    \b
+    Example:
+      tco prices show p4d.24xlarge --region us-east-1
+      tco prices show p5.48xlarge --prices live
+    """
+    with price_book(prices, offline) as book:
+        rows = price_report.price_rows(book, instance_type, region)
+    _warn(book)
+    table = Table(title=f"{instance_type} in {region}")
+    for col in ("what", "value", "source"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    _console().print(table)
+
+
+@prices.command("refresh")
+@click.argument("instance_types", nargs=-1)
+@click.option("--region", "regions", multiple=True, default=["us-east-1"], show_default=True)
+@OFFLINE_OPTION
+def prices_refresh(
+    instance_types: tuple[str, ...], regions: tuple[str, ...], offline: bool
+) -> None:
+    """Fetch live prices now and store them in the cache (all snapshot types if none given).
+
+    \b
+    Example:
+      tco prices refresh p4d.24xlarge p5.48xlarge --region us-east-1 --region us-west-2
+    """
+    with price_book("live", offline) as book:
+        for region in regions:
+            for t in instance_types or snapshot.instance_types(region):
+                e = book.entry(t, region)
+                click.echo(f"{t} in {region}: {e.source}, as of {e.as_of}")
+    _warn(book)
+
+
+@prices.command("snapshot")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the new snapshot JSON.",
+)
+@click.option(
+    "--region", "regions", multiple=True, default=["us-east-1", "us-west-2"], show_default=True
+)
+@OFFLINE_OPTION
+def prices_snapshot(out: Path, regions: tuple[str, ...], offline: bool) -> None:
+    """Regenerate the price snapshot from live AWS calls for the bundled instance types.
+
+    Copy the file over pricing/data/aws_snapshot.json to ship it.
+
+    \b
+    Example:
+      tco prices snapshot --out /tmp/aws_snapshot.json
+    """
+    with price_book("live", offline) as book:
+        types = sorted({t for r in regions for t in snapshot.instance_types(r)})
+        doc = price_report.build_snapshot(book, list(regions), types)
+    out.write_text(price_report.snapshot_json(doc), encoding="utf-8")
+    _warn(book)
+    click.echo(
+        f"wrote {out}: {sum(len(v) for v in doc['regions'].values())} entries, as of {doc['as_of']}"
+    )
+
+
+@cli.command()
+@click.argument(
+    "kind", type=click.Choice(["gpus", "servers", "interconnects", "instances"]), default="servers"
+)
+def catalog(kind: str) -> None:
+    """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances.
+
+    \b
+    Example:
+      tco catalog servers
+      tco catalog gpus
+    """
+    header, rows = price_report.catalog_rows(kind)
+    table = Table(title=f"tco catalog: {kind}")
+    for col in header:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    _console().print(table)
+
+
+def _console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -107,3 +275,6 @@ def main(argv: list[str] | None = None) -> None:
             raise
         BadInput(str(exc)).show()
         sys.exit(EXIT_BAD_INPUT)
+
+
+__all__ = ["Mode", "cli", "main"]

@@ -1,0 +1,269 @@
+"""Replayed AWS answers in the real wire format, generated from the bundled snapshot.
+
+moto mocks EC2 but not the Price List or Savings Plans APIs (under ``mock_aws`` they answer
+"404 Not yet implemented"). For offline runs and tests, botocore ``before-send`` handlers answer
+those calls (and spot price history, whose moto values are placeholders) with bodies in the
+services' own formats, so the same request, pagination, parsing and selection code runs offline
+and live. Each PriceList item is a JSON string, as AWS sends it; decoy rows (an unused capacity
+reservation, a $0 capacity block) sit beside the real one, as they do on AWS, and the request's
+filters must exclude them.
+
+The reserved terms of the snapshot are effective $/h; they are replayed as an hourly fee (No
+Upfront), an upfront fee (All Upfront), or half of each (Partial Upfront), which amortise back to
+the same effective rates. The snapshot keeps only the lowest spot price over AZs; it is replayed
+as one record in the region's first AZ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs
+
+from botocore.awsrequest import AWSResponse
+
+from pricing import snapshot
+
+LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)"}
+USAGE_PREFIX = {"us-east-1": "", "us-west-2": "USW2-"}
+PAGE_SIZE_DEFAULT = 100
+
+
+class _Raw(io.BytesIO):
+    """The raw body object botocore reads a response from."""
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        chunk = self.read()
+        while chunk:
+            yield chunk
+            chunk = self.read()
+
+
+def response(
+    url: str, body: bytes, status: int = 200, content_type: str = "application/x-amz-json-1.1"
+) -> AWSResponse:
+    return AWSResponse(url, status, {"Content-Type": content_type}, _Raw(body))
+
+
+def _sku(*parts: str) -> str:
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16].upper()
+
+
+def _term(
+    sku: str, code: str, hourly: float, upfront: float | None, attrs: dict[str, str], desc: str
+) -> dict[str, Any]:
+    dims: dict[str, Any] = {
+        f"{sku}.{code}.6YS6EN2CT7": {
+            "unit": "Hrs",
+            "description": desc,
+            "beginRange": "0",
+            "endRange": "Inf",
+            "pricePerUnit": {"USD": f"{hourly:.10f}"},
+            "rateCode": f"{sku}.{code}.6YS6EN2CT7",
+            "appliesTo": [],
+        }
+    }
+    if upfront is not None:
+        dims[f"{sku}.{code}.2TG2D8R56U"] = {
+            "unit": "Quantity",
+            "description": "Upfront Fee",
+            "pricePerUnit": {"USD": f"{upfront:.10f}"},
+            "rateCode": f"{sku}.{code}.2TG2D8R56U",
+            "appliesTo": [],
+        }
+    return {
+        "priceDimensions": dims,
+        "sku": sku,
+        "offerTermCode": code,
+        "effectiveDate": f"{snapshot.as_of()}T00:00:00Z",
+        "termAttributes": attrs,
+    }
+
+
+def _item(
+    itype: str, region: str, entry: dict[str, Any], capacity: str, market: str, usd: float
+) -> dict[str, Any]:
+    spec = entry["spec"]
+    sku = _sku(itype, region, capacity, market)
+    usage = f"{USAGE_PREFIX.get(region, '')}BoxUsage:{itype}"
+    if market == "CapacityBlock":
+        usage = f"{USAGE_PREFIX.get(region, '')}CapacityBlock:{itype}"
+    attributes = {
+        "instanceType": itype,
+        "regionCode": region,
+        "location": LOCATIONS.get(region, region),
+        "locationType": "AWS Region",
+        "operatingSystem": "Linux",
+        "tenancy": "Shared",
+        "preInstalledSw": "NA",
+        "capacitystatus": capacity,
+        "licenseModel": "No License required",
+        "marketoption": market,
+        "usagetype": usage,
+        "operation": "RunInstances",
+        "servicecode": "AmazonEC2",
+        "vcpu": str(spec["vcpus"]),
+        "memory": f"{spec['memory_gib']:g} GiB",
+        "gpu": str(spec["gpu_count"]),
+        "gpuMemory": f"{spec['gpu_memory_gib'] * spec['gpu_count']:g} GiB",
+    }
+    od_code = "JRTCKXETXF"
+    terms: dict[str, Any] = {
+        "OnDemand": {
+            f"{sku}.{od_code}": _term(
+                sku, od_code, usd, None, {}, f"${usd:g} per On Demand Linux {itype} Instance Hour"
+            )
+        }
+    }
+    if capacity == "Used" and market == "OnDemand" and entry.get("reserved"):
+        reserved = {}
+        for key, eff in entry["reserved"].items():
+            years_s, klass, payment = key.split("/")
+            years = int(years_s.removesuffix("yr"))
+            hours = years * 8760.0
+            if payment == "No Upfront":
+                hourly, upfront = eff, None
+            elif payment == "All Upfront":
+                hourly, upfront = 0.0, eff * hours
+            else:
+                hourly, upfront = eff / 2, eff / 2 * hours
+            code = _sku(key)[:10]
+            attrs = {
+                "LeaseContractLength": f"{years}yr",
+                "OfferingClass": klass,
+                "PurchaseOption": payment,
+            }
+            reserved[f"{sku}.{code}"] = _term(sku, code, hourly, upfront, attrs, "Reserved")
+        terms["Reserved"] = reserved
+    return {
+        "product": {"productFamily": "Compute Instance", "attributes": attributes, "sku": sku},
+        "serviceCode": "AmazonEC2",
+        "terms": terms,
+        "version": snapshot.as_of().replace("-", "") + "000000",
+        "publicationDate": f"{snapshot.as_of()}T00:00:00Z",
+    }
+
+
+def price_list(region: str) -> list[dict[str, Any]]:
+    """Every PriceList item (parsed) the replay serves for a region."""
+    out = []
+    for itype in snapshot.instance_types(region):
+        entry = snapshot.entry(itype, region)
+        assert entry is not None
+        usd = entry["on_demand_usd_per_hour"]
+        if usd is None:
+            continue  # no on-demand SKU (p5e in us-east-1): AWS has no row either
+        out.append(_item(itype, region, entry, "Used", "OnDemand", usd))
+        out.append(_item(itype, region, entry, "UnusedCapacityReservation", "OnDemand", usd))
+        out.append(_item(itype, region, entry, "Used", "CapacityBlock", 0.0))
+    return out
+
+
+def _matches(item: dict[str, Any], filters: list[dict[str, str]]) -> bool:
+    attrs = item["product"]["attributes"]
+    # AWS matches TERM_MATCH values case-insensitively.
+    return all(str(attrs.get(f["Field"], "")).lower() == str(f["Value"]).lower() for f in filters)
+
+
+def get_products(request: Any, **_: Any) -> AWSResponse:
+    """before-send handler for pricing.GetProducts."""
+    body = json.loads(request.body or b"{}")
+    filters = body.get("Filters", [])
+    region = next((f["Value"] for f in filters if f["Field"] == "regionCode"), None)
+    regions = [region] if region else snapshot.regions()
+    items = [
+        i for r in regions if r in snapshot.regions() for i in price_list(r) if _matches(i, filters)
+    ]
+    start = int(body.get("NextToken") or 0)
+    size = int(body.get("MaxResults") or PAGE_SIZE_DEFAULT)
+    page = items[start : start + size]
+    out: dict[str, Any] = {
+        "FormatVersion": "aws_v1",
+        "PriceList": [json.dumps(i, sort_keys=True) for i in page],
+    }
+    if start + size < len(items):
+        out["NextToken"] = str(start + size)
+    return response(request.url, json.dumps(out).encode())
+
+
+def describe_savings_plans_offering_rates(request: Any, **_: Any) -> AWSResponse:
+    """before-send handler for savingsplans.DescribeSavingsPlansOfferingRates."""
+    body = json.loads(request.body or b"{}")
+    wanted = {f["name"]: f["values"] for f in body.get("filters", [])}
+    rows = []
+    for region in wanted.get("region", snapshot.regions()):
+        for itype in wanted.get("instanceType", snapshot.instance_types(region)):
+            entry = snapshot.entry(itype, region)
+            for key, rate in ((entry or {}).get("savings_plans") or {}).items():
+                plan, years_s, payment = key.split("/")
+                years = int(years_s.removesuffix("yr"))
+                rows.append(
+                    {
+                        "savingsPlanOffering": {
+                            "offeringId": _sku(key, itype, region).lower(),
+                            "paymentOption": payment,
+                            "planType": plan,
+                            "durationSeconds": years * 31_536_000,
+                            "currency": "USD",
+                            "planDescription": f"{years} year {payment} {plan}",
+                        },
+                        "rate": f"{rate}",
+                        "currency": "USD",
+                        "unit": "Hrs",
+                        "productType": "EC2",
+                        "serviceCode": "AmazonEC2",
+                        "usageType": f"BoxUsage:{itype}",
+                        "operation": "RunInstances",
+                        "properties": [
+                            {"name": "region", "value": region},
+                            {"name": "instanceType", "value": itype},
+                        ],
+                    }
+                )
+    return response(
+        request.url, json.dumps({"searchResults": rows}).encode(), content_type="application/json"
+    )
+
+
+def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
+    """before-send handler for ec2.DescribeSpotPriceHistory (EC2 query protocol, XML answer)."""
+    form = parse_qs(request.body.decode() if isinstance(request.body, bytes) else request.body)
+    types = [v[0] for k, v in form.items() if k.startswith("InstanceType.")]
+    region = request.url.split("ec2.")[1].split(".")[0] if "ec2." in request.url else "us-east-1"
+    items = []
+    for itype in types:
+        entry = snapshot.entry(itype, region)
+        spot = (entry or {}).get("spot_min_usd_per_hour")
+        if spot is None:
+            continue
+        items.append(
+            f"<item><instanceType>{itype}</instanceType>"
+            "<productDescription>Linux/UNIX</productDescription>"
+            f"<spotPrice>{spot:.6f}</spotPrice>"
+            f"<timestamp>{snapshot.as_of()}T00:00:00.000Z</timestamp>"
+            f"<availabilityZone>{region}a</availabilityZone></item>"
+        )
+    xml = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse '
+        'xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>replay</requestId>'
+        f"<spotPriceHistorySet>{''.join(items)}</spotPriceHistorySet><nextToken></nextToken>"
+        "</DescribeSpotPriceHistoryResponse>"
+    )
+    return response(request.url, xml.encode(), content_type="text/xml")
+
+
+SP_EVENT = "before-send.savingsplans.DescribeSavingsPlansOfferingRates"
+HANDLERS = {
+    "before-send.pricing.GetProducts": get_products,
+    SP_EVENT: describe_savings_plans_offering_rates,
+    "before-send.ec2.DescribeSpotPriceHistory": describe_spot_price_history,
+}
+
+
+def install(session: Any) -> None:
+    """Register the replay handlers on a boto3 session, ahead of moto's."""
+    for event, handler in HANDLERS.items():
+        session.events.register_first(event, handler)

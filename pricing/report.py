@@ -1,0 +1,172 @@
+"""What the ``tco prices`` and ``tco catalog`` commands show, as plain rows (no I/O here)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from pricing import catalog, snapshot
+from pricing.book import PriceBook
+from pricing.errors import PricingError
+
+
+def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[str, str, str]]:
+    """(what, value, source and date) for everything the book knows of an instance type."""
+    e = book.entry(instance_type, region)
+    spec = book.spec(instance_type, region)
+    where = f"{e.source}, as of {e.as_of} ({e.origin})"
+    rows = [
+        ("instance", f"{instance_type} in {region}", where),
+        (
+            "GPUs",
+            f"{spec.gpu_count} x {spec.aws_gpu_name} ({spec.gpu_memory_gib:g} GiB each)"
+            f" = catalog GPU {spec.gpu_model or 'none (no speed data)'}",
+            where,
+        ),
+        ("vCPUs / memory", f"{spec.vcpus} / {spec.memory_gib:g} GiB", where),
+        (
+            "links",
+            f"inside: {spec.intra_node}; between instances: {spec.inter_node}"
+            + ("; bare metal" if spec.bare_metal else ""),
+            "AWS instance type pages",
+        ),
+    ]
+
+    def add(label: str, fn: Any, *args: Any) -> None:
+        try:
+            p = fn(instance_type, region, *args)
+            rows.append((label, f"${p.usd_per_hour:,}/h", where))
+        except PricingError as exc:
+            rows.append((label, "unknown", str(exc).split(";")[0]))
+
+    add("on-demand (Linux)", book.on_demand)
+    add("spot (lowest AZ, Local Zones excluded)", book.spot)
+    for years in (1, 3):
+        for klass in ("standard", "convertible"):
+            for pay in ("No Upfront", "Partial Upfront", "All Upfront"):
+                add(
+                    f"reserved {years}yr {klass} {pay} (effective)",
+                    book.reserved,
+                    years,
+                    klass,
+                    pay,
+                )
+    for plan in ("Compute", "EC2Instance"):
+        for years in (1, 3):
+            for pay in ("No Upfront", "Partial Upfront", "All Upfront"):
+                add(f"Savings Plan {plan} {years}yr {pay}", book.savings_plan, plan, years, pay)
+    return rows
+
+
+def build_snapshot(book: PriceBook, regions: list[str], types: list[str]) -> dict[str, Any]:
+    """A new snapshot document from live calls (same shape as the bundled one).
+
+    A type that fails is left out, named in ``provenance.missing`` and in ``book.warnings``;
+    no value is carried over from elsewhere.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    missing: list[str] = []
+    for region in regions:
+        for t in types:
+            try:
+                e = book.entry(t, region)
+            except PricingError as exc:
+                missing.append(f"{t} in {region}")
+                book.warnings.append(f"left out of the snapshot: {exc}")
+                continue
+            if e.source not in ("aws-api", "offline-replay"):
+                raise PricingError(f"{t} in {region}: got {e.source} prices, not live ones")
+            data = {k: v for k, v in e.data.items() if not k.startswith("price_list_")}
+            out.setdefault(region, {})[t] = data
+    today = book.now.date().isoformat()
+    return {
+        "schema": "tco.aws-snapshot/1",
+        "as_of": today,
+        "currency": "USD",
+        "provenance": {
+            "fetched": f"live AWS APIs on {today} (pricing.get_products,"
+            " savingsplans.describe_savings_plans_offering_rates, ec2.describe_instance_types,"
+            " ec2.describe_spot_price_history) by `tco prices snapshot`",
+            "links": "Interconnects from the AWS EC2 accelerated-computing instance type pages.",
+            "missing": ", ".join(missing) or "none",
+        },
+        "regions": out,
+    }
+
+
+def snapshot_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one catalog table: gpus, servers, interconnects or instances."""
+    if kind == "gpus":
+        return (
+            ["GPU", "memory GB", "bandwidth GB/s", "FP16 tensor TFLOPS", "TDP W", "source"],
+            [
+                [
+                    g.name,
+                    f"{g.memory_gb:g}",
+                    f"{g.memory_bandwidth_gb_per_s:g}",
+                    "n/a" if g.fp16_tensor_tflops is None else f"{g.fp16_tensor_tflops:g}",
+                    f"{g.tdp_w:g}",
+                    g.source,
+                ]
+                for g in catalog.gpus().values()
+            ],
+        )
+    if kind == "servers":
+        return (
+            ["server", "GPUs", "price USD", "price date", "max kW", "links", "source"],
+            [
+                [
+                    s.name,
+                    f"{s.gpus_per_server} x {s.gpu}",
+                    f"{s.price_usd:,.0f}",
+                    s.price_date,
+                    f"{s.max_kw:g}",
+                    f"{s.intra_node} / {s.inter_node}",
+                    s.source,
+                ]
+                for s in catalog.servers().values()
+            ],
+        )
+    if kind == "interconnects":
+        return (
+            ["link", "GB/s", "8-GPU DDP sync share", "measured", "source"],
+            [
+                [
+                    i.name,
+                    f"{i.bandwidth_gb_per_s:g}",
+                    f"{i.sync_share_8gpu:.1%}",
+                    "n/a"
+                    if i.bandwidth_gb_per_s == 0
+                    else ("yes" if i.measured else "interpolated"),
+                    i.source,
+                ]
+                for i in catalog.interconnects().values()
+            ],
+        )
+    if kind == "instances":
+        rows = []
+        for region in snapshot.regions():
+            for t in snapshot.instance_types(region):
+                e = snapshot.entry(t, region) or {}
+                s = e["spec"]
+                od = e["on_demand_usd_per_hour"]
+                rows.append(
+                    [
+                        t,
+                        region,
+                        f"{s['gpu_count']} x {s['aws_gpu_name']}",
+                        "unknown" if od is None else f"{od:,}",
+                        f"snapshot {snapshot.as_of()}",
+                    ]
+                )
+        return (["instance", "region", "GPUs", "on-demand USD/h", "source"], rows)
+    raise PricingError(f"unknown catalog {kind!r}; valid: gpus, servers, interconnects, instances")
+
+
+def now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
