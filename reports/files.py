@@ -10,29 +10,39 @@ from simulator import summary
 from simulator.result import Result
 
 
-def _atomic_csv(frame_text: str, path: Path) -> None:
+def _atomic_text(text: str, path: Path) -> Path:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(frame_text, encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+    return path
 
 
-def write_data(result: Result, out_dir: str | Path) -> list[Path]:
+def write_data(
+    result: Result, out_dir: str | Path, json: bool = True, csv: bool = True
+) -> list[Path]:
     """Write summary.json, monthly.csv (long format) and jobs.csv (every job on every option)."""
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
-    written = [summary.write(result, d / "summary.json")]
-    monthly = result.monthly_frame()
-    _atomic_csv(
-        monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"), d / "monthly.csv"
-    )
-    written.append(d / "monthly.csv")
-    frames = []
-    for o in result.options:
-        f = result.jobs_frame(o.name)
-        f.insert(0, "option", o.name)
-        frames.append(f)
-
-    jobs = pd.concat(frames, ignore_index=True)
-    _atomic_csv(jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n"), d / "jobs.csv")
-    written.append(d / "jobs.csv")
+    written = []
+    if json:
+        written.append(summary.write(result, d / "summary.json"))
+    if csv:
+        monthly = result.monthly_frame()
+        written.append(
+            _atomic_text(
+                monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"),
+                d / "monthly.csv",
+            )
+        )
+        frames = []
+        for o in result.options:
+            f = result.jobs_frame(o.name)
+            f.insert(0, "option", o.name)
+            frames.append(f)
+        jobs = pd.concat(frames, ignore_index=True)
+        written.append(
+            _atomic_text(
+                jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n"), d / "jobs.csv"
+            )
+        )
     return written

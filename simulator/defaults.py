@@ -56,3 +56,28 @@ PARTIAL_UPFRONT_FRACTION = 0.5
 BACKFILL_DEPTH = 500
 
 HOURS_PER_YEAR = 8760.0
+
+
+# Where each default comes from, for the report's assumptions table.
+SOURCES: dict[str, tuple[float, str]] = {
+    "virtualization_overhead": (
+        VIRTUALIZATION_OVERHEAD,
+        "founding brief: cloud VMs lose 5-10 %; midpoint",
+    ),
+    "comm_share": (COMM_SHARE, "founding brief: 8-GPU DDP syncs 8 % of the time on InfiniBand HDR"),
+    "depreciation_months": (DEPRECIATION_MONTHS, "PRODUCT.md / brief: 18-24 months; upper end"),
+    "salvage_fraction": (
+        SALVAGE_FRACTION,
+        "SpotWire vintage curve y2 0.60 x 'used' 0.72 (2026-06-04)",
+    ),
+    "declining_balance_factor": (DECLINING_BALANCE_FACTOR, "double-declining balance (textbook)"),
+    "pue": (PUE, "Uptime Institute global average, 2023 survey"),
+    "electricity_usd_per_kwh": (ELECTRICITY_USD_PER_KWH, "US industrial average 2025 (Epoch, EIA)"),
+    "colocation_usd_per_kw_month": (COLOCATION_USD_PER_KW_MONTH, "CBRE North America, H2 2024"),
+    "busy_power_fraction": (BUSY_POWER_FRACTION, "Epoch server_TDP_fraction() for GPU servers"),
+    "idle_power_fraction": (IDLE_POWER_FRACTION, "ASSUMPTION: no public measurement found"),
+    "cloud_billing_minimum_s": (CLOUD_BILLING_MINIMUM_S, "AWS per-second billing, 60 s minimum"),
+    "bare_metal_billing_increment_s": (BARE_METAL_BILLING_INCREMENT_S, "rented by the hour"),
+    "partial_upfront_fraction": (PARTIAL_UPFRONT_FRACTION, "AWS: at least half upfront"),
+    "backfill_depth": (BACKFILL_DEPTH, "Slurm bf_max_job_test default"),
+}

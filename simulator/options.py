@@ -169,7 +169,7 @@ def _cloud(
             o.instance.intra_node,
             o.instance.inter_node,
         )
-        label = f"{o.instance.gpus} x {g.name} at {base_price.label()}"
+        label = f"custom instance: {o.instance.gpus} x {g.name} (price source in the prices table)"
     else:
         assert o.instance_type is not None
         spec = book.spec(o.instance_type, scenario.region)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -29,9 +30,16 @@ def version() -> str:
 
 
 def run(
-    scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>", sha256: str = ""
+    scenario: Scenario,
+    book: PriceBook | None = None,
+    file: str = "<scenario>",
+    sha256: str = "",
+    progress: Callable[[str], None] | None = None,
 ) -> Result:
-    """Simulate every option of a scenario on the same job stream."""
+    """Simulate every option of a scenario on the same job stream.
+
+    ``progress`` (if given) is called with each option's name before it is simulated.
+    """
     book = book or PriceBook()
     months = scenario.horizon_months
     edges = month_edges_h(scenario.start, months)
@@ -40,6 +48,8 @@ def run(
     plans = resolve(scenario, book, file)
     partial = []
     for plan in plans:
+        if progress is not None:
+            progress(plan.option.name)
         out = play(jobs, plan, horizon)
         ledger = (
             owned_ledger(plan, out, edges)
@@ -122,6 +132,7 @@ def run_file(
     book: PriceBook | None = None,
     seed: int | None = None,
     months: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Result:
     """Load a scenario file (optionally with another seed or horizon) and run it."""
     p = Path(path)
@@ -135,4 +146,4 @@ def run_file(
     if updates:
         scenario = scenario.model_copy(update=updates)
     digest = hashlib.sha256(p.read_bytes()).hexdigest()
-    return run(scenario, book, str(path), digest)
+    return run(scenario, book, str(path), digest, progress)

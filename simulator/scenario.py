@@ -258,6 +258,7 @@ class Scenario(Strict):
     region: str = "us-east-1"
     currency: Literal["USD"] = "USD"
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year
+    fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # for the spreadsheet
     workload: Workload
     options: list[Option] = Field(min_length=1)
 

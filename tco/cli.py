@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -19,7 +19,8 @@ from pricing import report as price_report
 from pricing import snapshot
 from pricing.book import MODES, Mode, PriceBook
 from pricing.errors import PricingError
-from reports import files, terminal
+from reports import terminal
+from reports.build import FORMATS, write_report
 from simulator.errors import ScenarioError
 from simulator.run import run_file, version
 from simulator.scenario import load_scenario
@@ -97,6 +98,13 @@ def cli(debug: bool) -> None:
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
+@click.option(
+    "--format",
+    "formats",
+    default=",".join(FORMATS),
+    show_default=True,
+    help=f"Comma-separated parts of the report to write: {', '.join(FORMATS)}.",
+)
 @PRICES_OPTION
 @OFFLINE_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
@@ -105,24 +113,85 @@ def simulate(
     out_dir: Path | None,
     seed: int | None,
     months: int | None,
+    formats: str,
     prices: str,
     offline: bool,
     quiet: bool,
 ) -> None:
     """Simulate SCENARIO on every option; print the comparison and write the report.
 
+    The report directory gets summary.json, monthly.csv, jobs.csv, charts/ (PNG and SVG),
+    report.html (self-contained), report.md and budget.xlsx.
+
     \b
     Example:
       tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
+      tco simulate scenarios/lab.yaml --format json,xlsx --quiet
     """
-    with price_book(prices, offline) as book:
-        result = run_file(scenario, book=book, seed=seed, months=months)
+    chosen = tuple(f.strip() for f in formats.split(",") if f.strip())
+    bad = [f for f in chosen if f not in FORMATS]
+    if bad or not chosen:
+        raise BadInput(
+            f"--format: unknown part(s) {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}"
+        )
+    with contextlib.ExitStack() as stack:
+        book = stack.enter_context(price_book(prices, offline))
+        tick = stack.enter_context(_progress(quiet))
+        result = run_file(scenario, book=book, seed=seed, months=months, progress=tick)
+        tick("writing the report")
+        target = out_dir or Path("tco-report") / result.scenario.name
+        written = write_report(result, target, chosen)
     _warn(book)
-    target = out_dir or Path("tco-report") / result.scenario.name
-    written = files.write_data(result, target)
     if not quiet:
         terminal.print_summary(result)
-        click.echo(f"Report: {', '.join(str(p) for p in written)}")
+        names = sorted({p.relative_to(target).parts[0] for p in written})
+        click.echo(f"Report in {target}/: {', '.join(names)}")
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr naming the option being simulated; silent off a terminal or quiet."""
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield lambda _name: None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("simulating", total=None)
+        yield lambda name: bar.update(task, description=f"simulating {name}")
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path), default="scenario.yaml")
+@click.option(
+    "--template",
+    type=click.Choice(["lab", "personal", "industrial"]),
+    default="lab",
+    show_default=True,
+    help="Which shipped scenario to start from.",
+)
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+def init(path: Path, template: str, force: bool) -> None:
+    """Write a commented starter scenario to PATH (default: scenario.yaml).
+
+    \b
+    Example:
+      tco init --template personal my-workstation.yaml
+    """
+    from importlib import resources
+
+    if path.exists() and not force:
+        raise BadInput(f"{path} exists; choose another path or pass --force")
+    text = resources.files("tco").joinpath("templates", f"{template}.yaml").read_text("utf-8")
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {path} (from the {template} template); edit it, then: tco simulate {path}")
 
 
 @cli.command()

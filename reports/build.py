@@ -1,0 +1,47 @@
+"""Write the report directory: summary.json, monthly.csv, jobs.csv, charts (PNG and SVG),
+report.html (self-contained), report.md and budget.xlsx."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reports import charts, document, files, spreadsheet
+from simulator.result import Result
+
+FORMATS = ("json", "csv", "charts", "html", "md", "xlsx")
+CHART_DIR = "charts"
+
+
+def write_report(
+    result: Result, out_dir: str | Path, formats: tuple[str, ...] = FORMATS
+) -> list[Path]:
+    """Write the chosen parts of the report; return the files written."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if "json" in formats or "csv" in formats:
+        written += files.write_data(result, d, json="json" in formats, csv="csv" in formats)
+    if {"charts", "html", "md"} & set(formats):
+        made = charts.all_charts(result)
+        pngs: dict[str, bytes] = {}
+        for c in made:
+            paths = charts.save(c, d / CHART_DIR)
+            pngs[c.name] = paths[0].read_bytes()
+            if "charts" in formats or "md" in formats:
+                written += paths
+        if "html" in formats:
+            written.append(_write_text(d / "report.html", document.render_html(result, made, pngs)))
+        if "md" in formats:
+            written.append(
+                _write_text(d / "report.md", document.render_markdown(result, made, CHART_DIR))
+            )
+    if "xlsx" in formats:
+        written.append(spreadsheet.write(result, d / "budget.xlsx"))
+    return written
+
+
+def _write_text(path: Path, text: str) -> Path:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path

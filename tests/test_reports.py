@@ -1,0 +1,190 @@
+"""The report directory: every file written, the spreadsheet equal to the ledger, the HTML
+self-contained and rendered by a real browser (headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+from openpyxl import load_workbook
+
+from reports import tables
+from reports.build import write_report
+from simulator import summary
+from simulator.result import Result
+from simulator.run import run_file
+from tests.conftest import ROOT
+
+CHARTS = ["cumulative_cost", "monthly_cash", "utilisation", "waits", "cost_per_gpu_hour"]
+
+
+@pytest.fixture(scope="module")
+def lab() -> Result:
+    return run_file(ROOT / "scenarios" / "lab.yaml")
+
+
+@pytest.fixture(scope="module")
+def report(lab: Result, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    write_report(lab, out)
+    return out
+
+
+def test_every_file_is_written(report: Path) -> None:
+    for name in (
+        "summary.json",
+        "monthly.csv",
+        "jobs.csv",
+        "report.html",
+        "report.md",
+        "budget.xlsx",
+    ):
+        assert (report / name).stat().st_size > 0, name
+    for chart in CHARTS:
+        for ext in ("png", "svg"):
+            assert (report / "charts" / f"{chart}.{ext}").stat().st_size > 1000
+
+
+def test_summary_json_validates(report: Path) -> None:
+    jsonschema.validate(json.loads((report / "summary.json").read_text()), summary.schema())
+
+
+def test_spreadsheet_monthly_totals_equal_the_ledger(report: Path, lab: Result) -> None:
+    wb = load_workbook(report / "budget.xlsx")
+    assert wb.sheetnames[0] == "Summary" and "Prices" in wb.sheetnames
+    for o in lab.options:
+        ws = wb[o.name]
+        header = [c.value for c in ws[4]]
+        cash_col = header.index("cash total (USD)") + 1
+        acc_col = header.index("accounting total (USD)") + 1
+        cash = [ws.cell(row=5 + i, column=cash_col).value for i in range(len(lab.months))]
+        acc = [ws.cell(row=5 + i, column=acc_col).value for i in range(len(lab.months))]
+        np.testing.assert_allclose(cash, o.ledger.cash_total(), rtol=1e-12)
+        np.testing.assert_allclose(acc, o.ledger.accounting_total(), rtol=1e-12)
+        assert ws.cell(row=5, column=cash_col).number_format.startswith("#,##0.00")
+        assert ws.cell(row=5, column=1).value == lab.months[0]
+    summary_ws = wb["Summary"]
+    header = [c.value for c in summary_ws[4]]
+    col = header.index("total cash (USD)") + 1
+    totals = [summary_ws.cell(row=5 + i, column=col).value for i in range(len(lab.options))]
+    np.testing.assert_allclose(totals, [o.total_cash_usd for o in lab.options])
+
+
+def test_fiscal_year_totals_add_up(lab: Result) -> None:
+    for o in lab.options:
+        years = tables.periods(lab, o, "year")
+        quarters = tables.periods(lab, o, "quarter")
+        total = o.ledger.cash_total().sum()
+        assert years["cash total (USD)"].sum() == pytest.approx(total)
+        assert quarters["cash total (USD)"].sum() == pytest.approx(total)
+    # A fiscal year starting in October: 2027-10 belongs to FY2028, 2027-09 to FY2027.
+    assert tables.fiscal_year("2027-10", 10) == "FY2028"
+    assert tables.fiscal_year("2027-09", 10) == "FY2027"
+    assert tables.quarter("2027-12", 10) == "FY2028 Q1"
+    assert tables.quarter("2027-12", 1) == "FY2027 Q4"
+
+
+def test_html_is_self_contained(report: Path) -> None:
+    html = (report / "report.html").read_text()
+    assert html.count('<img src="data:image/png;base64,') == len(CHARTS)
+    assert not re.search(r'(?:src|href)\s*=\s*"(?!data:)', html)
+    assert "http://" not in html and "https://" not in html and "url(" not in html
+    for heading in (
+        "The answer",
+        "Comparison",
+        "Monthly budget",
+        "Depreciation schedule",
+        "Prices used",
+        "Assumptions",
+        "Fiscal years",
+    ):
+        assert heading in html, heading
+
+
+def test_markdown_links_its_charts(report: Path) -> None:
+    md = (report / "report.md").read_text()
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert len(links) == len(CHARTS)
+    for link in links:
+        assert (report / link).exists()
+
+
+def test_charts_are_deterministic(lab: Result, tmp_path: Path) -> None:
+    write_report(lab, tmp_path / "a", ("charts",))
+    write_report(lab, tmp_path / "b", ("charts",))
+    for f in sorted((tmp_path / "a" / "charts").iterdir()):
+        assert f.read_bytes() == (tmp_path / "b" / "charts" / f.name).read_bytes(), f.name
+
+
+def _chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("CI"):
+        pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
+    return found
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
+
+
+def test_html_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium not installed (CI installs it)")
+    html = (report / "report.html").read_text()
+    # A probe, added to a copy only: after load, record how many images decoded.
+    probe = (
+        '<script>window.addEventListener("load",()=>{const i=[...document.images];'
+        'document.body.setAttribute("data-probe",i.length+"/"+i.filter(x=>x.complete&&'
+        "x.naturalWidth>0).length)});</script>"
+    )
+    page = tmp_path / "probe.html"
+    page.write_text(html.replace("</body>", probe + "</body>"))
+    common = [
+        browser,
+        *CHROMIUM_FLAGS,
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=5000",
+    ]
+    dom = subprocess.run(
+        [*common, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+    )
+    assert f'data-probe="{len(CHARTS)}/{len(CHARTS)}"' in dom.stdout, dom.stderr[-2000:]
+    console = [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            *common,
+            f"--screenshot={shot}",
+            "--window-size=1280,1600",
+            (report / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    import matplotlib.pyplot as plt
+
+    pixels = plt.imread(shot)[..., :3]
+    non_white = float((pixels.mean(axis=2) < 0.95).mean())
+    assert non_white > 0.05  # text, tables and a chart, not a blank page
+    assert float(pixels.std()) > 0.05
