@@ -214,6 +214,28 @@ def cost_per_gpu_hour(result: Result) -> Chart:
     return Chart("cost_per_gpu_hour", "Cost per delivered GPU-hour per option", fig)
 
 
+def arrivals(result: Result) -> Chart:
+    """Jobs arriving per day over the horizon (drawn from job classes or replayed from a trace)."""
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    days = np.floor(result.jobs.arrival_h / 24.0).astype(np.int64)
+    n_days = int(np.ceil(result.horizon_h / 24.0))
+    for c, name in enumerate(result.jobs.class_names):
+        counts = np.bincount(days[result.jobs.job_class == c], minlength=n_days)
+        ax.plot(
+            np.arange(n_days) + 1,
+            counts,
+            linewidth=1,
+            label=name,
+            color=PALETTE[(c + 3) % len(PALETTE)],
+        )
+    ax.set_xlabel("day of the horizon")
+    ax.set_ylabel("jobs arriving per day")
+    ax.set_title(f"{result.scenario.name}: arrivals per day ({len(result.jobs):,} jobs)")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return Chart("arrivals", "Jobs arriving per day, by job class or trace", fig)
+
+
 def all_charts(result: Result) -> list[Chart]:
     """Every chart of the report, in reading order."""
     return [
@@ -222,6 +244,7 @@ def all_charts(result: Result) -> list[Chart]:
         utilisation(result),
         waits(result),
         cost_per_gpu_hour(result),
+        arrivals(result),
     ]
 
 

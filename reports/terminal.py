@@ -117,6 +117,7 @@ def sentences(result: Result) -> list[str]:
             if o.waits.censored:
                 parts.append(f"{o.waits.censored:,} still queued at the horizon")
             out.append(f"{o.name}: " + "; ".join(parts) + ".")
+    out.extend(f"Trace: {note}." for note in result.jobs.notes)
     sources = sorted(
         {
             f"{q.source} as of {q.as_of}"

@@ -97,7 +97,7 @@ def _owned(o: Owned, scenario: Scenario) -> OwnedPlan:
             price,
             "USD/server",
             src,
-            server.price_date if src == "catalog" else scenario.start,
+            server.price_date if src == "catalog" else "undated",
             server.source,
         ),
         Quote(
@@ -190,7 +190,7 @@ def _cloud(
                 raise ScenarioError(file, f"{where}.usd_per_hour", str(exc)) from None
     if o.usd_per_hour is not None:
         assert o.price_source is not None
-        base_price = Price(o.usd_per_hour, "scenario", scenario.start, o.price_source)
+        base_price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
     virt = o.virtualization_overhead
     if virt is None:
         virt = 0.0 if bare else defaults.VIRTUALIZATION_OVERHEAD
@@ -238,7 +238,7 @@ def _sp_rate(
 ) -> Price:
     if o.rate_usd_per_hour is not None:
         assert o.rate_source is not None
-        return Price(o.rate_usd_per_hour, "scenario", scenario.start, o.rate_source)
+        return Price(o.rate_usd_per_hour, "scenario", "undated", o.rate_source)
     if o.discount is not None:
         assert o.rate_source is not None
         return Price(

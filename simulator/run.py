@@ -44,7 +44,8 @@ def run(
     months = scenario.horizon_months
     edges = month_edges_h(scenario.start, months)
     horizon = float(edges[-1])
-    jobs = workload.generate(scenario)
+    base_dir = Path(file).parent if file != "<scenario>" else Path(".")
+    jobs = workload.generate(scenario, base_dir)
     plans = resolve(scenario, book, file)
     partial = []
     for plan in plans:

@@ -79,13 +79,59 @@ class JobClass(Strict):
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
 
 
-class Workload(Strict):
-    """The expected training work: one or more job classes."""
+class TraceColumns(Strict):
+    """Header names of a CSV trace; the defaults read the ITP trace and tco's normalised CSV."""
 
-    job_classes: list[JobClass] = Field(min_length=1)
+    submit: str = "submit_time_s"
+    duration: str = "duration_s"
+    gpus: str = "num_gpus"
+    job_id: str | None = "job_id"
+    gpu_type: str | None = "gpu_type"
+    status: str | None = "status"
+    cluster: str | None = "cluster"
+
+
+class Trace(Strict):
+    """A recorded workload replayed on every option.
+
+    Durations were measured on ``source_gpu`` (in servers of ``source_gpus_per_node`` joined by
+    ``source_inter_node``); the speed model converts them for each option. ``file`` is relative to
+    the scenario file. Filters apply first, then the time window, then scaling, repetition and
+    growth.
+    """
+
+    file: str = Field(min_length=1)
+    format: Literal["csv", "sacct", "xdmod"] = "csv"
+    columns: TraceColumns = TraceColumns()
+    timestamps: bool = False  # CSV: submit is an ISO timestamp, not seconds
+    utc_offset_hours: Annotated[float, Field(ge=-14, le=14)] = 0.0  # of timestamps without one
+    source_gpu: str
+    source_gpus_per_node: Annotated[int, Field(ge=1)] = 8
+    source_intra_node: str = "pcie4"
+    source_inter_node: str = defaults.REFERENCE_LINK
+    comm_share: Fraction = defaults.COMM_SHARE
+    memory_gb: NonNeg = 0.0
+    clusters: list[str] | None = None
+    status: list[str] | None = None
+    min_gpus: Annotated[int, Field(ge=1)] | None = None
+    max_gpus: Annotated[int, Field(ge=1)] | None = None
+    start_day: NonNeg | None = None  # window in days from the first (kept) submit
+    end_day: Pos | None = None
+    scale_arrivals: Pos = 1.0  # 2 = the same jobs arriving twice as fast
+    growth_per_month: Annotated[float, Field(gt=-1)] = 0.0
+    repeat: bool = False  # repeat the trace back to back to cover the horizon
+
+
+class Workload(Strict):
+    """The expected training work: job classes, a recorded trace, or both."""
+
+    job_classes: list[JobClass] = []
+    trace: Trace | None = None
 
     @model_validator(mode="after")
     def _unique_names(self) -> Workload:
+        if not self.job_classes and self.trace is None:
+            raise ValueError("give job_classes, a trace, or both")
         _unique([c.name for c in self.job_classes], "job class")
         return self
 
@@ -426,6 +472,17 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
 
     for i, c in enumerate(scenario.workload.job_classes):
         guard(f"workload.job_classes[{i}].work.reference_gpu", catalog.gpu, c.work.reference_gpu)
+    tr = scenario.workload.trace
+    if tr is not None:
+        guard("workload.trace.source_gpu", catalog.gpu, tr.source_gpu)
+        guard("workload.trace.source_intra_node", catalog.interconnect, tr.source_intra_node)
+        guard("workload.trace.source_inter_node", catalog.interconnect, tr.source_inter_node)
+        if not (Path(file).parent / tr.file).exists() and Path(file).exists():
+            raise ScenarioError(
+                file,
+                "workload.trace.file",
+                f"no such file {tr.file!r} (relative to the scenario file)",
+            )
     for i, o in enumerate(scenario.options):
         where = f"options[{i}]"
         if isinstance(o, Owned):

@@ -95,8 +95,8 @@ def simulate(inp: QueueInput) -> np.ndarray:
         q = st.queue
         while q and units[q[0]] <= st.free:
             start_job(q.popleft())
-        if inp.policy == "backfill" and len(q) > 1:
-            backfill()
+        if inp.policy == "backfill" and len(q) > 1 and st.free > 0:
+            backfill()  # with no GPU free nothing can start: skip the shadow-time work
 
     def backfill() -> None:
         q = st.queue

@@ -101,6 +101,7 @@ def to_summary(result: Result) -> dict[str, Any]:
         "price_warnings": list(result.price_warnings),
         "months": list(result.months),
         "jobs": len(result.jobs),
+        "workload_notes": list(result.jobs.notes),
         "cheapest_option": cheapest.name,
         "options": [_option(o, result.months) for o in result.options],
     }

@@ -13,6 +13,7 @@ identical stream and adding a class does not change the others.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -39,17 +40,21 @@ class Jobs:
     reference_gpu: np.ndarray
     class_names: tuple[str, ...]
     reference_gpus: tuple[str, ...]
+    names: np.ndarray | None = None  # recorded job ids (trace jobs), '' for drawn jobs
+    notes: tuple[str, ...] = ()  # what reading a trace found
 
     def __len__(self) -> int:
         return int(self.arrival_h.shape[0])
 
     def job_ids(self) -> list[str]:
-        """Readable ids: '<class>#<n>' numbered within the class in arrival order."""
+        """Readable ids: the recorded id of a trace job, else '<class>#<n>' numbered within the
+        class in arrival order."""
         counters = [0] * len(self.class_names)
+        names = self.names.tolist() if self.names is not None else [""] * len(self)
         out = []
-        for c in self.job_class.tolist():
+        for c, name in zip(self.job_class.tolist(), names, strict=True):
             counters[c] += 1
-            out.append(f"{self.class_names[c]}#{counters[c]}")
+            out.append(name or f"{self.class_names[c]}#{counters[c]}")
         return out
 
 
@@ -82,13 +87,24 @@ def monthly_rates(cls: JobClass, start: str, months: int) -> np.ndarray:
     return np.asarray(cls.arrivals_per_month * growth * season * hours)
 
 
-def generate(scenario: Scenario) -> Jobs:
-    """Draw the job stream of a scenario from its seed."""
+def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
+    """Draw the job stream of a scenario from its seed (and read its trace, if any).
+
+    ``base_dir`` is where a trace file's relative path starts (the scenario file's folder).
+    """
     months = scenario.horizon_months
     edges = month_edges_h(scenario.start, months)
-    refs = tuple(dict.fromkeys(c.work.reference_gpu for c in scenario.workload.job_classes))
+    classes = scenario.workload.job_classes
+    tr = scenario.workload.trace
+    refs = tuple(
+        dict.fromkeys(
+            [c.work.reference_gpu for c in classes] + ([tr.source_gpu] if tr is not None else [])
+        )
+    )
     parts: list[tuple[np.ndarray, ...]] = []
-    for idx, cls in enumerate(scenario.workload.job_classes):
+    names: list[np.ndarray] = []
+    notes: list[str] = []
+    for idx, cls in enumerate(classes):
         rng = np.random.default_rng([scenario.seed, idx])
         counts = rng.poisson(monthly_rates(cls, scenario.start, months))
         n = int(counts.sum())
@@ -107,7 +123,25 @@ def generate(scenario: Scenario) -> Jobs:
                 np.full(n, refs.index(cls.work.reference_gpu), dtype=np.int64),
             )
         )
+        names.append(np.full(n, "", dtype=object))
+    class_names = [c.name for c in classes]
+    if tr is not None:
+        from simulator.trace_workload import trace_part
+
+        part, ids, note = trace_part(
+            tr,
+            scenario,
+            base_dir or Path("."),
+            len(classes),
+            refs.index(tr.source_gpu),
+            float(edges[-1]),
+        )
+        parts.append(part)
+        names.append(ids)
+        notes.append(note)
+        class_names.append("trace")
     cols = [np.concatenate([p[i] for p in parts]) for i in range(7)]
+    ids_all = np.concatenate(names)
     order = np.lexsort((cols[5], cols[0]))  # by arrival, then class
     cols = [c[order] for c in cols]
     return Jobs(
@@ -118,6 +152,8 @@ def generate(scenario: Scenario) -> Jobs:
         comm_share=cols[4],
         job_class=cols[5].astype(np.int64),
         reference_gpu=cols[6].astype(np.int64),
-        class_names=tuple(c.name for c in scenario.workload.job_classes),
+        class_names=tuple(class_names),
         reference_gpus=refs,
+        names=ids_all[order],
+        notes=tuple(notes),
     )

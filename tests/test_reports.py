@@ -22,7 +22,14 @@ from simulator.result import Result
 from simulator.run import run_file
 from tests.conftest import ROOT
 
-CHARTS = ["cumulative_cost", "monthly_cash", "utilisation", "waits", "cost_per_gpu_hour"]
+CHARTS = [
+    "cumulative_cost",
+    "monthly_cash",
+    "utilisation",
+    "waits",
+    "cost_per_gpu_hour",
+    "arrivals",
+]
 
 
 @pytest.fixture(scope="module")
