@@ -20,6 +20,7 @@ from pricing.book import PriceBook
 from pricing.errors import PricingError, closest
 from simulator import defaults
 from simulator.errors import ScenarioError
+from simulator.trace import CsvColumns
 
 NonNeg = Annotated[float, Field(ge=0)]
 Pos = Annotated[float, Field(gt=0)]
@@ -79,18 +80,6 @@ class JobClass(Strict):
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
 
 
-class TraceColumns(Strict):
-    """Header names of a CSV trace; the defaults read the ITP trace and tco's normalised CSV."""
-
-    submit: str = "submit_time_s"
-    duration: str = "duration_s"
-    gpus: str = "num_gpus"
-    job_id: str | None = "job_id"
-    gpu_type: str | None = "gpu_type"
-    status: str | None = "status"
-    cluster: str | None = "cluster"
-
-
 class Trace(Strict):
     """A recorded workload replayed on every option.
 
@@ -102,7 +91,7 @@ class Trace(Strict):
 
     file: str = Field(min_length=1)
     format: Literal["csv", "sacct", "xdmod"] = "csv"
-    columns: TraceColumns = TraceColumns()
+    columns: CsvColumns = CsvColumns()
     timestamps: bool = False  # CSV: submit is an ISO timestamp, not seconds
     utc_offset_hours: Annotated[float, Field(ge=-14, le=14)] = 0.0  # of timestamps without one
     source_gpu: str

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from simulator.errors import ScenarioError
 
@@ -168,6 +169,19 @@ def _open_text(path: Path) -> str:
 # ------------------------------------------------------------------ readers
 
 
+def _replayable(report: LoadReport, gpus: int, duration: float, keep_empty: bool) -> bool:
+    """Whether a job uses GPU time; jobs that do not are counted by reason (unless kept)."""
+    if keep_empty:
+        return True
+    if gpus == 0:
+        report.skipped["without GPUs"] += 1
+        return False
+    if duration <= 0:
+        report.skipped["of zero duration"] += 1
+        return False
+    return True
+
+
 @dataclass
 class _Rows:
     job_id: list[str] = field(default_factory=list)
@@ -210,9 +224,11 @@ class _Rows:
         )
 
 
-@dataclass(frozen=True)
-class CsvColumns:
-    """Header names of a CSV trace (defaults: the ITP / tco normalised format)."""
+class CsvColumns(BaseModel):
+    """Header names of a CSV trace (defaults: the ITP / tco normalised format). Also the
+    ``workload.trace.columns`` section of a scenario, hence strict."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     submit: str = "submit_time_s"
     duration: str = "duration_s"
@@ -223,9 +239,12 @@ class CsvColumns:
     cluster: str | None = "cluster"
 
 
+DEFAULT_COLUMNS = CsvColumns()
+
+
 def read_csv(
     path: Path,
-    columns: CsvColumns = CsvColumns(),
+    columns: CsvColumns = DEFAULT_COLUMNS,
     timestamps: bool = False,
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",
@@ -278,11 +297,7 @@ def read_csv(
         except (ValueError, IndexError) as exc:
             report.bad(line_no, str(exc))
             continue
-        if gpus == 0:
-            report.skipped["without GPUs"] += 1
-            continue
-        if duration == 0:
-            report.skipped["of zero duration"] += 1
+        if not _replayable(report, gpus, duration, keep_empty=False):
             continue
 
         def opt(key: str, row: list[str] = row) -> str:
@@ -381,11 +396,7 @@ def read_sacct(
         except ValueError as exc:
             report.bad(line_no, str(exc))
             continue
-        if gpus == 0 and not keep_empty:
-            report.skipped["without GPUs"] += 1
-            continue
-        if duration <= 0 and not keep_empty:
-            report.skipped["of zero duration"] += 1
+        if not _replayable(report, gpus, duration, keep_empty):
             continue
         for one in expand_array(job_id):
             rows.add(one, submit, duration, gpus, model, state, get(parts, "cluster"))
@@ -397,7 +408,7 @@ def read_sacct(
 def read(
     path: Path,
     fmt: str,
-    columns: CsvColumns = CsvColumns(),
+    columns: CsvColumns = DEFAULT_COLUMNS,
     timestamps: bool = False,
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",

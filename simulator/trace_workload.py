@@ -15,14 +15,15 @@ import numpy as np
 
 from simulator.scenario import Scenario, Trace
 from simulator.speed import Hardware, run_hours
-from simulator.trace import CsvColumns, TraceJobs, read
+from simulator.trace import TraceJobs, read
 from simulator.workload import HOURS_PER_AVERAGE_MONTH, Jobs
 
 
 def load(tr: Trace, base_dir: Path) -> tuple[TraceJobs, str]:
     """Read the trace file; the note says what was read and skipped."""
-    cols = CsvColumns(**tr.columns.model_dump())
-    jobs, report = read(base_dir / tr.file, tr.format, cols, tr.timestamps, tr.utc_offset_hours)
+    jobs, report = read(
+        base_dir / tr.file, tr.format, tr.columns, tr.timestamps, tr.utc_offset_hours
+    )
     return jobs, report.summary()
 
 
