@@ -140,7 +140,13 @@ def simulate(
     with contextlib.ExitStack() as stack:
         book = stack.enter_context(price_book(prices, offline))
         tick = stack.enter_context(_progress(quiet))
-        result = run_file(scenario, book=book, seed=seed, months=months, progress=tick)
+        result = run_file(
+            scenario,
+            book=book,
+            seed=seed,
+            months=months,
+            progress=lambda name: tick(f"simulating {name}"),
+        )
         tick("writing the report")
         target = out_dir or Path("tco-report") / result.scenario.name
         written = write_report(result, target, chosen)
@@ -167,8 +173,8 @@ def _progress(quiet: bool) -> Iterator[Callable[[str], None]]:
         console=console,
         transient=True,
     ) as bar:
-        task = bar.add_task("simulating", total=None)
-        yield lambda name: bar.update(task, description=f"simulating {name}")
+        task = bar.add_task("starting", total=None)
+        yield lambda what: bar.update(task, description=what)
 
 
 @cli.command()
@@ -263,9 +269,10 @@ def prices_refresh(
     Example:
       tco prices refresh p4d.24xlarge p5.48xlarge --region us-east-1 --region us-west-2
     """
-    with price_book("live", offline) as book:
+    with price_book("live", offline) as book, _progress(quiet=False) as tick:
         for region in regions:
             for t in instance_types or snapshot.instance_types(region):
+                tick(f"fetching {t} in {region}")
                 e = book.entry(t, region)
                 click.echo(f"{t} in {region}: {e.source}, as of {e.as_of}")
     _warn(book)
