@@ -188,3 +188,50 @@ def test_catalog_lists_servers(capsys: pytest.CaptureFixture[str]) -> None:
     main(["catalog", "servers"])
     out = capsys.readouterr().out
     assert "8x A40 NVLink server" in out and "76,660" in out
+
+
+def test_unknown_savings_plan_rate_says_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = LAB.replace("    discount: 0.40\n", "").replace(
+        '    rate_source: "founding brief: Savings Plans cut about 40 % off p4d on-demand"\n', ""
+    )
+    f = tmp_path / "sp.yaml"
+    f.write_text(text)
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(f), "--prices", "snapshot", "-q", "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "options[2].rate_usd_per_hour" in err and "not known" in err
+    assert "To fix: set rate_usd_per_hour or discount" in err
+
+
+def test_init_writes_a_valid_scenario_and_refuses_to_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "mine.yaml"
+    main(["init", "--template", "industrial", str(f)])
+    assert f.read_text() == (ROOT / "scenarios" / "industrial.yaml").read_text()
+    main(["validate", str(f)])
+    with pytest.raises(SystemExit) as exc:
+        main(["init", str(f)])
+    assert exc.value.code == 2 and "exists" in capsys.readouterr().err
+
+
+def test_workload_stats_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    itp = str(ROOT / "scenarios" / "traces" / "itp_elasticflow_2021.csv.gz")
+    main(["workload", "stats", itp])
+    out = capsys.readouterr().out
+    assert "69,351 jobs over 59.9 days, 1,632,719.7 GPU-hours" in out
+    assert "57,682" in out  # single-GPU jobs
+    dest = tmp_path / "w.csv"
+    main(["workload", "import", itp, "-o", str(dest)])
+    assert "69,351 jobs, 1,632,719.7 GPU-hours" in capsys.readouterr().out
+    assert dest.read_text().startswith("job_id,submit_time_s,duration_s,num_gpus")
+
+
+def test_bad_format_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--format", "html,pdf"])
+    assert exc.value.code == 2
+    assert "unknown part(s) pdf" in capsys.readouterr().err
