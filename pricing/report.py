@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
@@ -166,7 +165,3 @@ def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
                 )
         return (["instance", "region", "GPUs", "on-demand USD/h", "source"], rows)
     raise PricingError(f"unknown catalog {kind!r}; valid: gpus, servers, interconnects, instances")
-
-
-def now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)

@@ -5,7 +5,6 @@ Money columns are USD; names say so. Nothing here formats or writes files.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -136,7 +135,3 @@ def assumptions(result: Result) -> pd.DataFrame:
         columns=["input", "value", "source"],
     )
     return pd.concat([frame, d], ignore_index=True)
-
-
-def fmt_usd(x: float) -> str:
-    return "n/a" if isinstance(x, float) and math.isnan(x) else f"${x:,.0f}"

@@ -175,14 +175,15 @@ def cloud_ledger(plan: CloudPlan, out: Outcome, edges: np.ndarray) -> Ledger:
     return _savings_plan(plan, plan.option, inst_hourly, edges, paid_gpu, used_gpu)
 
 
-def savings_plan_hour(
-    usage_instances: float, commitment_usd: float, rate: float, on_demand: float
-) -> tuple[float, float, float]:
-    """One hour under a Savings Plan: (used commitment, unused commitment, on-demand overflow),
-    all USD. Usage up to the commitment is billed at the plan rate, the rest at on-demand, and
-    the unused part of the commitment is paid anyway. Vectorised form: ``_savings_plan``."""
-    covered = min(usage_instances, commitment_usd / rate)
-    return covered * rate, commitment_usd - covered * rate, (usage_instances - covered) * on_demand
+def savings_plan_hours(
+    usage_instances: np.ndarray, commitment_usd: np.ndarray, rate: float, on_demand: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Clock hours under a Savings Plan: (instance-hours covered, used commitment USD, unused
+    commitment USD, on-demand overflow USD) per hour. Usage up to the commitment is billed at the
+    plan rate, the rest at on-demand, and the unused part of the commitment is paid anyway."""
+    covered = np.minimum(usage_instances, commitment_usd / rate)
+    used = covered * rate
+    return covered, used, commitment_usd - used, (usage_instances - covered) * on_demand
 
 
 def _savings_plan(
@@ -209,9 +210,9 @@ def _savings_plan(
     for t0 in term_starts:
         active[t0 : min(hours, t0 + term_h)] = 1.0
     commit_h = commit * active
-    covered = np.minimum(inst_hourly, commit_h / rate)
-    used_commit = covered * rate
-    overflow = (inst_hourly - covered) * od
+    covered, used_commit, unused_commit, overflow = savings_plan_hours(
+        inst_hourly, commit_h, rate, od
+    )
     upfront = {
         "No Upfront": 0.0,
         "Partial Upfront": defaults.PARTIAL_UPFRONT_FRACTION,
@@ -228,7 +229,7 @@ def _savings_plan(
         accounting={
             "cloud_compute": compute.copy(),
             "sp_commitment_used": per_month(used_commit, edges),
-            "sp_commitment_unused": per_month(commit_h - used_commit, edges),
+            "sp_commitment_unused": per_month(unused_commit, edges),
         },
         gpu_hours_paid=paid_gpu,
         gpu_hours_busy=used_gpu,

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulator import finance
-from simulator.costs import billed_hours, savings_plan_hour
+from simulator.costs import billed_hours, savings_plan_hours
 
 
 @pytest.mark.parametrize("method", ["straight_line", "declining_balance", "sum_of_years_digits"])
@@ -81,9 +81,9 @@ def test_npv_by_hand() -> None:
     ],
 )
 def test_savings_plan_hour(usage: float, used: float, unused: float, overflow: float) -> None:
-    got = savings_plan_hour(usage, 12.0, 6.0, 10.0)
-    assert got == pytest.approx((used, unused, overflow))
-    assert sum(got[:2]) == pytest.approx(12.0)  # what leaves for the plan is always the commitment
+    _, u, n, o = savings_plan_hours(np.array([usage]), np.array([12.0]), 6.0, 10.0)
+    assert (u[0], n[0], o[0]) == pytest.approx((used, unused, overflow))
+    assert u[0] + n[0] == pytest.approx(12.0)  # what leaves for the plan is always the commitment
 
 
 def test_billing_increments() -> None:
