@@ -33,6 +33,14 @@ class Quote:
     detail: str
 
 
+def _input(item: str, value: float, unit: str, default_key: str) -> Quote:
+    """A cost input: the documented default with its source, or the scenario's own value."""
+    default, source = defaults.SOURCES[default_key]
+    if value == default:
+        return Quote(item, value, unit, "default", "see detail", source)
+    return Quote(item, value, unit, "scenario", "undated", "set in the scenario file")
+
+
 def _quote(item: str, p: Price) -> Quote:
     return Quote(item, p.usd_per_hour, "USD/h", p.source, p.as_of, p.detail)
 
@@ -98,39 +106,29 @@ def _owned(o: Owned, scenario: Scenario) -> OwnedPlan:
             "USD/server",
             src,
             server.price_date if src == "catalog" else "undated",
-            server.source,
+            server.source if src == "catalog" else "set in the scenario file",
         ),
         Quote(
             f"{server.name} maximum power",
             kw,
             "kW/server",
-            "scenario" if o.max_kw else "catalog",
-            server.price_date,
-            server.source,
+            "scenario" if o.max_kw is not None else "catalog",
+            server.price_date if o.max_kw is None else "undated",
+            server.source if o.max_kw is None else "set in the scenario file",
         ),
-        Quote(
-            "electricity",
-            o.power.usd_per_kwh,
-            "USD/kWh",
-            "default/scenario",
-            "2025",
-            "US industrial average 2025 (Epoch energy_price(), EIA) unless set in the scenario",
+        _input("electricity", o.power.usd_per_kwh, "USD/kWh", "electricity_usd_per_kwh"),
+        _input("PUE", o.power.pue, "ratio", "pue"),
+        _input(
+            "facility", o.facility.usd_per_kw_month, "USD/kW/month", "colocation_usd_per_kw_month"
         ),
-        Quote(
-            "PUE",
-            o.power.pue,
-            "ratio",
-            "default/scenario",
-            "2023",
-            "Uptime Institute 2023 global average unless set in the scenario",
+        _input(
+            "power when busy", o.power.busy_fraction, "fraction of max kW", "busy_power_fraction"
         ),
-        Quote(
-            "facility",
-            o.facility.usd_per_kw_month,
-            "USD/kW/month",
-            "default/scenario",
-            "2024-H2",
-            "CBRE North America wholesale colocation H2 2024 unless set in the scenario",
+        _input(
+            "power when idle", o.power.idle_fraction, "fraction of max kW", "idle_power_fraction"
+        ),
+        _input(
+            "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
         ),
     )
     n = sum(t.servers for t in o.purchase_plan())
