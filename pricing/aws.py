@@ -291,11 +291,18 @@ def savings_plan_rates(client: Any, instance_type: str, region: str) -> dict[str
             years = SP_DURATION_YEARS.get(int(offer.get("durationSeconds", 0)))
             if years is None or "BoxUsage" not in str(row.get("usageType", "")):
                 continue
+            if str(row.get("operation", "RunInstances")) != "RunInstances":
+                continue  # RunInstances:xxxx are licensed operating systems, not Linux
             try:
                 rate = float(row["rate"])
             except (KeyError, ValueError):
                 raise LivePriceError(f"{what}: a rate is missing or not a number") from None
-            out[f"{offer.get('planType')}/{years}yr/{offer.get('paymentOption')}"] = rate
+            key = f"{offer.get('planType')}/{years}yr/{offer.get('paymentOption')}"
+            if key in out and out[key] != rate:
+                raise LivePriceError(
+                    f"{what}: two different {key} rates ({out[key]} and {rate}), refusing to guess"
+                )
+            out[key] = rate
         token = page.get("nextToken") or None
         if token is None:
             break

@@ -12,22 +12,51 @@ from simulator.scenario import validate
 
 
 def _owned_scenario(tmp_path: Path, jobs_csv: str | None = None) -> object:
-    workload: dict[str, object] = {"job_classes": [{
-        "name": "none", "arrivals_per_month": 0, "work": {"reference_gpu": "A40", "gpu_hours": 1}}]}
+    workload: dict[str, object] = {
+        "job_classes": [
+            {
+                "name": "none",
+                "arrivals_per_month": 0,
+                "work": {"reference_gpu": "A40", "gpu_hours": 1},
+            }
+        ]
+    }
     if jobs_csv is not None:
         (tmp_path / "t.csv").write_text(jobs_csv)
         workload = {"trace": {"file": "t.csv", "source_gpu": "A40", "comm_share": 0.0}}
-    return validate({
-        "name": "ledger", "start": "2027-01", "horizon_months": 12, "workload": workload,
-        "options": [{
-            "name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
-            "price_usd": 100_000, "max_kw": 10,
-            "power": {"pue": 1.5, "usd_per_kwh": 0.1, "busy_fraction": 0.8, "idle_fraction": 0.2},
-            "facility": {"usd_per_kw_month": 100},
-            "support_pct_per_year": 12, "staff": {"fte": 0.5, "usd_per_fte_year": 120_000},
-            "depreciation": {"method": "straight_line", "months": 24, "salvage_fraction": 0.25},
-        }],
-    }, str(tmp_path / "s.yaml"))
+    return validate(
+        {
+            "name": "ledger",
+            "start": "2027-01",
+            "horizon_months": 12,
+            "workload": workload,
+            "options": [
+                {
+                    "name": "own",
+                    "kind": "owned",
+                    "server": "8x A40 NVLink server",
+                    "servers": 1,
+                    "price_usd": 100_000,
+                    "max_kw": 10,
+                    "power": {
+                        "pue": 1.5,
+                        "usd_per_kwh": 0.1,
+                        "busy_fraction": 0.8,
+                        "idle_fraction": 0.2,
+                    },
+                    "facility": {"usd_per_kw_month": 100},
+                    "support_pct_per_year": 12,
+                    "staff": {"fte": 0.5, "usd_per_fte_year": 120_000},
+                    "depreciation": {
+                        "method": "straight_line",
+                        "months": 24,
+                        "salvage_fraction": 0.25,
+                    },
+                }
+            ],
+        },
+        str(tmp_path / "s.yaml"),
+    )
 
 
 def test_owned_ledger_by_hand_idle_cluster(tmp_path: Path) -> None:
@@ -65,18 +94,33 @@ def test_owned_power_when_busy_by_hand(tmp_path: Path) -> None:
 
 def test_savings_plan_month_by_hand(tmp_path: Path) -> None:
     # 1 instance for 10 h from t=0; 3 instances (24 GPUs) for 2 h from t=100 h.
-    (tmp_path / "t.csv").write_text("job_id,submit_time_s,duration_s,num_gpus\n"
-                                    "a,0,36000,8\nb,360000,7200,24\n")
-    sc = validate({
-        "name": "sp", "start": "2027-01", "horizon_months": 2,
-        "workload": {"trace": {"file": "t.csv", "source_gpu": "A100 SXM 40GB",
-                               "comm_share": 0.0}},
-        "options": [{
-            "name": "sp", "kind": "savings_plan", "instance_type": "p4d.24xlarge",
-            "usd_per_hour": 8.0, "price_source": "test", "virtualization_overhead": 0.0,
-            "commitment_usd_per_hour": 10.0, "rate_usd_per_hour": 5.0, "rate_source": "test",
-        }],
-    }, str(tmp_path / "s.yaml"))
+    (tmp_path / "t.csv").write_text(
+        "job_id,submit_time_s,duration_s,num_gpus\na,0,36000,8\nb,360000,7200,24\n"
+    )
+    sc = validate(
+        {
+            "name": "sp",
+            "start": "2027-01",
+            "horizon_months": 2,
+            "workload": {
+                "trace": {"file": "t.csv", "source_gpu": "A100 SXM 40GB", "comm_share": 0.0}
+            },
+            "options": [
+                {
+                    "name": "sp",
+                    "kind": "savings_plan",
+                    "instance_type": "p4d.24xlarge",
+                    "usd_per_hour": 8.0,
+                    "price_source": "test",
+                    "virtualization_overhead": 0.0,
+                    "commitment_usd_per_hour": 10.0,
+                    "rate_usd_per_hour": 5.0,
+                    "rate_source": "test",
+                }
+            ],
+        },
+        str(tmp_path / "s.yaml"),
+    )
     o = run(sc, file=str(tmp_path / "s.yaml")).options[0]
     acc = o.ledger.accounting
     jan = 744
@@ -86,7 +130,9 @@ def test_savings_plan_month_by_hand(tmp_path: Path) -> None:
     assert acc["sp_commitment_unused"][0] == pytest.approx(jan * 10 - 70)
     assert acc["cloud_compute"][0] == pytest.approx(16.0)
     assert o.ledger.cash["sp_commitment"][0] == pytest.approx(jan * 10)  # No Upfront: monthly
-    assert acc["cloud_compute"][1] == 0 and acc["sp_commitment_unused"][1] == pytest.approx(672 * 10)
+    assert acc["cloud_compute"][1] == 0 and acc["sp_commitment_unused"][1] == pytest.approx(
+        672 * 10
+    )
     assert o.ledger.sp_utilisation is not None and o.ledger.sp_coverage is not None
     assert o.ledger.sp_utilisation[0] == pytest.approx(70 / (jan * 10))
     assert o.ledger.sp_coverage[0] == pytest.approx(14 / 16)  # 14 of 16 instance-hours covered

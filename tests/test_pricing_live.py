@@ -394,3 +394,26 @@ def test_corrupt_cache_is_reported_and_ignored(tmp_path: Any) -> None:
     with pytest.raises(PricingError, match="no cached prices"):
         book.on_demand("p4d.24xlarge", "us-east-1")
     assert any("corrupt" in w and str(p) in w for w in book.warnings)
+
+
+def _sp_answer(session: Any, rows: list[dict[str, Any]]) -> Any:
+    def handler(request: Any, **_: Any) -> Any:
+        body = json.dumps({"searchResults": rows}).encode()
+        return replay.response(request.url, body, content_type="application/json")
+
+    _inject(session, "before-send.savingsplans.DescribeSavingsPlansOfferingRates", handler)
+    return session.client("savingsplans", region_name="us-east-1")
+
+
+def test_savings_plans_skip_licensed_operating_systems(session: Any) -> None:
+    windows = {**_sp_row("30.0"), "operation": "RunInstances:0002"}
+    client = _sp_answer(session, [_sp_row("15.1"), windows])
+    assert aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1") == {
+        "Compute/1yr/No Upfront": 15.1
+    }
+
+
+def test_savings_plans_refuse_conflicting_rates(session: Any) -> None:
+    client = _sp_answer(session, [_sp_row("15.1"), _sp_row("99.0")])
+    with pytest.raises(aws.LivePriceError, match="refusing to guess"):
+        aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1")
