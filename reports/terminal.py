@@ -117,6 +117,14 @@ def sentences(result: Result) -> list[str]:
             if o.waits.censored:
                 parts.append(f"{o.waits.censored:,} still queued at the horizon")
             out.append(f"{o.name}: " + "; ".join(parts) + ".")
+    for o in result.options:
+        # A job smaller than an instance pays for the whole instance: say so when it dominates.
+        if o.kind != "owned" and o.gpu_utilisation < 0.5:
+            out.append(
+                f"{o.name}: jobs use {o.gpu_utilisation:.0%} of the GPU-hours paid for (each job"
+                " rents whole instances); an instance type closer to the jobs' size would cost"
+                " less."
+            )
     out.extend(f"Trace: {note}." for note in result.jobs.notes)
     sources = sorted(
         {
