@@ -8,6 +8,7 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from simulator import sensitivity
 from simulator.result import OptionResult, Result
 
 
@@ -125,6 +126,7 @@ def sentences(result: Result) -> list[str]:
                 " rents whole instances); an instance type closer to the jobs' size would cost"
                 " less."
             )
+    out.extend(_sensitivity(result))
     out.extend(f"Trace: {note}." for note in result.jobs.notes)
     sources = sorted(
         {
@@ -139,6 +141,34 @@ def sentences(result: Result) -> list[str]:
             f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."
         )
     return out
+
+
+def _sensitivity(result: Result) -> list[str]:
+    """The input group the answer depends on most, and whether ±20 % changes the answer."""
+    top = sensitivity.most_sensitive(result)
+    if top is None:
+        return []
+    best = result.cheapest().name
+    flips = sorted(
+        {
+            f"{s.group} {s.change:+.0%} ({s.cheapest} would be cheapest)"
+            for s in sensitivity.swings(result)
+            if s.cheapest != best
+        }
+    )
+    runner, group, moved = top
+    line = (
+        f"The lead of {best} over {runner} depends most on {group}: ±{sensitivity.CHANGE:.0%}"
+        f" there moves it by {usd(moved)}."
+    )
+    if flips:
+        line += " These changes alone would change the answer: " + "; ".join(flips) + "."
+    else:
+        line += (
+            f" No ±{sensitivity.CHANGE:.0%} change in cloud prices, server prices,"
+            " electricity, facility or staff alone changes which option is cheapest."
+        )
+    return [line]
 
 
 def render(result: Result, width: int = 160) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from simulator import sensitivity
 from simulator.result import OptionResult, Result
 
 SCHEMA_ID = "tco-summary/1"
@@ -103,6 +104,15 @@ def to_summary(result: Result) -> dict[str, Any]:
         "jobs": len(result.jobs),
         "workload_notes": list(result.jobs.notes),
         "cheapest_option": cheapest.name,
+        "sensitivity": [
+            {
+                "group": s.group,
+                "change": s.change,
+                "cheapest": s.cheapest,
+                "gap_usd": _usd(s.gap_usd),
+            }
+            for s in sensitivity.swings(result)
+        ],
         "options": [_option(o, result.months) for o in result.options],
     }
 
