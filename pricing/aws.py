@@ -43,8 +43,8 @@ HOURS_PER_YEAR = 8760.0
 MAX_ATTEMPTS = 5
 RETRY_CONFIG = Config(
     retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS},  # first try included
-    connect_timeout=5,
-    read_timeout=30,
+    connect_timeout=5,  # seconds
+    read_timeout=30,  # seconds
 )
 
 # The attributes that select the real Linux on-demand box price (PRODUCT.md, "AWS prices").

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reports import charts, document, files, spreadsheet
+from simulator.atomic import write_text
 from simulator.result import Result
 
 FORMATS = ("json", "csv", "charts", "html", "md", "xlsx")
@@ -30,18 +31,11 @@ def write_report(
             if "charts" in formats or "md" in formats:
                 written += paths
         if "html" in formats:
-            written.append(_write_text(d / "report.html", document.render_html(result, made, pngs)))
+            written.append(write_text(d / "report.html", document.render_html(result, made, pngs)))
         if "md" in formats:
             written.append(
-                _write_text(d / "report.md", document.render_markdown(result, made, CHART_DIR))
+                write_text(d / "report.md", document.render_markdown(result, made, CHART_DIR))
             )
     if "xlsx" in formats:
         written.append(spreadsheet.write(result, d / "budget.xlsx"))
     return written
-
-
-def _write_text(path: Path, text: str) -> Path:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path

@@ -7,14 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from simulator import summary
+from simulator.atomic import write_text
 from simulator.result import Result
-
-
-def _atomic_text(text: str, path: Path) -> Path:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
 
 
 def write_data(
@@ -29,9 +23,9 @@ def write_data(
     if csv:
         monthly = result.monthly_frame()
         written.append(
-            _atomic_text(
-                monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"),
+            write_text(
                 d / "monthly.csv",
+                monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"),
             )
         )
         frames = []
@@ -41,8 +35,8 @@ def write_data(
             frames.append(f)
         jobs = pd.concat(frames, ignore_index=True)
         written.append(
-            _atomic_text(
-                jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n"), d / "jobs.csv"
+            write_text(
+                d / "jobs.csv", jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n")
             )
         )
     return written

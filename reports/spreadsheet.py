@@ -18,6 +18,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from reports import tables
+from simulator.atomic import replacing
 from simulator.result import Result
 
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
@@ -114,7 +115,6 @@ def write(result: Result, path: Path) -> Path:
     a = wb.create_sheet("Assumptions")
     _write_frame(a, tables.assumptions(result), 1)
     _widths(a, first=60, other=40)
-    tmp = path.with_suffix(".xlsx.tmp")
-    wb.save(tmp)
-    tmp.replace(path)
+    with replacing(path) as tmp:
+        wb.save(tmp)
     return path

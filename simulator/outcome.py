@@ -31,7 +31,6 @@ class Outcome:
     end_h: np.ndarray
     reason: np.ndarray  # object array of str
     reason_text: dict[str, str]
-    horizon_h: float
 
     @property
     def runnable(self) -> np.ndarray:
@@ -108,4 +107,4 @@ def play(jobs: Jobs, plan: Plan, horizon_h: float) -> Outcome:
             )
             start[idx] = acquired + plan.delay_h
         start[start >= horizon_h] = np.nan
-    return Outcome(run, jobs.gpus, units, start, start + run, reason, text, horizon_h)
+    return Outcome(run, jobs.gpus, units, start, start + run, reason, text)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from simulator import sensitivity
+from simulator.atomic import write_text
 from simulator.result import OptionResult, Result
 
 SCHEMA_ID = "tco-summary/1"
@@ -124,12 +125,7 @@ def dumps(result: Result) -> str:
 
 def write(result: Result, path: str | Path) -> Path:
     """Write summary.json (atomically: a partial file is never left behind)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    tmp.write_text(dumps(result), encoding="utf-8")
-    tmp.replace(p)
-    return p
+    return write_text(Path(path), dumps(result))
 
 
 def schema() -> dict[str, Any]:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from simulator.atomic import write_text
 from simulator.errors import ScenarioError
 
 # Open XDMoD's headerless export order (docs/resource-manager-slurm.md); JobName is last so
@@ -441,10 +442,7 @@ def write_normalised(jobs: TraceJobs, path: Path) -> Path:
                 jobs.cluster[i],
             ]
         )
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(buf.getvalue(), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text(path, buf.getvalue())
 
 
 @dataclass(frozen=True)
