@@ -33,7 +33,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from pricing.catalog import gpus
+from pricing import catalog
 from pricing.errors import PricingError
 
 PRICING_ENDPOINTS = ("us-east-1", "eu-central-1", "ap-south-1")
@@ -83,6 +83,11 @@ LINKS: dict[str, tuple[str, str]] = {
     "g6e.48xlarge": ("pcie4", "efa_400"),
     "trn1.32xlarge": ("none", "efa_400"),
 }
+
+
+def links(instance_type: str, gpu_count: int) -> tuple[str, str]:
+    """(link inside an instance, network between instances) of an instance type."""
+    return LINKS.get(instance_type, ("pcie4" if gpu_count > 1 else "none", "eth_25g"))
 
 
 class LivePriceError(PricingError):
@@ -315,14 +320,6 @@ def savings_plan_rates(client: Any, instance_type: str, region: str) -> dict[str
 # ------------------------------------------------------------------ EC2
 
 
-def _catalog_gpu(aws_name: str, mem_gib: float) -> str | None:
-    """The catalog GPU model for AWS's GPU name and per-GPU memory (nearest memory; SXM first)."""
-    names = [n for n in gpus() if n == aws_name or n.startswith(aws_name + " ")]
-    if not names:
-        return None
-    return min(names, key=lambda n: (abs(gpus()[n].memory_gb - mem_gib), "SXM" not in n, n))
-
-
 def instance_spec(client: Any, instance_type: str) -> dict[str, Any]:
     """GPU name, count and memory, vCPUs, memory, links and bare metal, as a snapshot 'spec'."""
     what = f"ec2.describe_instance_types for {instance_type}"
@@ -338,10 +335,10 @@ def instance_spec(client: Any, instance_type: str) -> dict[str, Any]:
         mem_gib = round(float(g.get("MemoryInfo", {}).get("SizeInMiB", 0)) / 1024, 2)
     else:  # Trainium/Inferentia report NeuronInfo instead
         name, count, mem_gib = "none", 0, 0.0
-    intra, inter = LINKS.get(instance_type, ("pcie4" if count > 1 else "none", "eth_25g"))
+    intra, inter = links(instance_type, count)
     return {
         "aws_gpu_name": name,
-        "gpu_model": _catalog_gpu(name, mem_gib),
+        "gpu_model": catalog.gpu_for_aws(name, mem_gib),
         "gpu_count": count,
         "gpu_memory_gib": mem_gib,
         "vcpus": int(it.get("VCpuInfo", {}).get("DefaultVCpus", 0)),

@@ -150,6 +150,15 @@ def gpu(name: str) -> GpuModel:
     return _lookup(gpus(), name, "GPU model")
 
 
+def gpu_for_aws(aws_name: str, memory_gib: float) -> str | None:
+    """The catalog GPU for AWS's GPU name and per-GPU memory: the same family, nearest memory,
+    SXM parts before PCIe ones (AWS's H100 instances are SXM); None when not in the catalog."""
+    names = [n for n in gpus() if n == aws_name or n.startswith(aws_name + " ")]
+    if not names:
+        return None
+    return min(names, key=lambda n: (abs(gpus()[n].memory_gb - memory_gib), "SXM" not in n, n))
+
+
 def server(name: str) -> ServerModel:
     """The server configuration called ``name``, or a PricingError listing valid names."""
     return _lookup(servers(), name, "server model")

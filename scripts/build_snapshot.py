@@ -5,7 +5,7 @@ Usage: python scripts/build_snapshot.py DATA_AWS_DIR
 DATA_AWS_DIR is the shared research folder `data/aws` (gpu_prices.csv and
 gpu_reserved_rates_vantage_2025-11-30.csv). The output is committed; this script records how it
 was made. Savings Plan $/h are not public for these types, so the snapshot stores them as unknown
-(null) and keeps AWS's published June-2025 percentage cuts only as information.
+(null). The GPU model and links of each type come from the same functions the live path uses.
 """
 
 from __future__ import annotations
@@ -15,44 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-# AWS GPU name + per-GPU GiB -> GPU model in pricing/data/gpu_specs.csv.
-GPU_MODEL = {
-    ("V100", 16.0): "V100 SXM2 16GB",
-    ("V100", 32.0): "V100 SXM2 32GB",
-    ("A100", 40.0): "A100 SXM 40GB",
-    ("A100", 80.0): "A100 SXM 80GB",
-    ("H100", 80.0): "H100 SXM",
-    ("H200", 141.0): "H200 SXM",
-    ("B200", 179.06): "B200 (HGX 1000W)",
-    ("T4", 16.0): "T4",
-    ("A10G", 22.35): "A10G",
-    ("L4", 22.35): "L4",
-    ("L40S", 44.7): "L40S",
-}
-
-# (intra-instance link, network between instances, bare metal?) from the AWS EC2
-# accelerated-computing instance type pages (GPU peer-to-peer and network bandwidth columns).
-LINKS = {
-    "p3.2xlarge": ("none", "eth_10g", False),
-    "p3.16xlarge": ("nvlink_v100", "eth_25g", False),
-    "p3dn.24xlarge": ("nvlink_v100", "eth_100g", False),
-    "p4d.24xlarge": ("nvswitch_a100", "efa_400", False),
-    "p4de.24xlarge": ("nvswitch_a100", "efa_400", False),
-    "p5.48xlarge": ("nvswitch_h100", "efa_3200", False),
-    "p5e.48xlarge": ("nvswitch_h100", "efa_3200", False),
-    "p5en.48xlarge": ("nvswitch_h100", "efa_3200", False),
-    "p6-b200.48xlarge": ("nvswitch_b200", "efa_3200", False),
-    "g4dn.xlarge": ("none", "eth_25g", False),
-    "g4dn.12xlarge": ("pcie3", "eth_25g", False),
-    "g4dn.metal": ("pcie3", "eth_100g", True),
-    "g5.xlarge": ("none", "eth_10g", False),
-    "g5.12xlarge": ("pcie4", "eth_25g", False),
-    "g5.48xlarge": ("pcie4", "eth_100g", False),
-    "g6.xlarge": ("none", "eth_10g", False),
-    "g6e.xlarge": ("none", "eth_10g", False),
-    "g6e.48xlarge": ("pcie4", "efa_400", False),
-    "trn1.32xlarge": ("none", "efa_400", False),
-}
+from pricing.aws import links
+from pricing.catalog import gpu_for_aws
 
 TERM = {  # vantage term key -> (years, offering class, payment option)
     "yrTerm1Standard": (1, "standard"),
@@ -76,21 +40,21 @@ def build(src: Path) -> dict[str, object]:
     with (src / "gpu_prices.csv").open() as f:
         for row in csv.DictReader(f):
             itype = row["instance_type"]
-            intra, inter, metal = LINKS[itype]
+            intra, inter = links(itype, int(row["gpu_count"]))
             gpu_mem = float(row["gpu_mem_gib"])
             regions.setdefault(row["region"], {})[itype] = {
                 "on_demand_usd_per_hour": _num(row["ondemand_usd_hr"]),
                 "spot_min_usd_per_hour": _num(row["spot_usd_hr"]),
                 "spec": {
                     "aws_gpu_name": row["gpu_name"],
-                    "gpu_model": GPU_MODEL.get((row["gpu_name"], gpu_mem)),
+                    "gpu_model": gpu_for_aws(row["gpu_name"], gpu_mem),
                     "gpu_count": int(row["gpu_count"]),
                     "gpu_memory_gib": gpu_mem,
                     "vcpus": int(row["vcpus"]),
                     "memory_gib": float(row["mem_gib"]),
                     "intra_node": intra,
                     "inter_node": inter,
-                    "bare_metal": metal,
+                    "bare_metal": itype.endswith(".metal"),
                 },
                 "reserved": {},
                 "savings_plans": None,

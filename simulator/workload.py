@@ -102,7 +102,7 @@ def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
         )
     )
     parts: list[tuple[np.ndarray, ...]] = []
-    names: list[np.ndarray] = []
+    names: list[np.ndarray] = []  # recorded ids, kept only when a trace is replayed
     notes: list[str] = []
     for idx, cls in enumerate(classes):
         rng = np.random.default_rng([scenario.seed, idx])
@@ -123,7 +123,8 @@ def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
                 np.full(n, refs.index(cls.work.reference_gpu), dtype=np.int64),
             )
         )
-        names.append(np.full(n, "", dtype=object))
+        if tr is not None:
+            names.append(np.full(n, "", dtype=object))
     class_names = [c.name for c in classes]
     if tr is not None:
         from simulator.trace_workload import trace_part
@@ -141,7 +142,6 @@ def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
         notes.append(note)
         class_names.append("trace")
     cols = [np.concatenate([p[i] for p in parts]) for i in range(7)]
-    ids_all = np.concatenate(names)
     order = np.lexsort((cols[5], cols[0]))  # by arrival, then class
     cols = [c[order] for c in cols]
     return Jobs(
@@ -154,6 +154,6 @@ def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
         reference_gpu=cols[6].astype(np.int64),
         class_names=tuple(class_names),
         reference_gpus=refs,
-        names=ids_all[order],
+        names=np.concatenate(names)[order] if tr is not None else None,
         notes=tuple(notes),
     )
