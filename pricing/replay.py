@@ -29,7 +29,7 @@ from pricing import snapshot
 
 LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)"}
 USAGE_PREFIX = {"us-east-1": "", "us-west-2": "USW2-"}
-PAGE_SIZE_DEFAULT = 100
+PAGE_SIZE_DEFAULT = 100  # GetProducts MaxResults is 1..100 (botocore pricing service-2.json)
 
 
 class _Raw(io.BytesIO):

@@ -24,12 +24,12 @@ def write_report(
         written += files.write_data(result, d, json="json" in formats, csv="csv" in formats)
     if {"charts", "html", "md"} & set(formats):
         made = charts.all_charts(result)
-        pngs: dict[str, bytes] = {}
+        pngs = {c.name: charts.png_bytes(c) for c in made}
+        if "charts" in formats or "md" in formats:  # HTML embeds its charts: no files needed
+            for c in made:
+                written += charts.save(c, d / CHART_DIR, pngs[c.name])
         for c in made:
-            paths = charts.save(c, d / CHART_DIR)
-            pngs[c.name] = paths[0].read_bytes()
-            if "charts" in formats or "md" in formats:
-                written += paths
+            charts.close(c)
         if "html" in formats:
             written.append(write_text(d / "report.html", document.render_html(result, made, pngs)))
         if "md" in formats:

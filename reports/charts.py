@@ -6,6 +6,7 @@ deterministic: SVG ids use a fixed salt and no dates are embedded.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from simulator.atomic import replacing
 from simulator.result import Result
 
 plt.rcParams.update(
@@ -248,12 +250,25 @@ def all_charts(result: Result) -> list[Chart]:
     ]
 
 
-def save(chart: Chart, out_dir: Path) -> list[Path]:
-    """Write a chart as PNG and SVG; close its figure."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    png = out_dir / f"{chart.name}.png"
-    svg = out_dir / f"{chart.name}.svg"
-    chart.figure.savefig(png, metadata={"Software": None})
-    chart.figure.savefig(svg, metadata={"Date": None, "Creator": None})
+def png_bytes(chart: Chart) -> bytes:
+    """The chart as PNG bytes (the same bytes ``save`` writes)."""
+    buf = io.BytesIO()
+    chart.figure.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def close(chart: Chart) -> None:
+    """Free the chart's figure."""
     plt.close(chart.figure)
-    return [png, svg]
+
+
+def save(chart: Chart, out_dir: Path, png: bytes) -> list[Path]:
+    """Write a chart as PNG (already rendered) and SVG."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    png_path = out_dir / f"{chart.name}.png"
+    svg_path = out_dir / f"{chart.name}.svg"
+    with replacing(png_path) as tmp:
+        tmp.write_bytes(png)
+    with replacing(svg_path) as tmp:
+        chart.figure.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+    return [png_path, svg_path]

@@ -19,7 +19,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "facility": ("facility",),
     "staff": ("staff",),
 }
-CHANGE = 0.20
+CHANGE = 0.20  # a plain "what if prices were 20 % off" band, not an estimate of uncertainty
 
 
 @dataclass(frozen=True)
