@@ -39,7 +39,7 @@ def _synthetic(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def child_scheduler(kind: str, n: int) -> dict[str, float]:
-    from simulator.scheduler import QueueInput, fifo_heapq, simulate
+    from tco.simulator.scheduler import QueueInput, fifo_heapq, simulate
 
     arrival, k, hold = _synthetic(n)
     inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], float("inf"))
@@ -51,7 +51,7 @@ def child_scheduler(kind: str, n: int) -> dict[str, float]:
 
 
 def _scenario(n: int, kind: str):  # type: ignore[no-untyped-def]
-    from simulator.scenario import validate
+    from tco.simulator.scenario import validate
 
     per_hour = LOAD * GPUS / MEAN_WORK_GPU_H
     months = int(np.ceil(n / (per_hour * 730.0)))
@@ -86,7 +86,7 @@ def _scenario(n: int, kind: str):  # type: ignore[no-untyped-def]
 
 
 def child_pipeline(kind: str, n: int) -> dict[str, float]:
-    from simulator.run import run
+    from tco.simulator.run import run
 
     sc = _scenario(n, kind)
     t0 = time.perf_counter()

@@ -22,9 +22,9 @@ def main() -> None:
     ap.add_argument("--scheduler", choices=["fifo", "backfill"], default="backfill")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    from simulator import summary
-    from simulator.run import run
-    from simulator.scenario import validate
+    from tco.simulator import summary
+    from tco.simulator.run import run
+    from tco.simulator.scenario import validate
 
     data = {
         "name": "itp-all",

@@ -33,8 +33,8 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from pricing import catalog
-from pricing.errors import PricingError
+from tco.pricing import catalog
+from tco.pricing.errors import PricingError
 
 PRICING_ENDPOINTS = ("us-east-1", "eu-central-1", "ap-south-1")
 HOURS_PER_YEAR = 8760.0

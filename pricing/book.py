@@ -24,10 +24,10 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pricing import snapshot
-from pricing.cache import PriceCache, default_dir
-from pricing.errors import PricingError, UnknownPrice, closest
-from pricing.records import InstanceSpec, Payment, PlanType, Price, Source
+from tco.pricing import snapshot
+from tco.pricing.cache import PriceCache, default_dir
+from tco.pricing.errors import PricingError, UnknownPrice, closest
+from tco.pricing.records import InstanceSpec, Payment, PlanType, Price, Source
 
 Mode = Literal["auto", "live", "cache", "snapshot"]
 MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
@@ -103,7 +103,7 @@ class PriceBook:
         return Entry(found, "snapshot", snapshot.as_of(), "bundled AWS snapshot")
 
     def _live(self, instance_type: str, region: str) -> Entry:
-        from pricing import aws
+        from tco.pricing import aws
 
         data = aws.fetch_entry(self.session(), instance_type, region, self.now)
         if self.offline:
@@ -148,7 +148,7 @@ class PriceBook:
         return self._entries[key]
 
     def _resolve(self, instance_type: str, region: str) -> Entry:
-        from pricing.aws import LivePriceError
+        from tco.pricing.aws import LivePriceError
 
         if self.mode == "snapshot":
             return self._snapshot(instance_type, region)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TypeVar
 
-from pricing.errors import PricingError, closest
+from tco.pricing.errors import PricingError, closest
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ T = TypeVar("T")
 
 
 def _rows(filename: str) -> list[dict[str, str]]:
-    text = resources.files("pricing").joinpath("data", filename).read_text(encoding="utf-8")
+    text = resources.files("tco.pricing").joinpath("data", filename).read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
 

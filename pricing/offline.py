@@ -13,7 +13,7 @@ from typing import Any
 
 import boto3
 
-from pricing import replay
+from tco.pricing import replay
 
 _DUMMY = {
     "AWS_ACCESS_KEY_ID": "offline",

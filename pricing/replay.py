@@ -25,7 +25,7 @@ from urllib.parse import parse_qs
 
 from botocore.awsrequest import AWSResponse
 
-from pricing import snapshot
+from tco.pricing import snapshot
 
 LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)"}
 USAGE_PREFIX = {"us-east-1": "", "us-west-2": "USW2-"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pricing import catalog, snapshot
-from pricing.book import PriceBook
-from pricing.errors import PricingError
+from tco.pricing import catalog, snapshot
+from tco.pricing.book import PriceBook
+from tco.pricing.errors import PricingError
 
 
 def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[str, str, str]]:

@@ -19,7 +19,9 @@ SNAPSHOT_FILE = "aws_snapshot.json"
 @functools.cache
 def load() -> dict[str, Any]:
     """The parsed snapshot (read once, on first use)."""
-    text = resources.files("pricing").joinpath("data", SNAPSHOT_FILE).read_text(encoding="utf-8")
+    text = (
+        resources.files("tco.pricing").joinpath("data", SNAPSHOT_FILE).read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reports import charts, document, files, spreadsheet
-from simulator.atomic import write_text
-from simulator.result import Result
+from tco.reports import charts, document, files, spreadsheet
+from tco.simulator.atomic import write_text
+from tco.simulator.result import Result
 
 FORMATS = ("json", "csv", "charts", "html", "md", "xlsx")
 CHART_DIR = "charts"

@@ -19,8 +19,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from simulator.atomic import replacing
-from simulator.result import Result
+from tco.simulator.atomic import replacing
+from tco.simulator.result import Result
 
 plt.rcParams.update(
     {"svg.hashsalt": "tco", "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3, "font.size": 9}

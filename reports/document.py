@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports import tables, terminal
-from reports.charts import Chart
-from reports.formatting import as_text, markdown_table
-from simulator.result import Result
+from tco.reports import tables, terminal
+from tco.reports.charts import Chart
+from tco.reports.formatting import as_text, markdown_table
+from tco.simulator.result import Result
 
 
 @dataclass

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulator import summary
-from simulator.atomic import write_text
-from simulator.result import Result
+from tco.simulator import summary
+from tco.simulator.atomic import write_text
+from tco.simulator.result import Result
 
 
 def write_data(

@@ -17,9 +17,9 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from reports import tables
-from simulator.atomic import replacing
-from simulator.result import Result
+from tco.reports import tables
+from tco.simulator.atomic import replacing
+from tco.simulator.result import Result
 
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
 PCT_FORMAT = "0.0%"

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simulator import defaults
-from simulator.result import OptionResult, Result
+from tco.simulator import defaults
+from tco.simulator.result import OptionResult, Result
 
 
 def summary(result: Result) -> pd.DataFrame:

@@ -8,8 +8,8 @@ import math
 from rich.console import Console
 from rich.table import Table
 
-from simulator import sensitivity
-from simulator.result import OptionResult, Result
+from tco.simulator import sensitivity
+from tco.simulator.result import OptionResult, Result
 
 
 def usd(x: float) -> str:

@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from pricing.aws import links
-from pricing.catalog import gpu_for_aws
+from tco.pricing.aws import links
+from tco.pricing.catalog import gpu_for_aws
 
 TERM = {  # vantage term key -> (years, offering class, payment option)
     "yrTerm1Standard": (1, "standard"),

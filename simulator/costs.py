@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator import defaults
-from simulator.calendar import per_month
-from simulator.finance import depreciation
-from simulator.options import CloudPlan, Delivery, OwnedPlan
-from simulator.outcome import Outcome
-from simulator.scenario import SavingsPlan
-from simulator.usage import hourly
+from tco.simulator import defaults
+from tco.simulator.calendar import per_month
+from tco.simulator.finance import depreciation
+from tco.simulator.options import CloudPlan, Delivery, OwnedPlan
+from tco.simulator.outcome import Outcome
+from tco.simulator.scenario import SavingsPlan
+from tco.simulator.usage import hourly
 
 CASH_CATEGORIES = (
     "capex",

@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pricing import catalog
-from pricing.book import PriceBook
-from pricing.errors import PricingError
-from pricing.records import Price
-from simulator import defaults
-from simulator.calendar import month_edges_h
-from simulator.errors import ScenarioError
-from simulator.scenario import BareMetal, OnDemand, Owned, SavingsPlan, Scenario
-from simulator.speed import Hardware
+from tco.pricing import catalog
+from tco.pricing.book import PriceBook
+from tco.pricing.errors import PricingError
+from tco.pricing.records import Price
+from tco.simulator import defaults
+from tco.simulator.calendar import month_edges_h
+from tco.simulator.errors import ScenarioError
+from tco.simulator.scenario import BareMetal, OnDemand, Owned, SavingsPlan, Scenario
+from tco.simulator.speed import Hardware
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.options import CloudPlan, OwnedPlan, Plan
-from simulator.scheduler import QueueInput, simulate
-from simulator.speed import run_hours
-from simulator.workload import Jobs
+from tco.simulator.options import CloudPlan, OwnedPlan, Plan
+from tco.simulator.scheduler import QueueInput, simulate
+from tco.simulator.speed import run_hours
+from tco.simulator.workload import Jobs
 
 REASON_MEMORY = "memory"
 REASON_SIZE = "size"

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simulator.costs import Ledger
-from simulator.options import Quote
-from simulator.outcome import Outcome
-from simulator.scenario import Scenario
-from simulator.workload import Jobs
+from tco.simulator.costs import Ledger
+from tco.simulator.options import Quote
+from tco.simulator.outcome import Outcome
+from tco.simulator.scenario import Scenario
+from tco.simulator.workload import Jobs
 
 
 @dataclass(frozen=True)

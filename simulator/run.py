@@ -9,16 +9,16 @@ from pathlib import Path
 
 import numpy as np
 
-from pricing import snapshot
-from pricing.book import PriceBook
-from simulator import workload
-from simulator.calendar import month_edges_h, month_labels
-from simulator.costs import cloud_ledger, owned_ledger
-from simulator.finance import break_even_month, npv
-from simulator.options import OwnedPlan, resolve
-from simulator.outcome import play
-from simulator.result import OptionResult, Result, Waits, WorkBalance
-from simulator.scenario import Scenario, load_scenario
+from tco.pricing import snapshot
+from tco.pricing.book import PriceBook
+from tco.simulator import workload
+from tco.simulator.calendar import month_edges_h, month_labels
+from tco.simulator.costs import cloud_ledger, owned_ledger
+from tco.simulator.finance import break_even_month, npv
+from tco.simulator.options import OwnedPlan, resolve
+from tco.simulator.outcome import play
+from tco.simulator.result import OptionResult, Result, Waits, WorkBalance
+from tco.simulator.scenario import Scenario, load_scenario
 
 
 def version() -> str:

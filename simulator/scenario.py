@@ -15,12 +15,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pricing import catalog
-from pricing.book import PriceBook
-from pricing.errors import PricingError, closest
-from simulator import defaults
-from simulator.errors import ScenarioError
-from simulator.trace import CsvColumns
+from tco.pricing import catalog
+from tco.pricing.book import PriceBook
+from tco.pricing.errors import PricingError, closest
+from tco.simulator import defaults
+from tco.simulator.errors import ScenarioError
+from tco.simulator.trace import CsvColumns
 
 NonNeg = Annotated[float, Field(ge=0)]
 Pos = Annotated[float, Field(gt=0)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simulator.result import Result
+from tco.simulator.result import Result
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "cloud prices": ("cloud_compute", "sp_commitment"),

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pricing import catalog
-from simulator import defaults
-from simulator.workload import Jobs
+from tco.pricing import catalog
+from tco.simulator import defaults
+from tco.simulator.workload import Jobs
 
 BASE_GPU = "A100 SXM 40GB"
 

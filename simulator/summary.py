@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from simulator import sensitivity
-from simulator.atomic import write_text
-from simulator.result import OptionResult, Result
+from tco.simulator import sensitivity
+from tco.simulator.atomic import write_text
+from tco.simulator.result import OptionResult, Result
 
 SCHEMA_ID = "tco-summary/1"
 
@@ -130,6 +130,8 @@ def write(result: Result, path: str | Path) -> Path:
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of summary.json."""
-    text = resources.files("simulator").joinpath("summary.schema.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("tco.simulator").joinpath("summary.schema.json").read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from simulator.atomic import write_text
-from simulator.errors import ScenarioError
+from tco.simulator.atomic import write_text
+from tco.simulator.errors import ScenarioError
 
 # Open XDMoD's headerless export order (docs/resource-manager-slurm.md); JobName is last so
 # that a '|' inside a job name falls into it.
@@ -262,7 +262,7 @@ def read_csv(
     need = {"submit": columns.submit, "duration": columns.duration, "gpus": columns.gpus}
     for what, name in need.items():
         if name not in index:
-            from pricing.errors import closest
+            from tco.pricing.errors import closest
 
             raise ScenarioError(
                 str(path),

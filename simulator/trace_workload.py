@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.scenario import Scenario, Trace
-from simulator.speed import Hardware, run_hours
-from simulator.trace import TraceJobs, read
-from simulator.workload import HOURS_PER_AVERAGE_MONTH, Jobs
+from tco.simulator.scenario import Scenario, Trace
+from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.trace import TraceJobs, read
+from tco.simulator.workload import HOURS_PER_AVERAGE_MONTH, Jobs
 
 
 def load(tr: Trace, base_dir: Path) -> tuple[TraceJobs, str]:
@@ -43,7 +43,7 @@ def _filter(tr: Trace, jobs: TraceJobs) -> np.ndarray:
 
 def source_factor(tr: Trace, gpus: np.ndarray) -> np.ndarray:
     """Run time on the source hardware per GPU-hour of work per GPU: (1 + sync)."""
-    from pricing import catalog
+    from tco.pricing import catalog
 
     g = catalog.gpu(tr.source_gpu)
     hw = Hardware(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.calendar import calendar_months, month_edges_h
-from simulator.scenario import GpuChoice, JobClass, Scenario
+from tco.simulator.calendar import calendar_months, month_edges_h
+from tco.simulator.scenario import GpuChoice, JobClass, Scenario
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def generate(scenario: Scenario, base_dir: Path | None = None) -> Jobs:
             names.append(np.full(n, "", dtype=object))
     class_names = [c.name for c in classes]
     if tr is not None:
-        from simulator.trace_workload import trace_part
+        from tco.simulator.trace_workload import trace_part
 
         part, ids, note = trace_part(
             tr,

@@ -10,13 +10,13 @@ The library a notebook can use, under the ``tco`` command::
 
 from __future__ import annotations
 
-from pricing.book import PriceBook
-from pricing.errors import PricingError
-from simulator import summary
-from simulator.errors import ScenarioError
-from simulator.result import OptionResult, Result
-from simulator.run import run, run_file, version
-from simulator.scenario import Scenario, load_scenario, loads_scenario
+from tco.pricing.book import PriceBook
+from tco.pricing.errors import PricingError
+from tco.simulator import summary
+from tco.simulator.errors import ScenarioError
+from tco.simulator.result import OptionResult, Result
+from tco.simulator.run import run, run_file, version
+from tco.simulator.scenario import Scenario, load_scenario, loads_scenario
 
 __all__ = [
     "OptionResult",

@@ -15,18 +15,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from pricing import report as price_report
-from pricing import snapshot
-from pricing.book import MODES, Mode, PriceBook
-from pricing.errors import PricingError
-from reports import terminal
-from reports.build import FORMATS, write_report
-from simulator.errors import ScenarioError
-from simulator.run import run_file, version
-from simulator.scenario import load_scenario
-from simulator.trace import TraceJobs, write_normalised
-from simulator.trace import read as read_trace
-from simulator.trace import stats as trace_stats
+from tco.pricing import report as price_report
+from tco.pricing import snapshot
+from tco.pricing.book import MODES, Mode, PriceBook
+from tco.pricing.errors import PricingError
+from tco.reports import terminal
+from tco.reports.build import FORMATS, write_report
+from tco.simulator.errors import ScenarioError
+from tco.simulator.run import run_file, version
+from tco.simulator.scenario import load_scenario
+from tco.simulator.trace import TraceJobs, write_normalised
+from tco.simulator.trace import read as read_trace
+from tco.simulator.trace import stats as trace_stats
 
 EXIT_BAD_INPUT = 2
 
@@ -54,7 +54,7 @@ def price_book(mode: str, offline: bool) -> Iterator[PriceBook]:
                 f"--offline runs the live code path offline; it cannot be combined "
                 f"with --prices {mode}"
             )
-        from pricing.offline import offline_session
+        from tco.pricing.offline import offline_session
 
         with offline_session() as session:
             yield PriceBook("live", session=session, offline=True)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from simulator.scenario import Scenario, validate
+from tco.simulator.scenario import Scenario, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -168,7 +168,7 @@ def test_simulate_offline_runs_the_live_path_and_agrees_with_the_snapshot(
 
 
 def test_prices_snapshot_regenerated_offline_round_trips(tmp_path: Path) -> None:
-    from pricing import snapshot
+    from tco.pricing import snapshot
 
     out = tmp_path / "snap.json"
     main(["prices", "snapshot", "--offline", "--out", str(out), "--region", "us-east-1"])

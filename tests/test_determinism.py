@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from simulator import summary
-from simulator.run import run_file
+from tco.simulator import summary
+from tco.simulator.run import run_file
 from tests.conftest import ROOT
 
 

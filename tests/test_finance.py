@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulator import finance
-from simulator.costs import billed_hours, savings_plan_hours
+from tco.simulator import finance
+from tco.simulator.costs import billed_hours, savings_plan_hours
 
 
 @pytest.mark.parametrize("method", ["straight_line", "declining_balance", "sum_of_years_digits"])

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reports import terminal
-from simulator import summary
-from simulator.run import run_file
+from tco.reports import terminal
+from tco.simulator import summary
+from tco.simulator.run import run_file
 from tests.conftest import ROOT
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.run import run
-from simulator.scenario import validate
+from tco.simulator.run import run
+from tco.simulator.scenario import validate
 
 
 def _owned_scenario(tmp_path: Path, jobs_csv: str | None = None) -> object:

@@ -13,11 +13,11 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
-from pricing import aws, replay, snapshot
-from pricing.book import PriceBook
-from pricing.cache import CACHE_SCHEMA, PriceCache
-from pricing.errors import PricingError
-from pricing.offline import offline_session
+from tco.pricing import aws, replay, snapshot
+from tco.pricing.book import PriceBook
+from tco.pricing.cache import CACHE_SCHEMA, PriceCache
+from tco.pricing.errors import PricingError
+from tco.pricing.offline import offline_session
 from tests.conftest import FIXTURES
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)

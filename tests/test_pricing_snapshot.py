@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pricing import catalog, snapshot
-from pricing.book import PriceBook
-from pricing.errors import PricingError, UnknownPrice
+from tco.pricing import catalog, snapshot
+from tco.pricing.book import PriceBook
+from tco.pricing.errors import PricingError, UnknownPrice
 
 
 def test_p4d_on_demand_us_east_1() -> None:

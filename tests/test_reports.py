@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
-from reports import tables
-from reports.build import write_report
-from simulator import summary
-from simulator.result import Result
-from simulator.run import run_file
+from tco.reports import tables
+from tco.reports.build import write_report
+from tco.simulator import summary
+from tco.simulator.result import Result
+from tco.simulator.run import run_file
 from tests.conftest import ROOT
 
 CHARTS = [

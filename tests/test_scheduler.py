@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.scheduler import QueueInput, fifo_heapq, simulate
+from tco.simulator.scheduler import QueueInput, fifo_heapq, simulate
 
 
 def _workload(seed: int, n: int, cap: int, load: float) -> tuple[np.ndarray, ...]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulator import sensitivity
-from simulator.run import run
+from tco.simulator import sensitivity
+from tco.simulator.run import run
 from tests.conftest import make_scenario
 
 

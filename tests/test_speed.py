@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pricing import catalog
-from simulator import speed
-from simulator.speed import Hardware, run_hours
-from simulator.workload import Jobs
+from tco.pricing import catalog
+from tco.simulator import speed
+from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.workload import Jobs
 
 
 def _jobs(gpus: int, work: float, ref: str, comm: float = 0.08) -> Jobs:

@@ -6,8 +6,8 @@ import json
 
 import jsonschema
 
-from simulator import summary
-from simulator.run import run_file
+from tco.simulator import summary
+from tco.simulator.run import run_file
 from tests.conftest import ROOT
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simulator.run import run
-from simulator.workload import HOURS_PER_AVERAGE_MONTH
+from tco.simulator.run import run
+from tco.simulator.workload import HOURS_PER_AVERAGE_MONTH
 from tests.conftest import make_scenario
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.errors import ScenarioError
-from simulator.run import run
-from simulator.scenario import validate
-from simulator.trace import (
+from tco.simulator.errors import ScenarioError
+from tco.simulator.run import run
+from tco.simulator.scenario import validate
+from tco.simulator.trace import (
     expand_array,
     gpus_from_tres,
     parse_elapsed,
@@ -277,7 +277,7 @@ def test_trace_scenario_file_is_relative_and_checked(tmp_path: Path) -> None:
         "    file: nope.csv\n    source_gpu: A40\noptions:\n"
         "  - {name: od, kind: on_demand, instance_type: g5.xlarge}\n"
     )
-    from simulator.scenario import load_scenario
+    from tco.simulator.scenario import load_scenario
 
     with pytest.raises(ScenarioError, match=r"workload\.trace\.file: no such file 'nope\.csv'"):
         load_scenario(f)
