@@ -19,26 +19,15 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tco.simulator import ledger
 from tco.simulator.atomic import replacing
+from tco.simulator.kinds import registry
 from tco.simulator.result import Result
 
 plt.rcParams.update(
     {"svg.hashsalt": "tco", "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3, "font.size": 9}
 )
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
-CATEGORY_COLOURS = {
-    "capex": "#4c72b0",
-    "resale": "#8c8c8c",
-    "depreciation": "#4c72b0",
-    "power": "#dd8452",
-    "facility": "#937860",
-    "support": "#da8bc3",
-    "staff": "#8172b3",
-    "cloud_compute": "#55a868",
-    "sp_commitment": "#c44e52",
-    "sp_commitment_used": "#c44e52",
-    "sp_commitment_unused": "#ffb3b3",
-}
 
 
 @dataclass(frozen=True)
@@ -77,11 +66,10 @@ def cumulative_cost(result: Result) -> Chart:
         ax.plot(x, cum[o.name], label=f"{o.name} ({o.kind})", color=col[o.name], linewidth=2)
     marks = 0
     for o in result.options:
-        if o.kind != "owned":
+        if not registry.get(o.kind).buys_hardware:
             continue
         for other, m in o.break_even.items():
-            other_kind = result.option(other).kind
-            if m is None or m <= 1 or other_kind == "owned":
+            if m is None or m <= 1 or registry.get(result.option(other).kind).buys_hardware:
                 continue
             y = cum[o.name][m - 1]
             ax.scatter([m], [y], color=col[other], edgecolor="black", zorder=5, s=50)
@@ -120,7 +108,7 @@ def monthly_cash(result: Result) -> Chart:
             if not np.any(values):
                 continue
             base = np.where(values >= 0, pos, neg)
-            ax.bar(x, values, bottom=base, label=cat, color=CATEGORY_COLOURS.get(cat), width=0.85)
+            ax.bar(x, values, bottom=base, label=cat, color=ledger.category(cat).colour, width=0.85)
             pos += np.where(values >= 0, values, 0)
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
@@ -141,7 +129,7 @@ def utilisation(result: Result) -> Chart:
     col = colours(result)
     x = _x(result)
     for o in result.options:
-        if o.kind == "owned":
+        if registry.get(o.kind).buys_hardware:
             ax.plot(
                 x,
                 o.ledger.gpu_utilisation * 100,
@@ -149,14 +137,16 @@ def utilisation(result: Result) -> Chart:
                 linewidth=2,
                 label=f"{o.name}: owned GPUs busy",
             )
-        if o.ledger.sp_utilisation is not None:
+        for s in ledger.series():
+            if s.chart_label is None or s.name not in o.ledger.series:
+                continue
             ax.plot(
                 x,
-                o.ledger.sp_utilisation * 100,
+                o.ledger.series[s.name] * 100,
                 color=col[o.name],
                 linewidth=2,
                 linestyle="--",
-                label=f"{o.name}: commitment used",
+                label=f"{o.name}: {s.chart_label}",
             )
     ax.set_ylim(0, 105)
     ax.set_ylabel("utilisation (%)")
@@ -174,7 +164,7 @@ def waits(result: Result) -> Chart:
     fig, ax = plt.subplots(figsize=(9, 4))
     col = colours(result)
     for o in result.options:
-        out = o.outcome
+        out = o.runs
         started = out.runnable & ~np.isnan(out.start_h)
         w = np.sort(out.start_h[started] - result.jobs.arrival_h[started])
         if len(w) == 0:

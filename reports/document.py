@@ -54,8 +54,7 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
             )
         )
         s.frames.append(("Fiscal years", tables.periods(result, o, "year")))
-        if o.kind == "owned":
-            s.frames.append(("Depreciation schedule", tables.depreciation(result, o)))
+        s.frames.extend(tables.kind_tables(result, o))
         if o.cannot_run:
             s.frames.append(
                 (

@@ -106,8 +106,8 @@ def write(result: Result, path: Path) -> Path:
             f"Quarters (fiscal year starts in month {sc.fiscal_year_start_month})",
         )
         row = _write_frame(s, tables.periods(result, o, "year"), row, "Fiscal years")
-        if o.kind == "owned":
-            _write_frame(s, tables.depreciation(result, o), row, "Depreciation schedule")
+        for title, frame in tables.kind_tables(result, o):
+            row = _write_frame(s, frame, row, title)
         _widths(s, first=14)
     p = wb.create_sheet("Prices")
     _write_frame(p, tables.prices(result), 1)

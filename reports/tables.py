@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from tco.simulator import defaults
+from tco.simulator import defaults, ledger
+from tco.simulator.kinds import registry
 from tco.simulator.result import OptionResult, Result
 
 
@@ -50,9 +50,9 @@ def monthly(result: Result, o: OptionResult) -> pd.DataFrame:
         data[f"accounting: {cat} (USD)"] = v
     data["accounting total (USD)"] = o.ledger.accounting_total()
     data["GPU utilisation"] = o.ledger.gpu_utilisation
-    if o.ledger.sp_utilisation is not None and o.ledger.sp_coverage is not None:
-        data["commitment utilisation"] = o.ledger.sp_utilisation
-        data["commitment coverage"] = o.ledger.sp_coverage
+    for s in ledger.series():
+        if s.name in o.ledger.series:
+            data[s.label] = o.ledger.series[s.name]
     return pd.DataFrame(data)
 
 
@@ -79,19 +79,9 @@ def periods(result: Result, o: OptionResult, by: str) -> pd.DataFrame:
     return out.reset_index()
 
 
-def depreciation(result: Result, o: OptionResult) -> pd.DataFrame:
-    """Capex, depreciation, accumulated depreciation and book value per month (owned options)."""
-    capex = o.ledger.cash.get("capex", np.zeros(len(result.months)))
-    dep = o.ledger.accounting.get("depreciation", np.zeros(len(result.months)))
-    return pd.DataFrame(
-        {
-            "month": list(result.months),
-            "capex (USD)": capex,
-            "depreciation (USD)": dep,
-            "accumulated depreciation (USD)": np.cumsum(dep),
-            "book value (USD)": np.cumsum(capex) - np.cumsum(dep),
-        }
-    )
+def kind_tables(result: Result, o: OptionResult) -> list[tuple[str, pd.DataFrame]]:
+    """The tables the option's kind adds to its section (e.g. a depreciation schedule)."""
+    return registry.get(o.kind).report_tables(result.months, o.ledger)
 
 
 def prices(result: Result) -> pd.DataFrame:

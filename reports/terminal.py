@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tco.simulator import sensitivity
+from tco.simulator.kinds import registry
 from tco.simulator.result import OptionResult, Result
 
 
@@ -94,10 +95,10 @@ def sentences(result: Result) -> list[str]:
         line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
     out.append(line + ".")
     for o in result.options:
-        if o.kind != "owned":
+        if not registry.get(o.kind).buys_hardware:
             continue
         for other in result.options:
-            if other.kind == "owned":
+            if registry.get(other.kind).buys_hardware:
                 continue
             m = o.break_even[other.name]
             if m is None:
@@ -120,7 +121,7 @@ def sentences(result: Result) -> list[str]:
             out.append(f"{o.name}: " + "; ".join(parts) + ".")
     for o in result.options:
         # A job smaller than an instance pays for the whole instance: say so when it dominates.
-        if o.kind != "owned" and o.gpu_utilisation < 0.5:
+        if not registry.get(o.kind).buys_hardware and o.gpu_utilisation < 0.5:
             out.append(
                 f"{o.name}: jobs use {o.gpu_utilisation:.0%} of the GPU-hours paid for (each job"
                 " rents whole instances); an instance type closer to the jobs' size would cost"

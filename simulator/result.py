@@ -6,50 +6,23 @@ source and date, so any result can be traced and reproduced.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from tco.simulator.costs import Ledger
-from tco.simulator.options import Quote
-from tco.simulator.outcome import Outcome
+from tco.simulator.jobs import Jobs
+from tco.simulator.ledger import Ledger
+from tco.simulator.metrics import Metrics, Waits, WorkBalance
+from tco.simulator.plan import Quote
+from tco.simulator.runs import JobRuns
 from tco.simulator.scenario import Scenario
-from tco.simulator.workload import Jobs
+
+if typing.TYPE_CHECKING:
+    import pandas as pd
 
 
-@dataclass(frozen=True)
-class Waits:
-    """Queue waits in hours of the jobs that started (``censored``: still queued at the horizon)."""
-
-    mean_h: float
-    p50_h: float
-    p95_h: float
-    max_h: float
-    started: int
-    censored: int
-
-    @staticmethod
-    def of(waits: np.ndarray, censored: int) -> Waits:
-        if len(waits) == 0:
-            return Waits(0.0, 0.0, 0.0, 0.0, 0, censored)
-        p50, p95 = np.percentile(waits, [50, 95])
-        return Waits(
-            float(waits.mean()), float(p50), float(p95), float(waits.max()), len(waits), censored
-        )
-
-
-@dataclass(frozen=True)
-class WorkBalance:
-    """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon."""
-
-    demanded: float
-    delivered: float
-    cannot_run: float
-    unfinished: float
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OptionResult:
     """Everything known about one option after the run."""
 
@@ -58,40 +31,63 @@ class OptionResult:
     description: str
     quotes: tuple[Quote, ...]
     ledger: Ledger
-    outcome: Outcome
-    npv_usd: float
-    work: WorkBalance
-    waits: Waits
-    jobs_completed: int
-    jobs_running_at_horizon: int
-    jobs_queued_at_horizon: int
-    cannot_run: dict[str, int]  # reason text -> jobs
+    runs: JobRuns
+    metrics: Metrics
     cannot_run_examples: dict[str, list[str]]  # reason text -> first job ids
     break_even: dict[str, int | None]  # other option -> month (1-based) or None
 
+    def __repr__(self) -> str:
+        return f"OptionResult({self.name!r}, {self.kind}, cash ${self.total_cash_usd:,.0f})"
+
     @property
     def total_cash_usd(self) -> float:
-        return float(self.ledger.cash_total().sum())
+        return self.metrics.cash_usd
 
     @property
     def total_accounting_usd(self) -> float:
-        return float(self.ledger.accounting_total().sum())
+        return self.metrics.accounting_usd
+
+    @property
+    def npv_usd(self) -> float:
+        return self.metrics.npv_usd
+
+    @property
+    def work(self) -> WorkBalance:
+        return self.metrics.work
+
+    @property
+    def waits(self) -> Waits:
+        return self.metrics.waits
+
+    @property
+    def jobs_completed(self) -> int:
+        return self.metrics.jobs_completed
+
+    @property
+    def jobs_running_at_horizon(self) -> int:
+        return self.metrics.jobs_running_at_horizon
+
+    @property
+    def jobs_queued_at_horizon(self) -> int:
+        return self.metrics.jobs_queued_at_horizon
+
+    @property
+    def cannot_run(self) -> dict[str, int]:
+        return self.metrics.cannot_run
 
     @property
     def usd_per_ref_gpu_hour(self) -> float:
         """Total cash cost per delivered reference GPU-hour (NaN if nothing was delivered)."""
-        return (
-            self.total_cash_usd / self.work.delivered if self.work.delivered > 0 else float("nan")
-        )
+        delivered = self.metrics.work.delivered
+        return self.total_cash_usd / delivered if delivered > 0 else float("nan")
 
     @property
     def gpu_utilisation(self) -> float:
         """Busy GPU-hours / available (owned) or billed (cloud) GPU-hours over the horizon."""
-        paid = float(self.ledger.gpu_hours_paid.sum())
-        return float(self.ledger.gpu_hours_busy.sum()) / paid if paid > 0 else float("nan")
+        return self.metrics.gpu_utilisation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Result:
     """A whole run: the scenario and its provenance, the job stream, and every option."""
 
@@ -106,6 +102,12 @@ class Result:
     price_provenance: dict[str, str]
     price_warnings: tuple[str, ...] = ()
 
+    def __repr__(self) -> str:
+        return (
+            f"Result({self.scenario.name!r}, {len(self.months)} months, {len(self.jobs):,} jobs,"
+            f" options: {', '.join(o.name for o in self.options)})"
+        )
+
     def option(self, name: str) -> OptionResult:
         for o in self.options:
             if o.name == name:
@@ -118,8 +120,9 @@ class Result:
 
     def jobs_frame(self, option: str) -> pd.DataFrame:
         """One row per job on one option: arrival, size, run, start, end, wait (hours), status."""
-        o = self.option(option)
-        out = o.outcome
+        import pandas as pd
+
+        out = self.option(option).runs
         h = self.horizon_h
         status = np.where(
             ~out.runnable,
@@ -149,6 +152,8 @@ class Result:
 
     def monthly_frame(self) -> pd.DataFrame:
         """Long table: option, month, view (cash/accounting), category, usd."""
+        import pandas as pd
+
         rows = []
         for o in self.options:
             for view, table in (("cash", o.ledger.cash), ("accounting", o.ledger.accounting)):

@@ -1,9 +1,21 @@
-"""The fixed lifecycle of a run: scenario -> jobs -> prices -> simulation -> costs -> result."""
+"""The fixed lifecycle of a run, in stages: scenario -> prepared model -> simulation -> result.
+
+- :func:`prepare`: the validated scenario with every option resolved into a plan (prices fixed,
+  the only price look-ups of a run), its trace read once and its job stream drawn.
+- :func:`simulate`: pure, no I/O: each option plays the job stream (with random streams of its
+  own) and gets its ledgers and metrics; then break-even between options. A sweep calls it many
+  times on one prepared model.
+
+Random streams: jobs come from the scenario seed (``simulator.arrivals``); an option's play gets
+:func:`option_rng`, keyed by the option's name and a purpose, so adding or reordering options
+never changes another option's random numbers.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -13,11 +25,13 @@ from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
 from tco.simulator import workload
 from tco.simulator.calendar import month_edges_h, month_labels
-from tco.simulator.costs import cloud_ledger, owned_ledger
-from tco.simulator.finance import break_even_month, npv
-from tco.simulator.options import OwnedPlan, resolve
-from tco.simulator.outcome import play
-from tco.simulator.result import OptionResult, Result, Waits, WorkBalance
+from tco.simulator.finance import break_even_month
+from tco.simulator.jobs import Jobs
+from tco.simulator.kinds import registry
+from tco.simulator.metrics import cannot_run_examples, measure
+from tco.simulator.plan import Plan
+from tco.simulator.replay import ReadTrace, read_trace
+from tco.simulator.result import OptionResult, Result
 from tco.simulator.scenario import Scenario, load_scenario
 
 
@@ -29,6 +43,148 @@ def version() -> str:
         return "0+unknown"
 
 
+def _key(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
+
+
+def option_rng(seed: int, option: str, purpose: str) -> np.random.Generator:
+    """An independent random stream for one option and one purpose (e.g. "play"): a child of
+    the seed's SeedSequence whose spawn key is derived from the names, not from positions."""
+    return np.random.default_rng(
+        np.random.SeedSequence(seed, spawn_key=(_key(option), _key(purpose)))
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """A scenario ready to simulate: plans with their prices, the job stream, provenance.
+
+    Picklable and free of I/O handles, so it can be sent to worker processes.
+    """
+
+    scenario: Scenario
+    file: str
+    sha256: str
+    version: str
+    months: tuple[str, ...]
+    edges: np.ndarray  # month boundaries, hours from the start
+    plans: tuple[Plan, ...]
+    trace: ReadTrace | None
+    jobs: Jobs
+    price_provenance: dict[str, str]
+    price_warnings: tuple[str, ...]
+
+    @property
+    def horizon_h(self) -> float:
+        return float(self.edges[-1])
+
+    def with_seed(self, seed: int) -> Prepared:
+        """The same model with the job stream drawn from another seed (the trace is not read
+        again)."""
+        if seed == self.scenario.seed:
+            return self
+        sc = self.scenario.model_copy(update={"seed": seed})
+        return replace(self, scenario=sc, jobs=_jobs(sc, self.trace))
+
+
+def _jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
+    return workload.generate(
+        scenario.workload, scenario.seed, scenario.start, scenario.horizon_months, trace
+    )
+
+
+def prepare(
+    scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>", sha256: str = ""
+) -> Prepared:
+    """Resolve every option's prices, read the trace (if any) and draw the job stream."""
+    book = book or PriceBook()
+    scenario_dir = Path(file).parent if file != "<scenario>" else Path(".")
+    tr = scenario.workload.trace
+    trace = read_trace(tr, scenario_dir) if tr is not None else None
+    plans = tuple(
+        registry.of(o).plan(o, scenario.context(file, i, book))
+        for i, o in enumerate(scenario.options)
+    )
+    snap = snapshot.load()
+    return Prepared(
+        scenario=scenario,
+        file=file,
+        sha256=sha256,
+        version=version(),
+        months=tuple(month_labels(scenario.start, scenario.horizon_months)),
+        edges=month_edges_h(scenario.start, scenario.horizon_months),
+        plans=plans,
+        trace=trace,
+        jobs=_jobs(scenario, trace),
+        price_provenance={
+            "price_mode": book.mode + (" (offline)" if book.offline else ""),
+            "snapshot_as_of": str(snap["as_of"]),
+            **{f"snapshot_{k}": str(v) for k, v in snap["provenance"].items()},
+        },
+        price_warnings=tuple(book.warnings),
+    )
+
+
+def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
+    """One option: play, ledgers, metrics (break-even is filled in once all are known)."""
+    kind = registry.of(plan.option)
+    sc = prepared.scenario
+    rng = option_rng(sc.seed, plan.option.name, "play")
+    runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
+    ledger = kind.ledger(plan, runs, prepared.edges)
+    return OptionResult(
+        name=plan.option.name,
+        kind=kind.name,
+        description=plan.description,
+        quotes=plan.quotes,
+        ledger=ledger,
+        runs=runs,
+        metrics=measure(prepared.jobs, runs, ledger, prepared.horizon_h, sc.discount_rate),
+        cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
+        break_even={},
+    )
+
+
+def simulate(
+    prepared: Prepared,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Result:
+    """Simulate every option of a prepared model on the same job stream (``seed``: draw the
+    jobs from another seed first). ``progress`` is called with each option's name."""
+    if seed is not None:
+        prepared = prepared.with_seed(seed)
+    played = []
+    for plan in prepared.plans:
+        if progress is not None:
+            progress(plan.option.name)
+        played.append(_play_option(prepared, plan))
+    totals = {o.name: o.ledger.cash_total() for o in played}
+    options = tuple(
+        replace(
+            o,
+            break_even={
+                other: break_even_month(totals[o.name], t)
+                for other, t in totals.items()
+                if other != o.name
+            },
+        )
+        for o in played
+    )
+    return Result(
+        scenario=prepared.scenario,
+        scenario_file=prepared.file,
+        scenario_sha256=prepared.sha256,
+        version=prepared.version,
+        months=prepared.months,
+        horizon_h=prepared.horizon_h,
+        jobs=prepared.jobs,
+        options=options,
+        price_provenance=prepared.price_provenance,
+        price_warnings=prepared.price_warnings,
+    )
+
+
 def run(
     scenario: Scenario,
     book: PriceBook | None = None,
@@ -36,96 +192,8 @@ def run(
     sha256: str = "",
     progress: Callable[[str], None] | None = None,
 ) -> Result:
-    """Simulate every option of a scenario on the same job stream.
-
-    ``progress`` (if given) is called with each option's name before it is simulated.
-    """
-    book = book or PriceBook()
-    months = scenario.horizon_months
-    edges = month_edges_h(scenario.start, months)
-    horizon = float(edges[-1])
-    base_dir = Path(file).parent if file != "<scenario>" else Path(".")
-    jobs = workload.generate(scenario, base_dir)
-    plans = resolve(scenario, book, file)
-    partial = []
-    for plan in plans:
-        if progress is not None:
-            progress(plan.option.name)
-        out = play(jobs, plan, horizon)
-        ledger = (
-            owned_ledger(plan, out, edges)
-            if isinstance(plan, OwnedPlan)
-            else cloud_ledger(plan, out, edges)
-        )
-        partial.append((plan, out, ledger))
-
-    totals = {p.option.name: ledger.cash_total() for p, _, ledger in partial}
-    ids = jobs.job_ids()
-    results = []
-    for plan, out, ledger in partial:
-        name = plan.option.name
-        ok = out.runnable
-        started = ok & ~np.isnan(out.start_h)
-        frac = np.zeros(len(jobs))
-        frac[started] = np.clip((horizon - out.start_h[started]) / out.run_h[started], 0.0, 1.0)
-        work = jobs.work_ref_gpu_h
-        balance = WorkBalance(
-            demanded=float(work.sum()),
-            delivered=float((work * frac).sum()),
-            cannot_run=float(work[~ok].sum()),
-            unfinished=float((work * (1.0 - frac))[ok].sum()),
-        )
-        waits = Waits.of(
-            out.start_h[started] - jobs.arrival_h[started], int((ok & np.isnan(out.start_h)).sum())
-        )
-        counts: dict[str, int] = {}
-        examples: dict[str, list[str]] = {}
-        for i in np.nonzero(~ok)[0].tolist():
-            text = out.reason_text[out.reason[i]]
-            counts[text] = counts.get(text, 0) + 1
-            if len(examples.setdefault(text, [])) < 5:
-                examples[text].append(ids[i])
-        results.append(
-            OptionResult(
-                name=name,
-                kind=plan.option.kind,
-                description=plan.description,
-                quotes=plan.quotes,
-                ledger=ledger,
-                outcome=out,
-                npv_usd=npv(scenario.discount_rate, ledger.cash_total()),
-                work=balance,
-                waits=waits,
-                jobs_completed=int((started & (out.end_h <= horizon)).sum()),
-                jobs_running_at_horizon=int((started & (out.end_h > horizon)).sum()),
-                jobs_queued_at_horizon=waits.censored,
-                cannot_run=counts,
-                cannot_run_examples=examples,
-                break_even={
-                    other: break_even_month(totals[name], t)
-                    for other, t in totals.items()
-                    if other != name
-                },
-            )
-        )
-    snap = snapshot.load()
-    provenance = {
-        "price_mode": book.mode + (" (offline)" if book.offline else ""),
-        "snapshot_as_of": str(snap["as_of"]),
-        **{f"snapshot_{k}": str(v) for k, v in snap["provenance"].items()},
-    }
-    return Result(
-        scenario,
-        file,
-        sha256,
-        version(),
-        tuple(month_labels(scenario.start, months)),
-        horizon,
-        jobs,
-        tuple(results),
-        provenance,
-        tuple(book.warnings),
-    )
+    """Prepare and simulate a scenario in one call."""
+    return simulate(prepare(scenario, book, file, sha256), progress=progress)
 
 
 def run_file(

@@ -1,24 +1,19 @@
 """How much the answer depends on the prices: one input group at a time, ±20 %.
 
 Costs are linear in prices, so no re-simulation is needed: a group's cash categories are scaled
-and the totals compared again. Groups: cloud prices (on-demand and Savings Plan charges), server
-prices (capex, its resale and the support contract, which is a share of capex), electricity,
-facility, staff. The workload itself is not varied here (that needs new runs).
+and the totals compared again. Groups and the categories in each are declared with the ledger
+categories (``simulator.ledger``): cloud prices (on-demand and Savings Plan charges), server prices
+(capex, its resale and the support contract, which is a share of capex), electricity, facility,
+staff. The workload itself is not varied here (that needs new runs).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tco.simulator import ledger
 from tco.simulator.result import Result
 
-GROUPS: dict[str, tuple[str, ...]] = {
-    "cloud prices": ("cloud_compute", "sp_commitment"),
-    "server prices": ("capex", "resale", "support"),
-    "electricity": ("power",),
-    "facility": ("facility",),
-    "staff": ("staff",),
-}
 CHANGE = 0.20  # a plain "what if prices were 20 % off" band, not an estimate of uncertainty
 
 
@@ -33,11 +28,12 @@ class Swing:
 
 
 def _totals(result: Result, group: str | None, factor: float) -> dict[str, float]:
+    cats = ledger.groups().get(group, ()) if group is not None else ()
     out = {}
     for o in result.options:
         total = o.total_cash_usd
         if group is not None:
-            scaled = sum(float(o.ledger.cash[c].sum()) for c in GROUPS[group] if c in o.ledger.cash)
+            scaled = sum(float(o.ledger.cash[c].sum()) for c in cats if c in o.ledger.cash)
             total += (factor - 1.0) * scaled
         out[o.name] = total
     return out
@@ -46,7 +42,7 @@ def _totals(result: Result, group: str | None, factor: float) -> dict[str, float
 def swings(result: Result) -> list[Swing]:
     """For every group and direction: the cheapest option and its lead after the change."""
     out = []
-    for group in GROUPS:
+    for group in ledger.groups():
         for change in (-CHANGE, CHANGE):
             totals = _totals(result, group, 1.0 + change)
             ranked = sorted(totals, key=lambda n: totals[n])
@@ -64,7 +60,7 @@ def most_sensitive(result: Result) -> tuple[str, str, float] | None:
     best = min(base, key=lambda n: base[n])
     runner = min((n for n in base if n != best), key=lambda n: base[n])
     moves = {}
-    for group in GROUPS:
+    for group in ledger.groups():
         deltas = []
         for change in (-CHANGE, CHANGE):
             t = _totals(result, group, 1.0 + change)

@@ -26,7 +26,7 @@ import numpy as np
 
 from tco.pricing import catalog
 from tco.simulator import defaults
-from tco.simulator.workload import Jobs
+from tco.simulator.jobs import Jobs
 
 BASE_GPU = "A100 SXM 40GB"
 

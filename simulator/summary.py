@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from tco.simulator import sensitivity
+from tco.simulator import ledger, sensitivity
 from tco.simulator.atomic import write_text
+from tco.simulator.kinds import registry
 from tco.simulator.result import OptionResult, Result
 
 SCHEMA_ID = "tco-summary/1"
@@ -74,8 +75,7 @@ def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
             "gpu_hours_paid": _series(led.gpu_hours_paid, _num),
             "gpu_hours_busy": _series(led.gpu_hours_busy, _num),
             "gpu_utilisation": _series(led.gpu_utilisation, _num),
-            "sp_utilisation": _series(led.sp_utilisation, _num),
-            "sp_coverage": _series(led.sp_coverage, _num),
+            **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
         },
     }
 
@@ -134,4 +134,11 @@ def schema() -> dict[str, Any]:
         resources.files("tco.simulator").joinpath("summary.schema.json").read_text(encoding="utf-8")
     )
     data: dict[str, Any] = json.loads(text)
+    # The file leaves the kinds and the ratio series open: they are whatever is registered.
+    option = data["$defs"]["option"]["properties"]
+    option["kind"] = {"enum": list(registry.names())}
+    monthly = option["monthly"]
+    for s in ledger.series():
+        monthly["properties"][s.name] = {"$ref": "#/$defs/series"}
+        monthly["required"].append(s.name)
     return data

@@ -24,9 +24,9 @@ from tco.reports.build import FORMATS, write_report
 from tco.simulator.errors import ScenarioError
 from tco.simulator.run import run_file, version
 from tco.simulator.scenario import load_scenario
-from tco.simulator.trace import TraceJobs, write_normalised
-from tco.simulator.trace import read as read_trace
-from tco.simulator.trace import stats as trace_stats
+from tco.simulator.traces import TraceJobs, write_normalised
+from tco.simulator.traces import read as read_trace
+from tco.simulator.traces import stats as trace_stats
 
 EXIT_BAD_INPUT = 2
 

@@ -22,7 +22,7 @@ def _check(result) -> None:  # type: ignore[no-untyped-def]
         w = o.work
         assert w.demanded == pytest.approx(float(jobs.work_ref_gpu_h.sum()))
         assert w.demanded == pytest.approx(w.delivered + w.cannot_run + w.unfinished, rel=1e-9)
-        out = o.outcome
+        out = o.runs
         rate = np.where(out.runnable, jobs.work_ref_gpu_h / out.run_h, 0.0)
         from_usage = hourly(out.start_h, out.end_h, rate, hours).sum()
         assert from_usage == pytest.approx(w.delivered, rel=1e-9)

@@ -133,6 +133,5 @@ def test_savings_plan_month_by_hand(tmp_path: Path) -> None:
     assert acc["cloud_compute"][1] == 0 and acc["sp_commitment_unused"][1] == pytest.approx(
         672 * 10
     )
-    assert o.ledger.sp_utilisation is not None and o.ledger.sp_coverage is not None
-    assert o.ledger.sp_utilisation[0] == pytest.approx(70 / (jan * 10))
-    assert o.ledger.sp_coverage[0] == pytest.approx(14 / 16)  # 14 of 16 instance-hours covered
+    assert o.ledger.series["sp_utilisation"][0] == pytest.approx(70 / (jan * 10))
+    assert o.ledger.series["sp_coverage"][0] == pytest.approx(14 / 16)  # 14 of 16 inst-h

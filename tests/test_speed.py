@@ -7,22 +7,22 @@ import pytest
 
 from tco.pricing import catalog
 from tco.simulator import speed
+from tco.simulator.jobs import Jobs
 from tco.simulator.speed import Hardware, run_hours
-from tco.simulator.workload import Jobs
 
 
 def _jobs(gpus: int, work: float, ref: str, comm: float = 0.08) -> Jobs:
     one = np.ones(1)
     return Jobs(
-        one * 0,
-        np.array([gpus]),
-        one * work,
-        one * 0,
-        one * comm,
-        np.zeros(1, dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-        ("c",),
-        (ref,),
+        arrival_h=one * 0,
+        gpus=np.array([gpus]),
+        work_ref_gpu_h=one * work,
+        memory_gb=one * 0,
+        comm_share=one * comm,
+        job_class=np.zeros(1, dtype=np.int64),
+        reference_gpu=np.zeros(1, dtype=np.int64),
+        class_names=("c",),
+        reference_gpus=(ref,),
     )
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
 from tco.simulator.run import run
-from tco.simulator.workload import HOURS_PER_AVERAGE_MONTH
 from tests.conftest import make_scenario
 
 
@@ -74,7 +74,7 @@ def test_owned_cluster_matches_erlang_c(servers: int, rho: float) -> None:
         r = run(sc)
         o = r.options[0]
         arrival = r.jobs.arrival_h
-        start = o.outcome.start_h
+        start = o.runs.start_h
         # Jobs after the warm-up that arrived early enough to have started (no censoring bias).
         sel = (arrival > warmup_h) & (arrival < r.horizon_h - 30 * mean_service_h)
         assert not np.isnan(start[sel]).any()

@@ -12,7 +12,7 @@ import pytest
 from tco.simulator.errors import ScenarioError
 from tco.simulator.run import run
 from tco.simulator.scenario import validate
-from tco.simulator.trace import (
+from tco.simulator.traces import (
     expand_array,
     gpus_from_tres,
     parse_elapsed,
@@ -107,7 +107,7 @@ def test_itp_unlimited_on_demand_delivers_exactly_the_trace(tmp_path: Path, itp)
     # The same total from the hourly usage rebuilt from intervals (GPU-hours actually used).
     assert o.ledger.gpu_hours_busy.sum() == pytest.approx(1_632_719.74, abs=0.01)
     # Every job starts at its submit time (no quota, no provisioning delay).
-    np.testing.assert_array_equal(o.outcome.start_h, r.jobs.arrival_h)
+    np.testing.assert_array_equal(o.runs.start_h, r.jobs.arrival_h)
     np.testing.assert_allclose(np.sort(r.jobs.arrival_h), trace_jobs.submit_s / 3600.0)
     assert o.waits.max_h == 0.0
 
@@ -124,7 +124,7 @@ def test_provisioning_delay_shifts_every_start(tmp_path: Path) -> None:
         }
     )
     r = run(sc)  # type: ignore[arg-type]
-    np.testing.assert_allclose(r.options[0].outcome.start_h - r.jobs.arrival_h, 0.1)
+    np.testing.assert_allclose(r.options[0].runs.start_h - r.jobs.arrival_h, 0.1)
 
 
 def test_filters_scaling_repeat_and_growth(tmp_path: Path) -> None:

@@ -1,0 +1,29 @@
+"""Bare-metal instances: rented by the hour, no virtualization overhead."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from tco.simulator import defaults
+from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan
+from tco.simulator.kinds.registry import Context, register
+
+
+class BareMetal(CloudBase):
+    """Bare-metal instances rented by the hour; no virtualization overhead."""
+
+    kind: Literal["bare_metal"]
+
+
+@register
+class BareMetalKind(CloudKind[BareMetal, CloudPlan]):
+    name = "bare_metal"
+    model = BareMetal
+    label = "bare-metal instances"
+    bare_metal = True
+    billing_increment_s = defaults.BARE_METAL_BILLING_INCREMENT_S
+    billing_minimum_s = defaults.BARE_METAL_BILLING_MINIMUM_S
+    price_item = "bare-metal price"
+
+    def plan(self, option: BareMetal, ctx: Context) -> CloudPlan:
+        return self.cloud_plan(option, ctx)

@@ -1,0 +1,344 @@
+"""The owned cluster: identical servers bought (at once or in tranches), a fixed pool that jobs
+queue for, and an owner's costs.
+
+Capex is paid in the month servers arrive and depreciated from then (straight-line, declining
+balance or sum-of-years' digits, to a salvage value); power is idle and busy draw x PUE x $/kWh;
+the facility is billed per provisioned kW; support is a yearly share of capex from arrival; staff
+from the first arrival. Servers sold at the horizon fetch their book value (so cash and accounting
+totals agree), unless ``sell_at_horizon`` is false.
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from tco.pricing import catalog
+from tco.pricing.errors import PricingError
+from tco.simulator import defaults
+from tco.simulator.calendar import month_edges_h, per_month
+from tco.simulator.errors import ScenarioError
+from tco.simulator.fields import Fraction, NonNeg, OptionModel, Strict
+from tco.simulator.finance import depreciation
+from tco.simulator.jobs import Jobs
+from tco.simulator.kinds.registry import Context, Kind, register
+from tco.simulator.ledger import Ledger
+from tco.simulator.plan import Plan, Quote, input_quote
+from tco.simulator.runs import JobRuns, feasibility
+from tco.simulator.scheduler import QueueInput, simulate
+from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.usage import hourly
+
+if typing.TYPE_CHECKING:
+    import pandas as pd
+
+
+class Tranche(Strict):
+    """``servers`` ordered in month ``month`` (0 = the first month of the horizon)."""
+
+    month: Annotated[int, Field(ge=0)] = 0
+    servers: Annotated[int, Field(ge=1)]
+
+
+class Depreciation(Strict):
+    """How capex is spread in the accounting view. Salvage is a fraction of the purchase price."""
+
+    method: Literal["straight_line", "declining_balance", "sum_of_years_digits"] = "straight_line"
+    months: Annotated[int, Field(ge=1, le=240)] = defaults.DEPRECIATION_MONTHS
+    salvage_fraction: Fraction = defaults.SALVAGE_FRACTION
+    declining_factor: Annotated[float, Field(gt=0, le=4)] = defaults.DECLINING_BALANCE_FACTOR
+
+
+class Power(Strict):
+    """Electricity: draw (fractions of the server's maximum) x PUE x $/kWh."""
+
+    pue: Annotated[float, Field(ge=1, le=3)] = defaults.PUE
+    usd_per_kwh: NonNeg = defaults.ELECTRICITY_USD_PER_KWH
+    busy_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.BUSY_POWER_FRACTION
+    idle_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.IDLE_POWER_FRACTION
+
+
+class Facility(Strict):
+    """Space and cooling: colocation billed per provisioned kW per month, or an own room."""
+
+    kind: Literal["colocation", "own"] = "colocation"
+    usd_per_kw_month: NonNeg = defaults.COLOCATION_USD_PER_KW_MONTH
+
+
+class StaffTime(Strict):
+    """Share of staff time spent running the servers."""
+
+    fte: NonNeg = 0.0
+    usd_per_fte_year: NonNeg = 0.0
+
+
+class Owned(OptionModel):
+    """A purchased cluster of identical servers."""
+
+    kind: Literal["owned"]
+    name: str = Field(min_length=1)
+    server: str
+    price_usd: NonNeg | None = None  # per server; default from the catalog
+    max_kw: NonNeg | None = None  # per server; default from the catalog
+    servers: Annotated[int, Field(ge=1)] | None = None  # shortcut: all ordered in month 0
+    tranches: list[Tranche] | None = None
+    lead_time_months: NonNeg = 0.0
+    network_usd: NonNeg = 0.0  # one-off, with the first tranche
+    installation_usd_per_server: NonNeg = 0.0
+    depreciation: Depreciation = Depreciation()
+    sell_at_horizon: bool = True
+    power: Power = Power()
+    facility: Facility = Facility()
+    support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
+    staff: StaffTime = StaffTime()
+    scheduler: Literal["fifo", "backfill"] = "fifo"
+    backfill_depth: Annotated[int, Field(ge=1)] = defaults.BACKFILL_DEPTH
+
+    @model_validator(mode="after")
+    def _one_purchase_plan(self) -> Owned:
+        if (self.servers is None) == (self.tranches is None):
+            raise ValueError("give either servers (all bought in month 0) or tranches, not both")
+        return self
+
+    def purchase_plan(self) -> list[Tranche]:
+        """The tranches, with the ``servers`` shortcut expanded."""
+        if self.tranches is not None:
+            return list(self.tranches)
+        assert self.servers is not None
+        return [Tranche(month=0, servers=self.servers)]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A tranche of servers: ordered in ``order_month``, usable from ``delivery_h``."""
+
+    order_month: int
+    servers: int
+    delivery_h: float  # inf when it arrives after the horizon
+    delivery_month: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class OwnedPlan(Plan):
+    option: Owned
+    price_usd_per_server: float
+    max_kw_per_server: float
+    deliveries: tuple[Delivery, ...]
+
+
+def _deliveries(o: Owned, ctx: Context) -> tuple[Delivery, ...]:
+    edges = month_edges_h(ctx.start, ctx.horizon_months)
+    out = []
+    for t in o.purchase_plan():
+        at = t.month + o.lead_time_months
+        m = math.floor(at)
+        if m < ctx.horizon_months:
+            h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
+            out.append(Delivery(t.month, t.servers, h, m))
+        else:
+            out.append(Delivery(t.month, t.servers, math.inf, None))
+    return tuple(out)
+
+
+def _quotes(o: Owned, server: catalog.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
+    src = "scenario" if o.price_usd is not None else "catalog"
+    return (
+        Quote(
+            f"{server.name} purchase price",
+            price,
+            "USD/server",
+            src,
+            server.price_date if src == "catalog" else "undated",
+            server.source if src == "catalog" else "set in the scenario file",
+        ),
+        Quote(
+            f"{server.name} maximum power",
+            kw,
+            "kW/server",
+            "scenario" if o.max_kw is not None else "catalog",
+            server.price_date if o.max_kw is None else "undated",
+            server.source if o.max_kw is None else "set in the scenario file",
+        ),
+        input_quote("electricity", o.power.usd_per_kwh, "USD/kWh", "electricity_usd_per_kwh"),
+        input_quote("PUE", o.power.pue, "ratio", "pue"),
+        input_quote(
+            "facility", o.facility.usd_per_kw_month, "USD/kW/month", "colocation_usd_per_kw_month"
+        ),
+        input_quote(
+            "power when busy", o.power.busy_fraction, "fraction of max kW", "busy_power_fraction"
+        ),
+        input_quote(
+            "power when idle", o.power.idle_fraction, "fraction of max kW", "idle_power_fraction"
+        ),
+        input_quote(
+            "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
+        ),
+    )
+
+
+def _basis(plan: OwnedPlan, index: int, d: Delivery) -> float:
+    """Capitalised cost of a tranche: servers, installation, and the network with the first."""
+    o = plan.option
+    basis = d.servers * (plan.price_usd_per_server + o.installation_usd_per_server)
+    return basis + (o.network_usd if index == 0 else 0.0)
+
+
+@register
+class OwnedKind(Kind[Owned, OwnedPlan]):
+    name = "owned"
+    model = Owned
+    label = "owned cluster"
+    buys_hardware = True
+
+    def check(self, option: Owned, ctx: Context) -> None:
+        try:
+            catalog.server(option.server)
+        except PricingError as exc:
+            raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
+
+    def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
+        server = catalog.server(option.server)
+        gpu = catalog.gpu(server.gpu)
+        price = option.price_usd if option.price_usd is not None else server.price_usd
+        kw = option.max_kw if option.max_kw is not None else server.max_kw
+        n = sum(t.servers for t in option.purchase_plan())
+        hw = Hardware(
+            gpu.name,
+            gpu.memory_gb,
+            server.gpus_per_server,
+            server.intra_node,
+            server.inter_node,
+            0.0,
+        )
+        return OwnedPlan(
+            option=option,
+            hardware=hw,
+            quotes=_quotes(option, server, price, kw),
+            description=f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})",
+            price_usd_per_server=price,
+            max_kw_per_server=kw,
+            deliveries=_deliveries(option, ctx),
+        )
+
+    def play(
+        self, jobs: Jobs, plan: OwnedPlan, horizon_h: float, rng: np.random.Generator
+    ) -> JobRuns:
+        hw = plan.hardware
+        run = run_hours(jobs, hw)
+        start = np.full(len(jobs), np.nan)
+        total = sum(d.servers for d in plan.deliveries) * hw.gpus_per_unit
+        reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
+        capacity = [
+            (d.delivery_h, d.servers * hw.gpus_per_unit)
+            for d in plan.deliveries
+            if d.delivery_h < horizon_h
+        ]
+        idx = np.nonzero(reason == "")[0]
+        if len(idx) and capacity:
+            start[idx] = simulate(
+                QueueInput(
+                    jobs.arrival_h[idx],
+                    jobs.gpus[idx],
+                    run[idx],
+                    capacity,
+                    horizon_h,
+                    plan.option.scheduler,
+                    plan.option.backfill_depth,
+                )
+            )
+        return JobRuns(
+            run_h=run,
+            gpus=jobs.gpus,
+            units=jobs.gpus.copy(),
+            start_h=start,
+            end_h=start + run,
+            reason=reason,
+            reason_text=text,
+        )
+
+    def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+        return owned_ledger(plan, runs, edges)
+
+    def report_tables(
+        self, months: tuple[str, ...], ledger: Ledger
+    ) -> list[tuple[str, pd.DataFrame]]:
+        import pandas as pd
+
+        capex = ledger.cash["capex"]
+        dep = ledger.accounting["depreciation"]
+        frame = pd.DataFrame(
+            {
+                "month": list(months),
+                "capex (USD)": capex,
+                "depreciation (USD)": dep,
+                "accumulated depreciation (USD)": np.cumsum(dep),
+                "book value (USD)": np.cumsum(capex) - np.cumsum(dep),
+            }
+        )
+        return [("Depreciation schedule", frame)]
+
+
+def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+    """Cash and accounting ledgers of a purchased cluster."""
+    o = plan.option
+    months = len(edges) - 1
+    hours = int(edges[-1])
+    gps = plan.hardware.gpus_per_unit
+    kw = plan.max_kw_per_server
+    month_hours = np.diff(edges).astype(np.float64)
+
+    arrived = [d for d in plan.deliveries if d.delivery_month is not None]
+    server_hours = per_month(
+        hourly(
+            np.array([d.delivery_h for d in arrived], dtype=np.float64),
+            np.full(len(arrived), float(hours)),
+            np.array([d.servers for d in arrived], dtype=np.float64),
+            hours,
+        ),
+        edges,
+    )
+    busy = per_month(hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours), edges)
+
+    capex = np.zeros(months)
+    dep = np.zeros(months)
+    resale = np.zeros(months)
+    support = np.zeros(months)
+    for i, d in enumerate(arrived):
+        assert d.delivery_month is not None
+        m0 = d.delivery_month
+        basis = _basis(plan, i, d)
+        capex[m0] += basis
+        schedule = depreciation(
+            o.depreciation.method,
+            basis,
+            basis * o.depreciation.salvage_fraction,
+            o.depreciation.months,
+            o.depreciation.declining_factor,
+        )
+        span = min(len(schedule), months - m0)
+        dep[m0 : m0 + span] += schedule[:span]
+        if o.sell_at_horizon:
+            resale[-1] -= basis - schedule[:span].sum()  # sold at book value
+        # The support contract runs from arrival, prorated by the hours in service.
+        in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
+        support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
+
+    it_kwh = server_hours * kw * o.power.idle_fraction + busy * (kw / gps) * (
+        o.power.busy_fraction - o.power.idle_fraction
+    )
+    power = it_kwh * o.power.pue * o.power.usd_per_kwh
+    facility = server_hours / month_hours * kw * o.facility.usd_per_kw_month
+    first = min((d.delivery_month for d in arrived if d.delivery_month is not None), default=months)
+    staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
+    shared = {"power": power, "facility": facility, "support": support, "staff": staff}
+    return Ledger(
+        cash={"capex": capex, "resale": resale, **shared},
+        accounting={"depreciation": dep, **shared},
+        gpu_hours_paid=server_hours * gps,
+        gpu_hours_busy=busy,
+    )

@@ -1,0 +1,172 @@
+"""Savings Plans: a $/hour commitment for 1 or 3 years over on-demand instances.
+
+Usage up to the commitment is billed at the plan rate, the rest at on-demand, and the unused part
+of the commitment is paid anyway. Terms are AWS's 8,760 h per year and renew back to back when
+``renew`` is set; an upfront payment (all, or the partial share) falls in the month a term starts.
+Commitment running past the horizon is reported in the notes, not added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from pydantic import model_validator
+
+from tco.pricing.errors import PricingError
+from tco.pricing.records import Price
+from tco.simulator import defaults
+from tco.simulator.calendar import per_month
+from tco.simulator.errors import ScenarioError
+from tco.simulator.fields import Fraction, Pos
+from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
+from tco.simulator.kinds.registry import Context, register
+from tco.simulator.ledger import Category, Ledger, Series, declare, ratio
+from tco.simulator.plan import price_quote
+from tco.simulator.runs import JobRuns
+
+declare(
+    Category("sp_commitment", "Savings Plan commitment", "cloud prices", "#c44e52"),
+    Category("sp_commitment_used", "commitment used", "cloud prices", "#c44e52"),
+    Category("sp_commitment_unused", "commitment unused", "cloud prices", "#ffb3b3"),
+    Series("sp_utilisation", "commitment utilisation", chart_label="commitment used"),
+    Series("sp_coverage", "commitment coverage"),
+)
+UPFRONT_SHARE = {
+    "No Upfront": 0.0,
+    "Partial Upfront": defaults.PARTIAL_UPFRONT_FRACTION,
+    "All Upfront": 1.0,
+}
+
+
+class SavingsPlan(CloudBase):
+    """On-demand instances under a Savings Plan commitment ($/hour, paid whether used or not)."""
+
+    kind: Literal["savings_plan"]
+    plan: Literal["Compute", "EC2Instance"] = "Compute"
+    term_years: Literal[1, 3] = 1
+    payment: Literal["No Upfront", "Partial Upfront", "All Upfront"] = "No Upfront"
+    commitment_usd_per_hour: Pos | None = None
+    commitment_instances: Pos | None = None  # commitment = this many instances at the plan rate
+    rate_usd_per_hour: Pos | None = None
+    discount: Fraction | None = None  # off the on-demand price
+    rate_source: str | None = None
+    renew: bool = True
+
+    @model_validator(mode="after")
+    def _commitment(self) -> SavingsPlan:
+        if (self.commitment_usd_per_hour is None) == (self.commitment_instances is None):
+            raise ValueError("give either commitment_usd_per_hour or commitment_instances")
+        if self.rate_usd_per_hour is not None and self.discount is not None:
+            raise ValueError("give rate_usd_per_hour or discount, not both")
+        if (
+            self.rate_usd_per_hour is not None or self.discount is not None
+        ) and not self.rate_source:
+            raise ValueError("a Savings Plan rate or discount needs rate_source")
+        return self
+
+
+@dataclass(frozen=True, kw_only=True)
+class SavingsPlanPlan(CloudPlan):
+    option: SavingsPlan
+    sp_rate: Price  # $/instance-hour under the plan
+
+
+def _rate(o: SavingsPlan, ctx: Context, on_demand: Price) -> Price:
+    """The plan rate: the scenario's rate or discount, else the price book's (never invented)."""
+    if o.rate_usd_per_hour is not None:
+        assert o.rate_source is not None
+        return Price(o.rate_usd_per_hour, "scenario", "undated", o.rate_source)
+    if o.discount is not None:
+        assert o.rate_source is not None
+        return Price(
+            on_demand.usd_per_hour * (1 - o.discount),
+            "scenario",
+            on_demand.as_of,
+            f"{o.discount:.0%} off {on_demand.label()}; discount from {o.rate_source}",
+        )
+    field = f"{ctx.where}.rate_usd_per_hour"
+    if o.instance_type is None:
+        msg = "a Savings Plan on a custom instance needs rate_usd_per_hour or discount"
+        raise ScenarioError(ctx.file, field, msg)
+    try:
+        return ctx.book.savings_plan(o.instance_type, ctx.region, o.plan, o.term_years, o.payment)
+    except PricingError as exc:
+        raise ScenarioError(
+            ctx.file, field, f"{exc}. To fix: set rate_usd_per_hour or discount (with rate_source)"
+        ) from None
+
+
+def savings_plan_hours(
+    usage_instances: np.ndarray, commitment_usd: np.ndarray, rate: float, on_demand: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Clock hours under a Savings Plan: (instance-hours covered, used commitment USD, unused
+    commitment USD, on-demand overflow USD) per hour. Usage up to the commitment is billed at the
+    plan rate, the rest at on-demand, and the unused part of the commitment is paid anyway."""
+    covered = np.minimum(usage_instances, commitment_usd / rate)
+    used = covered * rate
+    return covered, used, commitment_usd - used, (usage_instances - covered) * on_demand
+
+
+@register
+class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
+    name = "savings_plan"
+    model = SavingsPlan
+    label = "Savings Plan"
+
+    def plan(self, option: SavingsPlan, ctx: Context) -> SavingsPlanPlan:
+        base = self.cloud_plan(option, ctx)
+        rate = _rate(option, ctx, base.price)
+        item = f"{option.plan} Savings Plan rate ({option.term_years}yr, {option.payment})"
+        shared = {f: getattr(base, f) for f in CloudPlan.__dataclass_fields__}
+        shared["quotes"] = (*base.quotes, price_quote(item, rate))
+        return SavingsPlanPlan(**shared, sp_rate=rate)
+
+    def ledger(self, plan: SavingsPlanPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+        sp = plan.option
+        use = usage(plan, runs, edges)
+        hours = int(edges[-1])
+        rate = plan.sp_rate.usd_per_hour
+        commit = (
+            sp.commitment_usd_per_hour
+            if sp.commitment_usd_per_hour is not None
+            else float(sp.commitment_instances or 0) * rate
+        )
+        # AWS terms are 31,536,000 s (1 year) or 94,608,000 s (3 years): 8,760 h per year.
+        term_h = int(sp.term_years * defaults.HOURS_PER_YEAR)
+        term_starts = list(range(0, hours, term_h)) if sp.renew else [0]
+        active = np.zeros(hours)
+        for t0 in term_starts:
+            active[t0 : min(hours, t0 + term_h)] = 1.0
+        commit_h = commit * active
+        covered, used_commit, unused_commit, overflow = savings_plan_hours(
+            use.instances_hourly, commit_h, rate, plan.price.usd_per_hour
+        )
+        upfront = UPFRONT_SHARE[sp.payment]
+        cash_commit = per_month(commit_h, edges) * (1.0 - upfront)
+        for t0 in term_starts:
+            month = int(np.searchsorted(edges, t0, side="right") - 1)
+            cash_commit[month] += upfront * commit * term_h
+        beyond_h = max(0, term_starts[-1] + term_h - hours)
+        compute = per_month(overflow, edges)
+        used, billed = per_month(used_commit, edges), per_month(use.instances_hourly, edges)
+        return Ledger(
+            cash={"cloud_compute": compute, "sp_commitment": cash_commit},
+            accounting={
+                "cloud_compute": compute.copy(),
+                "sp_commitment_used": used,
+                "sp_commitment_unused": per_month(unused_commit, edges),
+            },
+            gpu_hours_paid=use.paid_gpu_h,
+            gpu_hours_busy=use.busy_gpu_h,
+            series={
+                "sp_utilisation": ratio(used, per_month(commit_h, edges)),
+                "sp_coverage": ratio(per_month(covered, edges), billed),
+            },
+            notes={
+                "commitment_usd_per_hour": commit,
+                "commitment_beyond_horizon_usd": commit * beyond_h,
+                "prepaid_beyond_horizon_usd": upfront * commit * beyond_h,
+            },
+        )

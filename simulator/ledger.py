@@ -1,0 +1,131 @@
+"""Ledgers: what an option costs month by month, by category, in two views; and the categories.
+
+- **cash**: when money leaves the bank (capex in the month servers arrive, resale at the horizon
+  as a negative cost, Savings Plan prepayments when a term starts).
+- **accounting**: the expense recognised (depreciation, commitments expensed hour by hour).
+
+Every category is declared once, here or in the kind that writes it, with its label, the
+sensitivity group whose price scales it and its chart colour; reports and the sensitivity
+analysis read these declarations, never a list of names of their own. Monthly ratio series
+(e.g. a commitment's utilisation) are declared the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Price groups varied by the sensitivity analysis, in the order it reports them.
+SENSITIVITY_GROUPS = ("cloud prices", "server prices", "electricity", "facility", "staff")
+
+
+@dataclass(frozen=True)
+class Category:
+    """A ledger category: USD per month. ``group``: the price group that scales it (None: not
+    a price, e.g. nothing yet); ``colour``: its colour in charts."""
+
+    name: str
+    label: str
+    group: str | None
+    colour: str
+    unit: str = "USD/month"
+
+
+@dataclass(frozen=True)
+class Series:
+    """A monthly ratio an option may report (fraction, NaN when undefined). ``chart_label``:
+    shown on the utilisation chart under this label (None: tables only)."""
+
+    name: str
+    label: str
+    chart_label: str | None = None
+
+
+_CATEGORIES: dict[str, Category] = {}
+_SERIES: dict[str, Series] = {}
+
+
+def declare(*items: Category | Series) -> None:
+    """Declare categories or series (idempotent for identical declarations)."""
+    for item in items:
+        table: dict[str, Category] | dict[str, Series] = (
+            _CATEGORIES if isinstance(item, Category) else _SERIES
+        )
+        old = table.get(item.name)
+        if old is not None and old != item:
+            raise ValueError(f"{item.name!r} is already declared differently: {old}")
+        table[item.name] = item  # type: ignore[assignment]
+
+
+def category(name: str) -> Category:
+    """The declaration of a category (an undeclared one gets a neutral grey, no group)."""
+    return _CATEGORIES.get(name) or Category(name, name.replace("_", " "), None, "#999999")
+
+
+def series() -> tuple[Series, ...]:
+    """Every declared ratio series, in declaration order."""
+    return tuple(_SERIES.values())
+
+
+def groups() -> dict[str, tuple[str, ...]]:
+    """Sensitivity group -> the categories it scales, in ``SENSITIVITY_GROUPS`` order (groups
+    declared only by a plug-in kind follow)."""
+    out: dict[str, list[str]] = {g: [] for g in SENSITIVITY_GROUPS}
+    for c in _CATEGORIES.values():
+        if c.group is not None:
+            out.setdefault(c.group, []).append(c.name)
+    return {g: tuple(v) for g, v in out.items()}
+
+
+def declarations() -> tuple[dict[str, Category], dict[str, Series]]:
+    """A copy of every declaration (to restore after a plug-in kind is removed)."""
+    return dict(_CATEGORIES), dict(_SERIES)
+
+
+def restore(saved: tuple[dict[str, Category], dict[str, Series]]) -> None:
+    _CATEGORIES.clear()
+    _CATEGORIES.update(saved[0])
+    _SERIES.clear()
+    _SERIES.update(saved[1])
+
+
+declare(
+    Category("capex", "servers bought", "server prices", "#4c72b0"),
+    Category("resale", "resale at the horizon", "server prices", "#8c8c8c"),
+    Category("depreciation", "depreciation", "server prices", "#4c72b0"),
+    Category("power", "electricity", "electricity", "#dd8452"),
+    Category("facility", "facility", "facility", "#937860"),
+    Category("support", "support contract", "server prices", "#da8bc3"),
+    Category("staff", "staff", "staff", "#8172b3"),
+    Category("cloud_compute", "cloud compute", "cloud prices", "#55a868"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ledger:
+    """Monthly costs by category (USD), monthly usage (GPU-hours), ratio series and notes."""
+
+    cash: dict[str, np.ndarray]
+    accounting: dict[str, np.ndarray]
+    gpu_hours_paid: np.ndarray  # GPU-hours available (owned) or billed (cloud)
+    gpu_hours_busy: np.ndarray  # GPU-hours jobs actually used
+    series: dict[str, np.ndarray] = field(default_factory=dict)  # declared Series name -> ratio
+    notes: dict[str, float] = field(default_factory=dict)  # e.g. commitment beyond the horizon
+
+    @property
+    def gpu_utilisation(self) -> np.ndarray:
+        return ratio(self.gpu_hours_busy, self.gpu_hours_paid)
+
+    def cash_total(self) -> np.ndarray:
+        return np.asarray(np.sum(list(self.cash.values()), axis=0))
+
+    def accounting_total(self) -> np.ndarray:
+        return np.asarray(np.sum(list(self.accounting.values()), axis=0))
+
+
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den element-wise, NaN where den is 0."""
+    out = np.full(len(num), np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out

@@ -1,0 +1,113 @@
+"""What one option achieved, as a compact record a sweep can aggregate without job arrays: cash,
+accounting and NPV totals, waits, work delivered, utilisation and the work that cannot run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.simulator.finance import npv
+from tco.simulator.jobs import Jobs
+from tco.simulator.ledger import Ledger
+from tco.simulator.runs import JobRuns
+
+EXAMPLES_PER_REASON = 5
+
+
+@dataclass(frozen=True)
+class Waits:
+    """Queue waits in hours of the jobs that started (``censored``: still queued at the horizon)."""
+
+    mean_h: float
+    p50_h: float
+    p95_h: float
+    max_h: float
+    started: int
+    censored: int
+
+    @staticmethod
+    def of(waits: np.ndarray, censored: int) -> Waits:
+        if len(waits) == 0:
+            return Waits(0.0, 0.0, 0.0, 0.0, 0, censored)
+        p50, p95 = np.percentile(waits, [50, 95])
+        return Waits(
+            float(waits.mean()), float(p50), float(p95), float(waits.max()), len(waits), censored
+        )
+
+
+@dataclass(frozen=True)
+class WorkBalance:
+    """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon."""
+
+    demanded: float
+    delivered: float
+    cannot_run: float
+    unfinished: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metrics:
+    """One option's figures over the horizon (USD, hours, fractions)."""
+
+    cash_usd: float
+    accounting_usd: float
+    npv_usd: float
+    gpu_utilisation: float  # busy / available (owned) or billed (cloud) GPU-hours; NaN if none
+    work: WorkBalance
+    waits: Waits
+    jobs_completed: int
+    jobs_running_at_horizon: int
+    jobs_queued_at_horizon: int
+    cannot_run: dict[str, int]  # reason text -> jobs
+
+
+def measure(
+    jobs: Jobs, runs: JobRuns, ledger: Ledger, horizon_h: float, discount_rate: float
+) -> Metrics:
+    """The metrics of one option from its job runs and ledger."""
+    ok = runs.runnable
+    started = ok & ~np.isnan(runs.start_h)
+    frac = np.zeros(len(jobs))
+    frac[started] = np.clip((horizon_h - runs.start_h[started]) / runs.run_h[started], 0.0, 1.0)
+    work = jobs.work_ref_gpu_h
+    waits = Waits.of(
+        runs.start_h[started] - jobs.arrival_h[started], int((ok & np.isnan(runs.start_h)).sum())
+    )
+    paid = float(ledger.gpu_hours_paid.sum())
+    cannot_run = {
+        runs.reason_text[code]: int((runs.reason == code).sum()) for code in _reasons(runs)
+    }
+    return Metrics(
+        cash_usd=float(ledger.cash_total().sum()),
+        accounting_usd=float(ledger.accounting_total().sum()),
+        npv_usd=npv(discount_rate, ledger.cash_total()),
+        gpu_utilisation=float(ledger.gpu_hours_busy.sum()) / paid if paid > 0 else float("nan"),
+        work=WorkBalance(
+            demanded=float(work.sum()),
+            delivered=float((work * frac).sum()),
+            cannot_run=float(work[~ok].sum()),
+            unfinished=float((work * (1.0 - frac))[ok].sum()),
+        ),
+        waits=waits,
+        jobs_completed=int((started & (runs.end_h <= horizon_h)).sum()),
+        jobs_running_at_horizon=int((started & (runs.end_h > horizon_h)).sum()),
+        jobs_queued_at_horizon=waits.censored,
+        cannot_run=cannot_run,
+    )
+
+
+def _reasons(runs: JobRuns) -> list[str]:
+    """Codes of the reasons jobs cannot run, in the order of the first job with each."""
+    return list(dict.fromkeys(runs.reason[~runs.runnable].tolist()))
+
+
+def cannot_run_examples(jobs: Jobs, runs: JobRuns) -> dict[str, list[str]]:
+    """Reason text -> ids of the first few jobs that cannot run for it (ids built only for
+    these, not for every job)."""
+    return {
+        runs.reason_text[code]: [
+            jobs.job_id(int(i)) for i in np.nonzero(runs.reason == code)[0][:EXAMPLES_PER_REASON]
+        ]
+        for code in _reasons(runs)
+    }

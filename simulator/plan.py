@@ -1,0 +1,52 @@
+"""A plan: an option resolved into hardware and prices before anything is simulated.
+
+Prices are fixed here (from the price book or the scenario), so a run is repeatable and the
+simulation never does I/O. Each plan lists the figures it uses as :class:`Quote` s, with their
+source and date, for the result and the report. Each kind extends :class:`Plan` with what its
+play and ledger need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tco.pricing.records import Price
+from tco.simulator import defaults
+from tco.simulator.fields import OptionModel
+from tco.simulator.speed import Hardware
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A number the result depends on, with its unit, source and date."""
+
+    item: str
+    value: float
+    unit: str
+    source: str
+    as_of: str
+    detail: str
+
+
+def input_quote(item: str, value: float, unit: str, default_key: str) -> Quote:
+    """A cost input: the documented default with its source, or the scenario's own value."""
+    default, source = defaults.SOURCES[default_key]
+    if value == default:
+        return Quote(item, value, unit, "default", "see detail", source)
+    return Quote(item, value, unit, "scenario", "undated", "set in the scenario file")
+
+
+def price_quote(item: str, p: Price) -> Quote:
+    """An hourly price from the price book or the scenario."""
+    return Quote(item, p.usd_per_hour, "USD/h", p.source, p.as_of, p.detail)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """What every plan has: the option it comes from, where jobs run, the figures used and a
+    one-line description for people."""
+
+    option: OptionModel
+    hardware: Hardware
+    quotes: tuple[Quote, ...]
+    description: str
