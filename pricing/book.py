@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from tco.pricing import snapshot
 from tco.pricing.cache import PriceCache, default_dir
 from tco.pricing.errors import PricingError, UnknownPrice, closest
-from tco.pricing.records import InstanceSpec, Payment, PlanType, Price, Source
-
-Mode = Literal["auto", "live", "cache", "snapshot"]
-MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
+from tco.pricing.records import MODES, InstanceSpec, Mode, Payment, PlanType, Price, Source
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+# Where a price book takes its prices (see pricing.book).
+Mode = Literal["auto", "live", "cache", "snapshot"]
+MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
 Source = Literal["aws-api", "cache", "snapshot", "offline-replay", "scenario"]
 PlanType = Literal["Compute", "EC2Instance"]
 Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]

@@ -18,9 +18,10 @@ times; usage over time is rebuilt afterwards from the intervals (``simulator.usa
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
@@ -44,112 +45,121 @@ class QueueInput:
     depth: int = 500
 
 
-@dataclass
-class _State:
-    env: simpy.Environment
-    inp: QueueInput
-    start: np.ndarray
-    free: int = 0
-    queue: deque[int] = field(default_factory=deque)
-    running: dict[int, tuple[float, int]] = field(default_factory=dict)  # job -> (end, units)
-    future_capacity: list[tuple[float, int]] = field(default_factory=list)
-    pass_pending: bool = False
+class _Pool:
+    """One run of the model: the SimPy environment, the free units, the queue and (for backfill)
+    the running jobs ordered by end time."""
 
+    def __init__(self, inp: QueueInput) -> None:
+        self.env = simpy.Environment()
+        self.inp = inp
+        self.start = np.full(len(inp.arrival_h), np.nan)
+        self.arrival = inp.arrival_h.tolist()  # Python floats: faster to index than numpy's
+        self.units = inp.units.tolist()
+        self.hold = inp.hold_h.tolist()
+        self.free = sum(u for t, u in inp.capacity if t <= 0)
+        self.future_capacity = sorted((t, u) for t, u in inp.capacity if t > 0)
+        self.queue: deque[int] = deque()
+        self.backfill = inp.policy == "backfill"
+        # (end h, units, job), kept sorted: the shadow time is found by scanning from the
+        # earliest end and stopping as soon as enough units are released.
+        self.running: list[tuple[float, int, int]] = []
+        self.ends: dict[int, float] = {}
+        self.pass_pending = False
 
-def simulate(inp: QueueInput) -> np.ndarray:
-    """Start time (h) of every job; NaN for jobs not started before the horizon."""
-    env = simpy.Environment()
-    n = len(inp.arrival_h)
-    st = _State(env, inp, np.full(n, np.nan))
-    st.future_capacity = sorted((t, u) for t, u in inp.capacity if t > 0)
-    st.free = sum(u for t, u in inp.capacity if t <= 0)
-    arrival = inp.arrival_h.tolist()  # Python floats: faster to index than numpy scalars
-    units = inp.units.tolist()
-    hold = inp.hold_h.tolist()
+    def wake(self) -> None:
+        """Ask for one scheduling pass after every event already due at this instant."""
+        if not self.pass_pending:
+            self.pass_pending = True
+            ev = self.env.event()
+            ev.callbacks.append(self.schedule_pass)
+            ev.succeed()
 
-    def wake() -> None:
-        if not st.pass_pending:
-            st.pass_pending = True
-            ev = env.event()
-            ev.callbacks.append(schedule_pass)
-            ev.succeed()  # runs after every event already due at this instant
-
-    def on_finish(ev: simpy.Event) -> None:
+    def on_finish(self, ev: simpy.Event) -> None:
         job = int(ev.value)  # type: ignore[arg-type]
-        st.free += units[job]
-        if st.running:
-            st.running.pop(job, None)
-        wake()
+        self.free += self.units[job]
+        if self.backfill:
+            entry = (self.ends.pop(job), self.units[job], job)
+            del self.running[bisect.bisect_left(self.running, entry)]
+        self.wake()
 
-    def start_job(job: int) -> None:
-        now = env.now
-        st.start[job] = now
-        st.free -= units[job]
-        done = env.timeout(hold[job], value=job)
-        done.callbacks.append(on_finish)
-        if inp.policy == "backfill":
-            st.running[job] = (now + hold[job], units[job])
+    def start_job(self, job: int) -> None:
+        now = self.env.now
+        self.start[job] = now
+        self.free -= self.units[job]
+        done = self.env.timeout(self.hold[job], value=job)
+        done.callbacks.append(self.on_finish)
+        if self.backfill:
+            end = now + self.hold[job]
+            self.ends[job] = end
+            bisect.insort(self.running, (end, self.units[job], job))
 
-    def schedule_pass(_: simpy.Event) -> None:
-        st.pass_pending = False
-        q = st.queue
-        while q and units[q[0]] <= st.free:
-            start_job(q.popleft())
-        if inp.policy == "backfill" and len(q) > 1 and st.free > 0:
-            backfill()  # with no GPU free nothing can start: skip the shadow-time work
+    def schedule_pass(self, _: simpy.Event) -> None:
+        self.pass_pending = False
+        q = self.queue
+        while q and self.units[q[0]] <= self.free:
+            self.start_job(q.popleft())
+        if self.backfill and len(q) > 1 and self.free > 0:
+            self.backfill_pass()  # with no unit free nothing can start: skip the shadow time
 
-    def backfill() -> None:
-        q = st.queue
-        head = q[0]
-        now = env.now
-        avail = st.free
-        shadow, extra = float("inf"), 0
-        releases = sorted(list(st.running.values()) + st.future_capacity)
+    def shadow(self, need: int) -> tuple[float, int]:
+        """When the head's ``need`` units will be free (releases in time order), and how many
+        units beyond its need are free then."""
+        avail = self.free
+        releases = heapq.merge(((t, u) for t, u, _ in self.running), self.future_capacity)
         for t, u in releases:
             avail += u
-            if avail >= units[head]:
-                shadow, extra = t, avail - units[head]
-                break
+            if avail >= need:
+                return t, avail - need
+        return float("inf"), 0
+
+    def backfill_pass(self) -> None:
+        q = self.queue
+        now = self.env.now
+        shadow, extra = self.shadow(self.units[q[0]])
         started = []
-        for pos in range(1, min(len(q), inp.depth)):
+        for pos in range(1, min(len(q), self.inp.depth)):
             job = q[pos]
-            need = units[job]
-            if need > st.free:
+            need = self.units[job]
+            if need > self.free:
                 continue
-            ends_in_time = now + hold[job] <= shadow
+            ends_in_time = now + self.hold[job] <= shadow
             if ends_in_time or need <= extra:
                 if not ends_in_time:
                     extra -= need
                 started.append(pos)
-                start_job(job)
-                if st.free == 0:
+                self.start_job(job)
+                if self.free == 0:
                     break
         for pos in reversed(started):
             del q[pos]
 
-    def arrivals() -> simpy.events.ProcessGenerator:
-        i = 0
+    def arrivals(self) -> simpy.events.ProcessGenerator:
+        arrival, n, i = self.arrival, len(self.arrival), 0
         while i < n:
             t = arrival[i]
-            if t > env.now:
-                yield env.timeout(t - env.now)
+            if t > self.env.now:
+                yield self.env.timeout(t - self.env.now)
             while i < n and arrival[i] == t:
-                st.queue.append(i)
+                self.queue.append(i)
                 i += 1
-            wake()
+            self.wake()
 
-    def deliveries() -> simpy.events.ProcessGenerator:
-        for t, u in list(st.future_capacity):
-            yield env.timeout(t - env.now)
-            st.free += u
-            st.future_capacity.remove((t, u))
-            wake()
+    def deliveries(self) -> simpy.events.ProcessGenerator:
+        for t, u in list(self.future_capacity):
+            yield self.env.timeout(t - self.env.now)
+            self.free += u
+            self.future_capacity.remove((t, u))
+            self.wake()
 
-    env.process(arrivals())
-    if st.future_capacity:
-        env.process(deliveries())
-    env.run(until=inp.horizon_h)
-    return st.start
+
+def simulate(inp: QueueInput) -> np.ndarray:
+    """Start time (h) of every job; NaN for jobs not started before the horizon."""
+    pool = _Pool(inp)
+    pool.env.process(pool.arrivals())
+    if pool.future_capacity:
+        pool.env.process(pool.deliveries())
+    pool.env.run(until=inp.horizon_h)
+    return pool.start
 
 
 def fifo_heapq(inp: QueueInput) -> np.ndarray:

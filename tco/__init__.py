@@ -6,20 +6,44 @@ The library a notebook can use, under the ``tco`` command::
     result = tco.run_file("scenarios/lab.yaml")
     result.monthly_frame()            # pandas DataFrame
     tco.summary.to_summary(result)    # the summary.json document
+
+Names are imported on first use, so ``import tco`` (and ``tco --version``) stays fast.
 """
 
 from __future__ import annotations
 
-from tco.pricing.book import PriceBook
-from tco.pricing.errors import PricingError
-from tco.simulator import summary
-from tco.simulator.errors import ScenarioError
-from tco.simulator.result import OptionResult, Result
-from tco.simulator.run import run, run_file, version
-from tco.simulator.scenario import Scenario, load_scenario, loads_scenario
+import importlib
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from tco.pricing.book import PriceBook
+    from tco.pricing.errors import PricingError
+    from tco.simulator import summary
+    from tco.simulator.errors import ScenarioError
+    from tco.simulator.result import OptionResult, Result
+    from tco.simulator.run import Prepared, prepare, run, run_file, simulate, version
+    from tco.simulator.scenario import Scenario, load_scenario, loads_scenario
+
+_HOMES = {
+    "OptionResult": "tco.simulator.result",
+    "PriceBook": "tco.pricing.book",
+    "PricingError": "tco.pricing.errors",
+    "Prepared": "tco.simulator.run",
+    "Result": "tco.simulator.result",
+    "Scenario": "tco.simulator.scenario",
+    "ScenarioError": "tco.simulator.errors",
+    "load_scenario": "tco.simulator.scenario",
+    "loads_scenario": "tco.simulator.scenario",
+    "prepare": "tco.simulator.run",
+    "run": "tco.simulator.run",
+    "run_file": "tco.simulator.run",
+    "simulate": "tco.simulator.run",
+    "summary": "tco.simulator.summary",
+    "version": "tco.simulator.run",
+}
 __all__ = [
     "OptionResult",
+    "Prepared",
     "PriceBook",
     "PricingError",
     "Result",
@@ -27,8 +51,24 @@ __all__ = [
     "ScenarioError",
     "load_scenario",
     "loads_scenario",
+    "prepare",
     "run",
     "run_file",
+    "simulate",
     "summary",
     "version",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tco' has no attribute {name!r}")
+    module = importlib.import_module(home)
+    value = module if home.rsplit(".", 1)[-1] == name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

@@ -1,0 +1,100 @@
+"""What the ``tco`` commands share: the one-line error for bad input, the price-book options,
+warnings, the console and the progress spinner. Imports nothing heavy (start-up stays fast)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import click
+
+from tco.pricing.records import MODES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tco.pricing.book import PriceBook
+
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(click.ClickException):
+    """A user-fixable problem: one line, exit code 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"tco: error: {self.message}", err=True)
+
+
+def warn(book: PriceBook) -> None:
+    for w in book.warnings:
+        click.echo(f"tco: warning: {w}", err=True)
+
+
+@contextlib.contextmanager
+def price_book(mode: str, offline: bool) -> Iterator[PriceBook]:
+    """The price book the options ask for; ``offline`` serves AWS calls from moto + replay."""
+    if offline:
+        if mode not in ("auto", "live"):
+            raise BadInput(
+                f"--offline runs the live code path offline; it cannot be combined "
+                f"with --prices {mode}"
+            )
+        from tco.pricing.book import PriceBook
+        from tco.pricing.offline import offline_session
+
+        with offline_session() as session:
+            yield PriceBook("live", session=session, offline=True)
+        return
+    from tco.pricing.book import PriceBook
+
+    yield PriceBook(mode)  # type: ignore[arg-type]
+
+
+PRICES_OPTION = click.option(
+    "--prices",
+    "prices",
+    type=click.Choice(MODES),
+    default="auto",
+    show_default=True,
+    help="Where prices come from: live AWS if credentials are present (auto), always live, the "
+    "cache of earlier live answers, or the bundled snapshot.",
+)
+OFFLINE_OPTION = click.option(
+    "--offline",
+    is_flag=True,
+    help="Run the live AWS code path with no network: EC2 from moto, prices replayed from the "
+    "bundled snapshot.",
+)
+
+
+@contextlib.contextmanager
+def progress(quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr naming the option being simulated; silent off a terminal or quiet."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield lambda _name: None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+        yield lambda what: bar.update(task, description=what)
+
+
+def console() -> Console:
+    """A console for tables: the terminal's width, or 160 columns into a pipe or file."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
