@@ -33,8 +33,10 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from tco.pricing import catalog
+from tco.pricing import hardware
+from tco.pricing.entry import PriceEntry
 from tco.pricing.errors import PricingError
+from tco.pricing.records import InstanceSpec
 
 PRICING_ENDPOINTS = ("us-east-1", "eu-central-1", "ap-south-1")
 HOURS_PER_YEAR = 8760.0
@@ -320,8 +322,8 @@ def savings_plan_rates(client: Any, instance_type: str, region: str) -> dict[str
 # ------------------------------------------------------------------ EC2
 
 
-def instance_spec(client: Any, instance_type: str) -> dict[str, Any]:
-    """GPU name, count and memory, vCPUs, memory, links and bare metal, as a snapshot 'spec'."""
+def instance_spec(client: Any, instance_type: str) -> InstanceSpec:
+    """GPU name, count and memory, vCPUs, memory, links and bare metal of an instance type."""
     what = f"ec2.describe_instance_types for {instance_type}"
     resp = call(what, lambda: client.describe_instance_types(InstanceTypes=[instance_type]))
     types = resp.get("InstanceTypes", [])
@@ -336,17 +338,18 @@ def instance_spec(client: Any, instance_type: str) -> dict[str, Any]:
     else:  # Trainium/Inferentia report NeuronInfo instead
         name, count, mem_gib = "none", 0, 0.0
     intra, inter = links(instance_type, count)
-    return {
-        "aws_gpu_name": name,
-        "gpu_model": catalog.gpu_for_aws(name, mem_gib),
-        "gpu_count": count,
-        "gpu_memory_gib": mem_gib,
-        "vcpus": int(it.get("VCpuInfo", {}).get("DefaultVCpus", 0)),
-        "memory_gib": round(float(it.get("MemoryInfo", {}).get("SizeInMiB", 0)) / 1024, 2),
-        "intra_node": intra,
-        "inter_node": inter,
-        "bare_metal": bool(it.get("BareMetal", False)),
-    }
+    return InstanceSpec(
+        instance_type=instance_type,
+        aws_gpu_name=name,
+        gpu_model=hardware.gpu_for_aws(name, mem_gib),
+        gpu_count=count,
+        gpu_memory_gib=mem_gib,
+        vcpus=int(it.get("VCpuInfo", {}).get("DefaultVCpus", 0)),
+        memory_gib=round(float(it.get("MemoryInfo", {}).get("SizeInMiB", 0)) / 1024, 2),
+        intra_node=intra,
+        inter_node=inter,
+        bare_metal=bool(it.get("BareMetal", False)),
+    )
 
 
 _REGULAR_AZ = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$")
@@ -379,8 +382,8 @@ def spot_min(client: Any, instance_type: str, now: dt.datetime) -> float | None:
 # ------------------------------------------------------------------ one instance type
 
 
-def fetch_entry(session: Any, instance_type: str, region: str, now: dt.datetime) -> dict[str, Any]:
-    """Everything about one instance type in one region, as a snapshot-shaped entry."""
+def fetch_entry(session: Any, instance_type: str, region: str, now: dt.datetime) -> PriceEntry:
+    """Everything about one instance type in one region."""
     pricing = session.client("pricing", region_name=pricing_endpoint(region), config=RETRY_CONFIG)
     ec2 = session.client("ec2", region_name=region, config=RETRY_CONFIG)
     sp = session.client("savingsplans", region_name="us-east-1", config=RETRY_CONFIG)
@@ -390,12 +393,13 @@ def fetch_entry(session: Any, instance_type: str, region: str, now: dt.datetime)
         lambda: list(iter_products(pricing, instance_type, region)),
     )
     item = select_on_demand(items, instance_type, region)
-    return {
-        "on_demand_usd_per_hour": on_demand_usd(item),
-        "reserved": reserved_terms(item),
-        "savings_plans": savings_plan_rates(sp, instance_type, region) or None,
-        "spot_min_usd_per_hour": spot_min(ec2, instance_type, now),
-        "spec": spec,
-        "price_list_version": item.get("version"),
-        "price_list_publication_date": item.get("publicationDate"),
-    }
+    return PriceEntry(
+        instance_type=instance_type,
+        on_demand_usd_per_hour=on_demand_usd(item),
+        reserved=reserved_terms(item),
+        savings_plans=savings_plan_rates(sp, instance_type, region) or None,
+        spot_min_usd_per_hour=spot_min(ec2, instance_type, now),
+        spec=spec,
+        price_list_version=item.get("version"),
+        price_list_publication_date=item.get("publicationDate"),
+    )

@@ -26,6 +26,7 @@ from typing import Any
 
 from tco.pricing import snapshot
 from tco.pricing.cache import PriceCache, default_dir
+from tco.pricing.entry import PriceEntry
 from tco.pricing.errors import PricingError, UnknownPrice, closest
 from tco.pricing.records import MODES, InstanceSpec, Mode, Payment, PlanType, Price, Source
 
@@ -34,7 +35,7 @@ from tco.pricing.records import MODES, InstanceSpec, Mode, Payment, PlanType, Pr
 class Entry:
     """What is known of one instance type in one region, and from where."""
 
-    data: dict[str, Any]
+    data: PriceEntry
     source: Source
     as_of: str
     origin: str  # for people: "bundled AWS snapshot", "AWS Price List API", ...
@@ -187,27 +188,16 @@ class PriceBook:
 
     def spec(self, instance_type: str, region: str) -> InstanceSpec:
         """GPU model and count, memory, vCPUs and links of an instance type."""
-        s = self.entry(instance_type, region).data["spec"]
-        return InstanceSpec(
-            instance_type=instance_type,
-            gpu_model=s["gpu_model"],
-            aws_gpu_name=s["aws_gpu_name"],
-            gpu_count=int(s["gpu_count"]),
-            gpu_memory_gib=float(s["gpu_memory_gib"]),
-            vcpus=int(s["vcpus"]),
-            memory_gib=float(s["memory_gib"]),
-            intra_node=s["intra_node"],
-            inter_node=s["inter_node"],
-            bare_metal=bool(s["bare_metal"]),
-        )
+        return self.entry(instance_type, region).data.spec
 
-    def _price(self, e: Entry, value: object, what: str, instance_type: str, region: str) -> Price:
+    def _price(
+        self, e: Entry, value: float | None, what: str, instance_type: str, region: str
+    ) -> Price:
         if value is None:
             raise UnknownPrice(
                 f"the {what} of {instance_type} in {region} is not known from the {e.origin}"
                 f" (as of {e.as_of}); give it in the scenario or run with live prices"
             )
-        assert isinstance(value, int | float)
         return Price(
             float(value), e.source, e.as_of, f"{what}, {instance_type}, {region}, {e.origin}"
         )
@@ -216,14 +206,14 @@ class PriceBook:
         """Linux, shared-tenancy on-demand $/h of one instance."""
         e = self.entry(instance_type, region)
         return self._price(
-            e, e.data["on_demand_usd_per_hour"], "on-demand price", instance_type, region
+            e, e.data.on_demand_usd_per_hour, "on-demand price", instance_type, region
         )
 
     def spot(self, instance_type: str, region: str) -> Price:
         """Lowest spot $/h over the region's availability zones (Local Zones excluded)."""
         e = self.entry(instance_type, region)
         return self._price(
-            e, e.data["spot_min_usd_per_hour"], "spot price (lowest AZ)", instance_type, region
+            e, e.data.spot_min_usd_per_hour, "spot price (lowest AZ)", instance_type, region
         )
 
     def reserved(
@@ -234,7 +224,7 @@ class PriceBook:
         key = f"{years}yr/{offering}/{payment}"
         return self._price(
             e,
-            (e.data.get("reserved") or {}).get(key),
+            e.data.reserved.get(key),
             f"reserved {key} rate",
             instance_type,
             region,
@@ -248,7 +238,7 @@ class PriceBook:
         key = f"{plan}/{years}yr/{payment}"
         return self._price(
             e,
-            (e.data.get("savings_plans") or {}).get(key),
+            (e.data.savings_plans or {}).get(key),
             f"{plan} Savings Plan {years}yr {payment} rate",
             instance_type,
             region,

@@ -14,9 +14,10 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import platformdirs
+
+from tco.pricing.entry import PriceEntry
 
 CACHE_SCHEMA = "tco-price-cache/1"
 DEFAULT_TTL = dt.timedelta(days=7)
@@ -32,7 +33,7 @@ def default_dir() -> Path:
 class Cached:
     """A cached entry, when it was fetched, and from where."""
 
-    entry: dict[str, Any]
+    entry: PriceEntry
     fetched_at: dt.datetime
     source: str
 
@@ -62,9 +63,7 @@ class PriceCache:
             doc = json.loads(p.read_text(encoding="utf-8"))
             if doc.get("schema") != CACHE_SCHEMA:
                 raise ValueError(f"schema is {doc.get('schema')!r}, expected {CACHE_SCHEMA!r}")
-            entry = doc["entry"]
-            if not isinstance(entry, dict) or "on_demand_usd_per_hour" not in entry:
-                raise ValueError("no price entry")
+            entry = PriceEntry.from_dict(instance_type, doc["entry"])
             fetched = dt.datetime.fromisoformat(doc["fetched_at"])
             if fetched.tzinfo is None:
                 raise ValueError("fetched_at has no time zone")
@@ -77,7 +76,7 @@ class PriceCache:
         self,
         instance_type: str,
         region: str,
-        entry: dict[str, Any],
+        entry: PriceEntry,
         fetched_at: dt.datetime,
         source: str = "aws-api",
     ) -> Path:
@@ -90,7 +89,7 @@ class PriceCache:
             "region": region,
             "fetched_at": fetched_at.isoformat(),
             "source": source,
-            "entry": entry,
+            "entry": entry.to_dict(),
         }
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
         try:

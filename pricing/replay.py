@@ -26,6 +26,7 @@ from urllib.parse import parse_qs
 from botocore.awsrequest import AWSResponse
 
 from tco.pricing import snapshot
+from tco.pricing.entry import PriceEntry
 
 LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)"}
 USAGE_PREFIX = {"us-east-1": "", "us-west-2": "USW2-"}
@@ -84,9 +85,9 @@ def _term(
 
 
 def _item(
-    itype: str, region: str, entry: dict[str, Any], capacity: str, market: str, usd: float
+    itype: str, region: str, entry: PriceEntry, capacity: str, market: str, usd: float
 ) -> dict[str, Any]:
-    spec = entry["spec"]
+    spec = entry.spec
     sku = _sku(itype, region, capacity, market)
     usage = f"{USAGE_PREFIX.get(region, '')}BoxUsage:{itype}"
     if market == "CapacityBlock":
@@ -105,10 +106,10 @@ def _item(
         "usagetype": usage,
         "operation": "RunInstances",
         "servicecode": "AmazonEC2",
-        "vcpu": str(spec["vcpus"]),
-        "memory": f"{spec['memory_gib']:g} GiB",
-        "gpu": str(spec["gpu_count"]),
-        "gpuMemory": f"{spec['gpu_memory_gib'] * spec['gpu_count']:g} GiB",
+        "vcpu": str(spec.vcpus),
+        "memory": f"{spec.memory_gib:g} GiB",
+        "gpu": str(spec.gpu_count),
+        "gpuMemory": f"{spec.gpu_memory_gib * spec.gpu_count:g} GiB",
     }
     od_code = "JRTCKXETXF"
     terms: dict[str, Any] = {
@@ -118,9 +119,9 @@ def _item(
             )
         }
     }
-    if capacity == "Used" and market == "OnDemand" and entry.get("reserved"):
+    if capacity == "Used" and market == "OnDemand" and entry.reserved:
         reserved = {}
-        for key, eff in entry["reserved"].items():
+        for key, eff in entry.reserved.items():
             years_s, klass, payment = key.split("/")
             years = int(years_s.removesuffix("yr"))
             hours = years * 8760.0
@@ -153,7 +154,7 @@ def price_list(region: str) -> list[dict[str, Any]]:
     for itype in snapshot.instance_types(region):
         entry = snapshot.entry(itype, region)
         assert entry is not None
-        usd = entry["on_demand_usd_per_hour"]
+        usd = entry.on_demand_usd_per_hour
         if usd is None:
             continue  # no on-demand SKU (p5e in us-east-1): AWS has no row either
         out.append(_item(itype, region, entry, "Used", "OnDemand", usd))
@@ -197,7 +198,8 @@ def describe_savings_plans_offering_rates(request: Any, **_: Any) -> AWSResponse
     for region in wanted.get("region", snapshot.regions()):
         for itype in wanted.get("instanceType", snapshot.instance_types(region)):
             entry = snapshot.entry(itype, region)
-            for key, rate in ((entry or {}).get("savings_plans") or {}).items():
+            rates = (entry.savings_plans if entry is not None else None) or {}
+            for key, rate in rates.items():
                 plan, years_s, payment = key.split("/")
                 years = int(years_s.removesuffix("yr"))
                 rows.append(
@@ -236,7 +238,7 @@ def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
     items = []
     for itype in types:
         entry = snapshot.entry(itype, region)
-        spot = (entry or {}).get("spot_min_usd_per_hour")
+        spot = entry.spot_min_usd_per_hour if entry is not None else None
         if spot is None:
             continue
         items.append(

@@ -13,17 +13,16 @@ import json
 from importlib import resources
 from typing import Any
 
+from tco.pricing.entry import PriceEntry, check_snapshot
+
 SNAPSHOT_FILE = "aws_snapshot.json"
 
 
 @functools.cache
 def load() -> dict[str, Any]:
-    """The parsed snapshot (read once, on first use)."""
-    text = (
-        resources.files("tco.pricing").joinpath("data", SNAPSHOT_FILE).read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = json.loads(text)
-    return data
+    """The parsed snapshot (read once, on first use; its schema checked)."""
+    path = resources.files("tco.pricing").joinpath("data", SNAPSHOT_FILE)
+    return check_snapshot(json.loads(path.read_text(encoding="utf-8")), f"bundled {SNAPSHOT_FILE}")
 
 
 def as_of() -> str:
@@ -46,7 +45,8 @@ def instance_types(region: str | None = None) -> list[str]:
     return sorted(names)
 
 
-def entry(instance_type: str, region: str) -> dict[str, Any] | None:
+@functools.cache
+def entry(instance_type: str, region: str) -> PriceEntry | None:
     """The snapshot entry for an instance type in a region, or None."""
-    found: dict[str, Any] | None = load()["regions"].get(region, {}).get(instance_type)
-    return found
+    found = load()["regions"].get(region, {}).get(instance_type)
+    return None if found is None else PriceEntry.from_dict(instance_type, found)

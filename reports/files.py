@@ -2,13 +2,75 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
 
 from tco.simulator import summary
 from tco.simulator.atomic import write_text
 from tco.simulator.result import Result
+
+JOB_COLUMNS = (
+    "option",
+    "job_id",
+    "job_class",
+    "arrival_h",
+    "gpus",
+    "work_ref_gpu_h",
+    "memory_gb",
+    "run_h",
+    "start_h",
+    "end_h",
+    "wait_h",
+    "status",
+    "reason",
+)
+
+
+def _floats(values: np.ndarray) -> list[str]:
+    """'%.6f' text of each value, '' for NaN (as pandas' to_csv writes them)."""
+    text = np.char.mod("%.6f", values)
+    return np.where(np.isnan(values), "", text).tolist()  # type: ignore[no-any-return]
+
+
+def jobs_csv(result: Result) -> str:
+    """jobs.csv: every job on every option, one row each (columns ``JOB_COLUMNS``).
+
+    Written with csv.writer from numpy-formatted columns: the same bytes as DataFrame.to_csv,
+    about 1.5x faster on the shipped scenarios.
+    """
+    jobs = result.jobs
+    ids = jobs.job_ids()
+    classes = [jobs.class_names[c] for c in jobs.job_class.tolist()]
+    shared = (
+        _floats(jobs.arrival_h),
+        jobs.gpus.tolist(),
+        _floats(jobs.work_ref_gpu_h),
+        _floats(jobs.memory_gb),
+    )
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(JOB_COLUMNS)
+    for o in result.options:
+        f = result.jobs_frame(o.name)
+        w.writerows(
+            zip(
+                [o.name] * len(ids),
+                ids,
+                classes,
+                *shared,
+                _floats(f["run_h"].to_numpy()),
+                _floats(f["start_h"].to_numpy()),
+                _floats(f["end_h"].to_numpy()),
+                _floats(f["wait_h"].to_numpy()),
+                f["status"].tolist(),
+                f["reason"].tolist(),
+                strict=True,
+            )
+        )
+    return buf.getvalue()
 
 
 def write_data(
@@ -28,15 +90,5 @@ def write_data(
                 monthly.to_csv(index=False, float_format="%.2f", lineterminator="\n"),
             )
         )
-        frames = []
-        for o in result.options:
-            f = result.jobs_frame(o.name)
-            f.insert(0, "option", o.name)
-            frames.append(f)
-        jobs = pd.concat(frames, ignore_index=True)
-        written.append(
-            write_text(
-                d / "jobs.csv", jobs.to_csv(index=False, float_format="%.6f", lineterminator="\n")
-            )
-        )
+        written.append(write_text(d / "jobs.csv", jobs_csv(result)))
     return written

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
 from tco.simulator.jobs import Jobs
 from tco.simulator.speed import Hardware, run_hours
@@ -115,7 +115,7 @@ def _grow(k: _Kept, growth_per_month: float, seed: int) -> _Kept:
 
 def source_factor(tr: Trace, gpus: np.ndarray) -> np.ndarray:
     """Run time on the source hardware per GPU-hour of work per GPU: (1 + sync)."""
-    g = catalog.gpu(tr.source_gpu)
+    g = hardware.gpu(tr.source_gpu)
     hw = Hardware(
         g.name,
         g.memory_gb,

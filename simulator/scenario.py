@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
 from tco.simulator.errors import ScenarioError
@@ -115,12 +115,12 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
             raise ScenarioError(file, field, str(exc)) from None
 
     for i, c in enumerate(scenario.workload.job_classes):
-        guard(f"workload.job_classes[{i}].work.reference_gpu", catalog.gpu, c.work.reference_gpu)
+        guard(f"workload.job_classes[{i}].work.reference_gpu", hardware.gpu, c.work.reference_gpu)
     tr = scenario.workload.trace
     if tr is not None:
-        guard("workload.trace.source_gpu", catalog.gpu, tr.source_gpu)
-        guard("workload.trace.source_intra_node", catalog.interconnect, tr.source_intra_node)
-        guard("workload.trace.source_inter_node", catalog.interconnect, tr.source_inter_node)
+        guard("workload.trace.source_gpu", hardware.gpu, tr.source_gpu)
+        guard("workload.trace.source_intra_node", hardware.interconnect, tr.source_intra_node)
+        guard("workload.trace.source_inter_node", hardware.interconnect, tr.source_inter_node)
         if not (Path(file).parent / tr.file).exists() and Path(file).exists():
             raise ScenarioError(
                 file,

@@ -10,7 +10,7 @@ Where the tensor peak is not published (A10G) the memory-bandwidth ratio stands 
 
 *Synchronisation*: a job's ``comm_share`` is the share of an 8-GPU step it spends syncing over
 InfiniBand HDR (the brief's 8 % by default). On another link its comm/compute ratio scales like the
-link's typical ratio (``pricing.catalog.interconnects``), and with k GPUs by (k-1)/k relative to 8
+link's typical ratio (``pricing.hardware.interconnects``), and with k GPUs by (k-1)/k relative to 8
 (ring all-reduce moves 2(k-1)/k of the gradients per GPU). A job on one GPU does not sync. Jobs
 that fit inside one server or instance use its internal link; larger jobs the network.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.simulator import defaults
 from tco.simulator.jobs import Jobs
 
@@ -45,7 +45,7 @@ MEASURED_SCORES: dict[str, float] = {
 
 
 def _peak(name: str, by_bandwidth: bool) -> float:
-    g = catalog.gpu(name)
+    g = hardware.gpu(name)
     if by_bandwidth:
         return g.memory_bandwidth_gb_per_s
     assert g.fp16_tensor_tflops is not None
@@ -75,7 +75,7 @@ def score(gpu: str) -> float:
     """
     if gpu in MEASURED_SCORES:
         return MEASURED_SCORES[gpu]
-    by_bw = catalog.gpu(gpu).fp16_tensor_tflops is None
+    by_bw = hardware.gpu(gpu).fp16_tensor_tflops is None
     mine = _peak(gpu, by_bw)
     anchor = min(MEASURED_SCORES, key=lambda a: (abs(math.log(mine / _peak(a, by_bw))), a))
     return float(MEASURED_SCORES[anchor] * (mine / _peak(anchor, by_bw)) ** ALPHA)
@@ -95,8 +95,8 @@ class Hardware:
 
 
 def _link_factor(link: str) -> float:
-    share = catalog.interconnect(link).sync_share_8gpu
-    ref = catalog.interconnect(defaults.REFERENCE_LINK).sync_share_8gpu
+    share = hardware.interconnect(link).sync_share_8gpu
+    ref = hardware.interconnect(defaults.REFERENCE_LINK).sync_share_8gpu
     return (share / (1 - share)) / (ref / (1 - ref))
 
 

@@ -173,9 +173,9 @@ def catalog(kind: str) -> None:
     """
     from rich.table import Table
 
-    from tco.pricing import report as price_report
+    from tco.pricing import views
 
-    header, rows = price_report.catalog_rows(kind)
+    header, rows = views.catalog_rows(kind)
     table = Table(title=f"tco catalog: {kind}")
     for col in header:
         table.add_column(col, overflow="fold")

@@ -34,10 +34,10 @@ def prices_show(instance_type: str, region: str, prices: str, offline: bool) -> 
     """
     from rich.table import Table
 
-    from tco.pricing import report as price_report
+    from tco.pricing import views
 
     with price_book(prices, offline) as book:
-        rows = price_report.price_rows(book, instance_type, region)
+        rows = views.price_rows(book, instance_type, region)
     warn(book)
     table = Table(title=f"{instance_type} in {region}")
     for col in ("what", "value", "source"):
@@ -92,13 +92,14 @@ def prices_snapshot(out: Path, regions: tuple[str, ...], offline: bool) -> None:
     Example:
       tco prices snapshot --out /tmp/aws_snapshot.json
     """
-    from tco.pricing import report as price_report
     from tco.pricing import snapshot
+    from tco.pricing.entry import snapshot_json
+    from tco.pricing.refresh import build_snapshot
 
     with price_book("live", offline) as book:
         types = sorted({t for r in regions for t in snapshot.instance_types(r)})
-        doc = price_report.build_snapshot(book, list(regions), types)
-    out.write_text(price_report.snapshot_json(doc), encoding="utf-8")
+        doc = build_snapshot(book, list(regions), types)
+    out.write_text(snapshot_json(doc), encoding="utf-8")
     warn(book)
     click.echo(
         f"wrote {out}: {sum(len(v) for v in doc['regions'].values())} entries, as of {doc['as_of']}"

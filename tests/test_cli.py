@@ -180,8 +180,8 @@ def test_prices_snapshot_regenerated_offline_round_trips(tmp_path: Path) -> None
     for t, entry in doc["regions"]["us-east-1"].items():
         want = snapshot.entry(t, "us-east-1")
         assert want is not None
-        assert entry["on_demand_usd_per_hour"] == want["on_demand_usd_per_hour"], t
-        assert entry["reserved"] == pytest.approx(want["reserved"]), t
+        assert entry["on_demand_usd_per_hour"] == want.on_demand_usd_per_hour, t
+        assert entry["reserved"] == pytest.approx(want.reserved), t
 
 
 def test_catalog_lists_servers(capsys: pytest.CaptureFixture[str]) -> None:

@@ -122,8 +122,8 @@ def test_two_real_rows_is_an_error_naming_both() -> None:
 def test_moto_instance_spec_p4d(session: Any) -> None:
     ec2 = session.client("ec2", region_name="us-east-1")
     spec = aws.instance_spec(ec2, "p4d.24xlarge")
-    assert (spec["aws_gpu_name"], spec["gpu_count"], spec["gpu_memory_gib"]) == ("A100", 8, 40.0)
-    assert spec["gpu_model"] == "A100 SXM 40GB"
+    assert (spec.aws_gpu_name, spec.gpu_count, spec.gpu_memory_gib) == ("A100", 8, 40.0)
+    assert spec.gpu_model == "A100 SXM 40GB"
 
 
 @pytest.mark.parametrize("region", ["us-east-1", "us-west-2"])
@@ -132,12 +132,12 @@ def test_live_path_offline_reproduces_the_snapshot(session: Any, region: str) ->
         got = aws.fetch_entry(session, itype, region, NOW)
         want = snapshot.entry(itype, region)
         assert want is not None
-        assert got["on_demand_usd_per_hour"] == want["on_demand_usd_per_hour"]
-        assert got["reserved"] == pytest.approx(want["reserved"])
-        assert got["spot_min_usd_per_hour"] == want["spot_min_usd_per_hour"]
-        assert got["savings_plans"] is None  # unknown stays unknown
-        assert got["spec"]["gpu_model"] == want["spec"]["gpu_model"]
-        assert got["spec"]["bare_metal"] == want["spec"]["bare_metal"]
+        assert got.on_demand_usd_per_hour == want.on_demand_usd_per_hour
+        assert got.reserved == pytest.approx(want.reserved)
+        assert got.spot_min_usd_per_hour == want.spot_min_usd_per_hour
+        assert got.savings_plans is None  # unknown stays unknown
+        assert got.spec.gpu_model == want.spec.gpu_model
+        assert got.spec.bare_metal == want.spec.bare_metal
 
 
 def test_filters_exclude_decoys_server_side(session: Any) -> None:
@@ -273,7 +273,7 @@ def test_throttling_then_success_is_retried(session: Any) -> None:
 
     _inject(session, "before-send.pricing.GetProducts", flaky)
     entry = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
-    assert entry["on_demand_usd_per_hour"] == 21.957642
+    assert entry.on_demand_usd_per_hour == 21.957642
     assert len(attempts) == 2
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tco.pricing import catalog, snapshot
+from tco.pricing import hardware, snapshot
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError, UnknownPrice
 
@@ -62,11 +62,11 @@ def test_specs_map_to_catalog_gpus() -> None:
     assert (spec.gpu_model, spec.gpu_count, spec.gpu_memory_gib) == ("A100 SXM 40GB", 8, 40.0)
     for t in snapshot.instance_types("us-east-1"):
         model = PriceBook().spec(t, "us-east-1").gpu_model
-        assert model is None or model in catalog.gpus()
+        assert model is None or model in hardware.gpus()
 
 
 def test_unknown_names_suggest_the_closest() -> None:
     with pytest.raises(PricingError, match="did you mean 'us-east-1'"):
         PriceBook().on_demand("p4d.24xlarge", "us-east1")
     with pytest.raises(PricingError, match="did you mean 'A40'"):
-        catalog.gpu("A4O")
+        hardware.gpu("A4O")

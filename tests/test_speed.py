@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.simulator import speed
 from tco.simulator.jobs import Jobs
 from tco.simulator.speed import Hardware, run_hours
@@ -29,7 +29,7 @@ def _jobs(gpus: int, work: float, ref: str, comm: float = 0.08) -> Jobs:
 def _hw(
     gpu: str, intra: str, inter: str = "ib_hdr", per_unit: int = 8, virt: float = 0.0
 ) -> Hardware:
-    return Hardware(gpu, catalog.gpu(gpu).memory_gb, per_unit, intra, inter, virt)
+    return Hardware(gpu, hardware.gpu(gpu).memory_gb, per_unit, intra, inter, virt)
 
 
 @pytest.mark.parametrize(("link", "share"), [("eth_1g", 0.35), ("ib_hdr", 0.08)])
@@ -43,7 +43,7 @@ def test_brief_sync_shares(link: str, share: float) -> None:
 
 def test_sync_shrinks_with_bandwidth_and_vanishes_for_one_gpu() -> None:
     shares = [
-        catalog.interconnect(n).sync_share_8gpu
+        hardware.interconnect(n).sync_share_8gpu
         for n in ("eth_1g", "eth_10g", "ib_hdr", "pcie4", "nvswitch_a100", "nvswitch_h100")
     ]
     assert shares == sorted(shares, reverse=True)

@@ -16,7 +16,7 @@ from typing import Annotated, ClassVar, TypeVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
 from tco.simulator import defaults
@@ -131,9 +131,9 @@ class CloudKind(Kind[C, CP]):
     def check(self, option: C, ctx: Context) -> None:
         if option.instance is not None:
             i = option.instance
-            guard(ctx, "instance.gpu", catalog.gpu, i.gpu)
-            guard(ctx, "instance.intra_node", catalog.interconnect, i.intra_node)
-            guard(ctx, "instance.inter_node", catalog.interconnect, i.inter_node)
+            guard(ctx, "instance.gpu", hardware.gpu, i.gpu)
+            guard(ctx, "instance.intra_node", hardware.interconnect, i.intra_node)
+            guard(ctx, "instance.inter_node", hardware.interconnect, i.inter_node)
             return
         assert option.instance_type is not None
         spec = guard(ctx, "instance_type", ctx.book.spec, option.instance_type, ctx.region)
@@ -150,7 +150,7 @@ class CloudKind(Kind[C, CP]):
         """Where jobs run, the instance's price and a label, from the book or the scenario."""
         bare = self.bare_metal
         if o.instance is not None:
-            g = catalog.gpu(o.instance.gpu)
+            g = hardware.gpu(o.instance.gpu)
             price = Price(
                 o.instance.usd_per_hour, "scenario", o.instance.price_as_of, o.instance.price_source
             )

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from tco.pricing import catalog
+from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator import defaults
 from tco.simulator.calendar import month_edges_h, per_month
@@ -145,7 +145,7 @@ def _deliveries(o: Owned, ctx: Context) -> tuple[Delivery, ...]:
     return tuple(out)
 
 
-def _quotes(o: Owned, server: catalog.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
+def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
     src = "scenario" if o.price_usd is not None else "catalog"
     return (
         Quote(
@@ -197,13 +197,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:
-            catalog.server(option.server)
+            hardware.server(option.server)
         except PricingError as exc:
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
-        server = catalog.server(option.server)
-        gpu = catalog.gpu(server.gpu)
+        server = hardware.server(option.server)
+        gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         n = sum(t.servers for t in option.purchase_plan())

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from tco.pricing import catalog, snapshot
+from tco.pricing import hardware, snapshot
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
 
@@ -58,46 +57,6 @@ def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[s
     return rows
 
 
-def build_snapshot(book: PriceBook, regions: list[str], types: list[str]) -> dict[str, Any]:
-    """A new snapshot document from live calls (same shape as the bundled one).
-
-    A type that fails is left out, named in ``provenance.missing`` and in ``book.warnings``;
-    no value is carried over from elsewhere.
-    """
-    out: dict[str, dict[str, Any]] = {}
-    missing: list[str] = []
-    for region in regions:
-        for t in types:
-            try:
-                e = book.entry(t, region)
-            except PricingError as exc:
-                missing.append(f"{t} in {region}")
-                book.warnings.append(f"left out of the snapshot: {exc}")
-                continue
-            if e.source not in ("aws-api", "offline-replay"):
-                raise PricingError(f"{t} in {region}: got {e.source} prices, not live ones")
-            data = {k: v for k, v in e.data.items() if not k.startswith("price_list_")}
-            out.setdefault(region, {})[t] = data
-    today = book.now.date().isoformat()
-    return {
-        "schema": "tco.aws-snapshot/1",
-        "as_of": today,
-        "currency": "USD",
-        "provenance": {
-            "fetched": f"live AWS APIs on {today} (pricing.get_products,"
-            " savingsplans.describe_savings_plans_offering_rates, ec2.describe_instance_types,"
-            " ec2.describe_spot_price_history) by `tco prices snapshot`",
-            "links": "Interconnects from the AWS EC2 accelerated-computing instance type pages.",
-            "missing": ", ".join(missing) or "none",
-        },
-        "regions": out,
-    }
-
-
-def snapshot_json(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
-
-
 def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
     """Header and rows of one catalog table: gpus, servers, interconnects or instances."""
     if kind == "gpus":
@@ -112,7 +71,7 @@ def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
                     f"{g.tdp_w:g}",
                     g.source,
                 ]
-                for g in catalog.gpus().values()
+                for g in hardware.gpus().values()
             ],
         )
     if kind == "servers":
@@ -128,7 +87,7 @@ def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
                     f"{s.intra_node} / {s.inter_node}",
                     s.source,
                 ]
-                for s in catalog.servers().values()
+                for s in hardware.servers().values()
             ],
         )
     if kind == "interconnects":
@@ -144,21 +103,22 @@ def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
                     else ("yes" if i.measured else "interpolated"),
                     i.source,
                 ]
-                for i in catalog.interconnects().values()
+                for i in hardware.interconnects().values()
             ],
         )
     if kind == "instances":
         rows = []
         for region in snapshot.regions():
             for t in snapshot.instance_types(region):
-                e = snapshot.entry(t, region) or {}
-                s = e["spec"]
-                od = e["on_demand_usd_per_hour"]
+                e = snapshot.entry(t, region)
+                assert e is not None
+                s = e.spec
+                od = e.on_demand_usd_per_hour
                 rows.append(
                     [
                         t,
                         region,
-                        f"{s['gpu_count']} x {s['aws_gpu_name']}",
+                        f"{s.gpu_count} x {s.aws_gpu_name}",
                         "unknown" if od is None else f"{od:,}",
                         f"snapshot {snapshot.as_of()}",
                     ]

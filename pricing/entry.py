@@ -1,0 +1,151 @@
+"""What is known of one EC2 instance type in one region: the record every price source fills.
+
+The bundled snapshot, the cache of live answers and a live fetch all give a :class:`PriceEntry`;
+the price book reads only this record. Its dict form (:meth:`PriceEntry.to_dict`) is the shape
+stored in ``aws_snapshot.json`` and in cache files, and :func:`snapshot_document` is the one
+builder of a snapshot file (used by ``tco prices snapshot`` and ``scripts/build_snapshot.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tco.pricing.records import InstanceSpec
+
+SNAPSHOT_SCHEMA = "tco.aws-snapshot/1"
+_SPEC_FIELDS = (
+    "aws_gpu_name",
+    "gpu_model",
+    "gpu_count",
+    "gpu_memory_gib",
+    "vcpus",
+    "memory_gib",
+    "intra_node",
+    "inter_node",
+    "bare_metal",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PriceEntry:
+    """Prices in USD per instance-hour (None: unknown) and the instance's specs.
+
+    ``reserved``: effective $/h of reserved terms, keyed ``"<years>yr/<class>/<payment>"`` (the
+    upfront fee amortised over the term). ``savings_plans``: plan $/h keyed
+    ``"<plan>/<years>yr/<payment>"``, None when unknown (the bundled snapshot: AWS does not
+    publish them). ``price_list_*``: the Price List version a live answer came from.
+    """
+
+    instance_type: str
+    on_demand_usd_per_hour: float | None
+    spot_min_usd_per_hour: float | None
+    reserved: dict[str, float]
+    savings_plans: dict[str, float] | None
+    spec: InstanceSpec
+    price_list_version: str | None = None
+    price_list_publication_date: str | None = None
+
+    @classmethod
+    def from_dict(cls, instance_type: str, data: Any) -> PriceEntry:
+        """Read the stored form, checking every value (ValueError says which is wrong)."""
+        if not isinstance(data, dict):
+            raise ValueError("a price entry must be a mapping")
+        spec = data.get("spec")
+        if not isinstance(spec, dict) or set(_SPEC_FIELDS) - set(spec):
+            raise ValueError(f"spec must have {', '.join(_SPEC_FIELDS)}")
+        sp = data.get("savings_plans")
+        return cls(
+            instance_type=instance_type,
+            on_demand_usd_per_hour=_usd(data.get("on_demand_usd_per_hour"), "on_demand"),
+            spot_min_usd_per_hour=_usd(data.get("spot_min_usd_per_hour"), "spot"),
+            reserved=_rates(data.get("reserved") or {}, "reserved"),
+            savings_plans=None if sp is None else _rates(sp, "savings_plans"),
+            spec=InstanceSpec(
+                instance_type=instance_type,
+                gpu_model=None if spec["gpu_model"] is None else str(spec["gpu_model"]),
+                aws_gpu_name=str(spec["aws_gpu_name"]),
+                gpu_count=int(spec["gpu_count"]),
+                gpu_memory_gib=float(spec["gpu_memory_gib"]),
+                vcpus=int(spec["vcpus"]),
+                memory_gib=float(spec["memory_gib"]),
+                intra_node=str(spec["intra_node"]),
+                inter_node=str(spec["inter_node"]),
+                bare_metal=bool(spec["bare_metal"]),
+            ),
+            price_list_version=data.get("price_list_version"),
+            price_list_publication_date=data.get("price_list_publication_date"),
+        )
+
+    def to_dict(self, price_list: bool = True) -> dict[str, Any]:
+        """The stored form (``price_list``: keep the Price List version fields)."""
+        s = self.spec
+        out: dict[str, Any] = {
+            "on_demand_usd_per_hour": self.on_demand_usd_per_hour,
+            "reserved": dict(self.reserved),
+            "savings_plans": None if self.savings_plans is None else dict(self.savings_plans),
+            "spot_min_usd_per_hour": self.spot_min_usd_per_hour,
+            "spec": {f: getattr(s, f) for f in _SPEC_FIELDS},
+        }
+        if price_list:
+            out["price_list_version"] = self.price_list_version
+            out["price_list_publication_date"] = self.price_list_publication_date
+        return out
+
+
+def _usd(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{what} price {value!r} is not a number")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} price {value!r} is not a finite, non-negative USD/h")
+    return float(value)
+
+
+def _rates(table: Any, what: str) -> dict[str, float]:
+    if not isinstance(table, dict):
+        raise ValueError(f"{what} must be a mapping of term to USD/h")
+    out = {}
+    for key, value in table.items():
+        rate = _usd(value, f"{what} {key}")
+        if rate is not None:
+            out[str(key)] = rate
+    return out
+
+
+def snapshot_document(
+    entries: dict[str, dict[str, PriceEntry]], as_of: str, provenance: dict[str, str]
+) -> dict[str, Any]:
+    """A snapshot file's document: region -> instance type -> entry (Price List fields left
+    out), with its date and provenance."""
+    return {
+        "schema": SNAPSHOT_SCHEMA,
+        "as_of": as_of,
+        "currency": "USD",
+        "provenance": provenance,
+        "regions": {
+            region: {t: e.to_dict(price_list=False) for t, e in table.items()}
+            for region, table in entries.items()
+        },
+    }
+
+
+def snapshot_json(doc: dict[str, Any]) -> str:
+    """The file text: sorted keys, one-space indent, trailing newline (stable bytes)."""
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def check_snapshot(doc: Any, where: str) -> dict[str, Any]:
+    """The document, if it is a snapshot this version reads; ValueError otherwise."""
+    if not isinstance(doc, dict) or doc.get("schema") != SNAPSHOT_SCHEMA:
+        found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        raise ValueError(f"{where}: schema is {found!r}, expected {SNAPSHOT_SCHEMA!r}")
+    for key in ("as_of", "currency", "provenance", "regions"):
+        if key not in doc:
+            raise ValueError(f"{where}: no {key!r}")
+    if doc["currency"] != "USD":
+        raise ValueError(f"{where}: currency is {doc['currency']!r}; tco reads USD snapshots")
+    return doc
