@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from tco.pricing.records import InstanceSpec
 
 SNAPSHOT_SCHEMA = "tco.aws-snapshot/1"
-_SPEC_FIELDS = (
-    "aws_gpu_name",
-    "gpu_model",
-    "gpu_count",
-    "gpu_memory_gib",
-    "vcpus",
-    "memory_gib",
-    "intra_node",
-    "inter_node",
-    "bare_metal",
-)
+# The stored spec: InstanceSpec's fields but the instance type (it is the entry's key).
+_SPEC_FIELDS = tuple(f.name for f in fields(InstanceSpec) if f.name != "instance_type")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,22 +50,11 @@ class PriceEntry:
         sp = data.get("savings_plans")
         return cls(
             instance_type=instance_type,
-            on_demand_usd_per_hour=_usd(data.get("on_demand_usd_per_hour"), "on_demand"),
+            on_demand_usd_per_hour=_usd(data.get("on_demand_usd_per_hour"), "on-demand"),
             spot_min_usd_per_hour=_usd(data.get("spot_min_usd_per_hour"), "spot"),
             reserved=_rates(data.get("reserved") or {}, "reserved"),
             savings_plans=None if sp is None else _rates(sp, "savings_plans"),
-            spec=InstanceSpec(
-                instance_type=instance_type,
-                gpu_model=None if spec["gpu_model"] is None else str(spec["gpu_model"]),
-                aws_gpu_name=str(spec["aws_gpu_name"]),
-                gpu_count=int(spec["gpu_count"]),
-                gpu_memory_gib=float(spec["gpu_memory_gib"]),
-                vcpus=int(spec["vcpus"]),
-                memory_gib=float(spec["memory_gib"]),
-                intra_node=str(spec["intra_node"]),
-                inter_node=str(spec["inter_node"]),
-                bare_metal=bool(spec["bare_metal"]),
-            ),
+            spec=_spec(instance_type, spec),
             price_list_version=data.get("price_list_version"),
             price_list_publication_date=data.get("price_list_publication_date"),
         )
@@ -93,6 +73,20 @@ class PriceEntry:
             out["price_list_version"] = self.price_list_version
             out["price_list_publication_date"] = self.price_list_publication_date
         return out
+
+
+def _spec(instance_type: str, s: dict[str, Any]) -> InstanceSpec:
+    """The stored spec, each field converted to its declared type."""
+    model = s["gpu_model"]
+    return InstanceSpec(
+        instance_type=instance_type,
+        gpu_model=None if model is None else str(model),
+        **{
+            f.name: {"int": int, "float": float, "str": str, "bool": bool}[str(f.type)](s[f.name])
+            for f in fields(InstanceSpec)
+            if f.name not in ("instance_type", "gpu_model")
+        },
+    )
 
 
 def _usd(value: Any, what: str) -> float | None:

@@ -1,0 +1,197 @@
+"""The structure docs/ARCHITECTURE.md promises, checked: one-way imports without circles, small
+modules and functions, option kinds named only in their own module, one way in (``import tco``),
+and a start-up that loads only what the command needs."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tco
+from tco.simulator.kinds import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("simulator", "pricing", "reports")
+SOURCE_DIRS = ("tco", *PACKAGES, "scripts", "benchmarks")
+MAX_MODULE_LINES = 450
+MAX_FUNCTION_LINES = 70
+
+
+def _sources() -> list[Path]:
+    out = []
+    for d in SOURCE_DIRS:
+        for p in sorted((ROOT / d).rglob("*.py")):
+            # tco/simulator etc. are symlinks to the top-level folders: count each file once.
+            if not any(part in PACKAGES for part in p.relative_to(ROOT).parts[1:2]) or d != "tco":
+                out.append(p)
+    return out
+
+
+def _module(path: Path) -> str:
+    """The import name of a project file: simulator/x.py is tco.simulator.x."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[0] in PACKAGES:
+        parts.insert(0, "tco")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    """Every project module imported anywhere in the file (inside functions and under
+    TYPE_CHECKING too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module(p): p for p in _sources() if p.parts[-2] not in ("scripts", "benchmarks")}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for m, p in files.items():
+        for target in _imports(p, m):
+            while target and target not in files:
+                target = target.rpartition(".")[0]
+            # A module importing its own package's __init__ is how Python loads it, not a circle.
+            if target and target != m and not m.startswith(target + "."):
+                graph[m].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_import_graph_is_resolved() -> None:
+    graph = _graph()
+    assert "tco.simulator.run" in graph["tco.cli"]  # imported inside a command: still counted
+    assert "tco.simulator.kinds.registry" in graph["tco.simulator.scenario"]
+    assert "tco.simulator.kinds.owned" in graph["tco.simulator.kinds"]
+
+
+def test_no_import_circles() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_layers_import_one_way() -> None:
+    """pricing knows nothing of the simulator or the reports; the simulator nothing of the
+    reports or the CLI."""
+    graph = _graph()
+    for m, targets in graph.items():
+        if m.startswith("tco.pricing"):
+            assert not {t for t in targets if t.startswith(("tco.simulator", "tco.reports"))}, m
+        if m.startswith("tco.simulator"):
+            assert not {t for t in targets if t.startswith(("tco.reports", "tco.cli"))}, m
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_and_functions_are_small(path: Path) -> None:
+    text = path.read_text()
+    assert len(text.splitlines()) <= MAX_MODULE_LINES
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            assert node.end_lineno is not None
+            assert node.end_lineno - first + 1 <= MAX_FUNCTION_LINES, node.name
+
+
+def test_each_kind_is_named_only_in_its_own_module() -> None:
+    """In the installed package (benchmarks and scripts hold scenario data, as YAML files do)."""
+    package = [p for p in _sources() if p.relative_to(ROOT).parts[0] in ("tco", *PACKAGES)]
+    for name in registry.names():
+        where = {
+            str(p.relative_to(ROOT))
+            for p in package
+            for node in ast.walk(ast.parse(p.read_text()))
+            if isinstance(node, ast.Constant) and node.value == name
+        }
+        assert where == {f"simulator/kinds/{name}.py"}, (name, where)
+
+
+def test_no_module_imports_the_bare_package_names() -> None:
+    for p in [*_sources(), *sorted((ROOT / "tests").glob("*.py"))]:
+        for target in _imports(p, "x"):
+            assert target.split(".")[0] not in PACKAGES, (p, target)
+
+
+def test_public_names_of_tco_resolve() -> None:
+    for name in tco.__all__:
+        assert getattr(tco, name) is not None
+    assert set(tco.__all__) == set(tco._HOMES)
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    return set(out.split())
+
+
+HEAVY = {"numpy", "pandas", "matplotlib", "openpyxl", "pydantic", "simpy", "boto3", "rich"}
+
+
+def test_version_and_help_load_no_heavy_library() -> None:
+    for args in (["--version"], ["--help"]):
+        code = f"from tco.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
+        assert _loaded_after(code) & HEAVY == set(), args
+
+
+def test_a_json_only_run_loads_no_charts_or_spreadsheet(tmp_path: Path) -> None:
+    code = (
+        "from tco.cli import main\n"
+        "try:\n"
+        f"    main(['simulate', 'scenarios/personal.yaml', '--format', 'json', '--quiet',"
+        f" '--prices', 'snapshot', '--out', {str(tmp_path)!r}])\n"
+        "except SystemExit:\n    pass"
+    )
+    loaded = _loaded_after(code)
+    assert (tmp_path / "summary.json").exists()
+    assert not {"matplotlib", "openpyxl"} & loaded

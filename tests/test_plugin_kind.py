@@ -1,0 +1,181 @@
+"""An option kind is a plug-in: this file defines one, registers it, and runs a scenario with it
+end to end (summary.json, report.html, budget.xlsx) without changing any project module.
+
+The toy kind, ``flat_rental``: a provider rents a fixed pool of GPUs for a flat monthly fee; jobs
+queue for the pool, and each waits a random set-up time drawn from the kind's own random stream.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import jsonschema
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+from pydantic import Field
+
+from tco.pricing import hardware
+from tco.reports.build import write_report
+from tco.simulator import ledger, summary
+from tco.simulator.errors import ScenarioError
+from tco.simulator.fields import NonNeg, OptionModel
+from tco.simulator.jobs import Jobs
+from tco.simulator.kinds import Context, Kind, registered
+from tco.simulator.ledger import Category, Ledger
+from tco.simulator.plan import Plan, Quote
+from tco.simulator.run import run
+from tco.simulator.runs import JobRuns, feasibility
+from tco.simulator.scenario import loads_scenario
+from tco.simulator.scheduler import QueueInput, simulate
+from tco.simulator.speed import Hardware, run_hours
+
+FEE_USD_PER_MONTH = 9_000.0
+
+
+class FlatRental(OptionModel):
+    kind: Literal["flat_rental"]
+    name: str = Field(min_length=1)
+    gpu: str
+    gpus: int = Field(ge=1)
+    usd_per_month: NonNeg
+    setup_hours_mean: NonNeg = 2.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlatRentalPlan(Plan):
+    option: FlatRental
+
+
+class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
+    name = "flat_rental"
+    model = FlatRental
+    label = "flat-rate GPU rental"
+
+    def plan(self, option: FlatRental, ctx: Context) -> FlatRentalPlan:
+        g = hardware.gpu(option.gpu)
+        fee = Quote("monthly fee", option.usd_per_month, "USD/month", "scenario", "undated", "toy")
+        return FlatRentalPlan(
+            option=option,
+            hardware=Hardware(g.name, g.memory_gb, option.gpus, "nvswitch_a100", "ib_hdr", 0.0),
+            quotes=(fee,),
+            description=f"{option.gpus} x {g.name}, flat fee",
+        )
+
+    def play(
+        self, jobs: Jobs, plan: FlatRentalPlan, horizon_h: float, rng: np.random.Generator
+    ) -> JobRuns:
+        run_h = run_hours(jobs, plan.hardware)
+        reason, text = feasibility(jobs, plan.hardware, plan.option.gpus, "GPUs rented")
+        setup = rng.exponential(plan.option.setup_hours_mean, len(jobs))
+        start = np.full(len(jobs), np.nan)
+        ok = np.nonzero(reason == "")[0]
+        capacity = [(0.0, plan.option.gpus)]
+        got = simulate(
+            QueueInput(
+                jobs.arrival_h[ok], jobs.gpus[ok], run_h[ok] + setup[ok], capacity, horizon_h
+            )
+        )
+        start[ok] = got + setup[ok]
+        start[start >= horizon_h] = np.nan
+        return JobRuns(
+            run_h=run_h,
+            gpus=jobs.gpus,
+            units=jobs.gpus,
+            start_h=start,
+            end_h=start + run_h,
+            reason=reason,
+            reason_text=text,
+        )
+
+    def ledger(self, plan: FlatRentalPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+        # Declared here, not at import, so that it lives only while the kind is registered.
+        ledger.declare(Category("rental", "flat rental fee", "cloud prices", "#17becf"))
+        months = len(edges) - 1
+        fee = np.full(months, plan.option.usd_per_month)
+        month_h = np.diff(edges)
+        return Ledger(
+            cash={"rental": fee},
+            accounting={"rental": fee.copy()},
+            gpu_hours_paid=month_h * plan.option.gpus,
+            gpu_hours_busy=np.zeros(months),
+        )
+
+    def report_tables(
+        self, months: tuple[str, ...], ledger: Ledger
+    ) -> list[tuple[str, pd.DataFrame]]:
+        fees = pd.DataFrame({"month": list(months), "flat fee (USD)": ledger.cash["rental"]})
+        return [("Flat fees of the toy rental", fees)]
+
+
+SCENARIO = """
+name: plugin-kind
+start: 2027-01
+horizon_months: 6
+seed: 5
+workload:
+  job_classes:
+    - {name: train, arrivals_per_month: 40, gpus: 2,
+       work: {reference_gpu: A100 SXM 40GB, gpu_hours: 6}}
+options:
+{options}
+"""
+OWNED = "  - {name: own, kind: owned, server: 8x A40 NVLink server, servers: 1}"
+TOY = (
+    "  - {name: toy, kind: flat_rental, gpu: A100 SXM 40GB, gpus: 8,"
+    f" usd_per_month: {FEE_USD_PER_MONTH}}}"
+)
+
+
+def _scenario(*options: str) -> str:
+    return SCENARIO.replace("{options}", "\n".join(options))
+
+
+def test_a_kind_registered_in_a_test_runs_end_to_end(tmp_path: Path) -> None:
+    with registered(FlatRentalKind):
+        result = run(loads_scenario(_scenario(OWNED, TOY)))
+        write_report(result, tmp_path, ("json", "html", "xlsx"))
+        schema = summary.schema()
+        assert "flat_rental" in schema["$defs"]["option"]["properties"]["kind"]["enum"]
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    jsonschema.validate(doc, schema)
+    toy = next(o for o in doc["options"] if o["name"] == "toy")
+    assert toy["kind"] == "flat_rental"
+    assert toy["totals_usd"]["cash"] == pytest.approx(6 * FEE_USD_PER_MONTH)
+    assert toy["monthly"]["cash_usd"]["rental"] == [FEE_USD_PER_MONTH] * 6
+    assert toy["jobs"]["completed"] > 0
+    html = (tmp_path / "report.html").read_text()
+    assert "Flat fees of the toy rental" in html and "cash: rental (USD)" in html
+    book = openpyxl.load_workbook(tmp_path / "budget.xlsx")
+    cells = {str(c.value) for ws in book.worksheets for row in ws.iter_rows() for c in row}
+    assert "Flat fees of the toy rental" in cells
+    assert "toy (flat_rental): 8 x A100 SXM 40GB, flat fee" in cells
+
+
+def test_adding_an_option_leaves_another_options_random_numbers_alone() -> None:
+    with registered(FlatRentalKind):
+        alone = run(loads_scenario(_scenario(TOY))).option("toy")
+        beside = run(loads_scenario(_scenario(OWNED, TOY))).option("toy")
+    np.testing.assert_array_equal(alone.runs.start_h, beside.runs.start_h)
+    waits = alone.runs.start_h - run(loads_scenario(_scenario(OWNED))).jobs.arrival_h
+    assert np.nanmin(waits) > 0  # the random set-up times were drawn and used
+
+
+def test_a_kind_is_gone_after_its_block() -> None:
+    with registered(FlatRentalKind):
+        run(loads_scenario(_scenario(TOY)))
+    with pytest.raises(ScenarioError, match=r"unknown option kind 'flat_rental'.*valid: .*owned"):
+        loads_scenario(_scenario(TOY))
+    assert ledger.category("rental").group is None  # its category declaration went with it
+
+
+def test_a_kind_must_declare_its_own_name_as_the_literal() -> None:
+    class Misnamed(FlatRentalKind):
+        name = "not_flat_rental"
+
+    with pytest.raises(TypeError, match="Literal\\['not_flat_rental'\\]"), registered(Misnamed):
+        pass
