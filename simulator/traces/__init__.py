@@ -1,6 +1,6 @@
 """Recorded workloads: job traces (CSV) and Slurm accounting (``sacct --parsable2``, Open XDMoD).
 
-Reading follows the rules in the Slurm notes (docs/TRACES.md): job steps (``123.batch``) are
+Reading follows the Slurm rules (docs/MODEL.md, "Traces"): job steps (``123.batch``) are
 skipped, not added; GPUs are the ``gres/gpu`` count of AllocTRES (the untyped entry when both
 typed and untyped appear, never their sum; the GPU model from the typed name); jobs that never
 started or have not ended are skipped and counted; ``CANCELLED by N`` is a cancelled job that ran;
