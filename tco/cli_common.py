@@ -29,6 +29,7 @@ class BadInput(click.ClickException):
 
 
 def warn(book: PriceBook) -> None:
+    """The price book's warnings, one line each on stderr."""
     for w in book.warnings:
         click.echo(f"tco: warning: {w}", err=True)
 
@@ -36,20 +37,19 @@ def warn(book: PriceBook) -> None:
 @contextlib.contextmanager
 def price_book(mode: str, offline: bool) -> Iterator[PriceBook]:
     """The price book the options ask for; ``offline`` serves AWS calls from moto + replay."""
+    from tco.pricing.book import PriceBook
+
     if offline:
         if mode not in ("auto", "live"):
             raise BadInput(
                 f"--offline runs the live code path offline; it cannot be combined "
                 f"with --prices {mode}"
             )
-        from tco.pricing.book import PriceBook
         from tco.pricing.offline import offline_session
 
         with offline_session() as session:
             yield PriceBook("live", session=session, offline=True)
         return
-    from tco.pricing.book import PriceBook
-
     yield PriceBook(mode)  # type: ignore[arg-type]
 
 

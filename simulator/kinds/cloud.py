@@ -110,6 +110,8 @@ class Usage:
 
 
 def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
+    """Billed instances per clock hour (each run rounded up by the plan's billing rules) and
+    GPU-hours billed and busy per month."""
     hours = int(edges[-1])
     bill_end = runs.start_h + billed_hours(
         runs.run_h, plan.billing_increment_s, plan.billing_minimum_s
