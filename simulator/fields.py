@@ -16,9 +16,11 @@ Fraction = Annotated[float, Field(ge=0, lt=1)]
 
 
 class Strict(BaseModel):
-    """Base for every scenario section: unknown keys are errors, models are immutable."""
+    """Base for every scenario section: unknown keys are errors, models are immutable, numbers
+    are finite, and a value of the wrong type is an error, not converted (``true`` is not 1,
+    ``"12"`` is not 12)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
 
 class OptionModel(Strict):

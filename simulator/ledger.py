@@ -23,13 +23,15 @@ SENSITIVITY_GROUPS = ("cloud prices", "server prices", "electricity", "facility"
 @dataclass(frozen=True)
 class Category:
     """A ledger category: USD per month. ``group``: the price group that scales it (None: not
-    a price, e.g. nothing yet); ``colour``: its colour in charts."""
+    a price, e.g. nothing yet); ``colour``: its colour in charts; ``credit``: value coming back
+    (negative amounts, e.g. resale), every other category is a cost (never negative)."""
 
     name: str
     label: str
     group: str | None
     colour: str
     unit: str = "USD/month"
+    credit: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def restore(saved: tuple[dict[str, Category], dict[str, Series]]) -> None:
 
 declare(
     Category("capex", "servers bought", "server prices", "#4c72b0"),
-    Category("resale", "resale at the horizon", "server prices", "#8c8c8c"),
+    Category("resale", "resale at the horizon", "server prices", "#8c8c8c", credit=True),
     Category("depreciation", "depreciation", "server prices", "#4c72b0"),
     Category("power", "electricity", "electricity", "#dd8452"),
     Category("facility", "facility", "facility", "#937860"),

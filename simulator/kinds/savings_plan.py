@@ -3,7 +3,14 @@
 Usage up to the commitment is billed at the plan rate, the rest at on-demand, and the unused part
 of the commitment is paid anyway. Terms are AWS's 8,760 h per year and renew back to back when
 ``renew`` is set; an upfront payment (all, or the partial share) falls in the month a term starts.
-Commitment running past the horizon is reported in the notes, not added.
+
+A term that runs past the horizon: its hours beyond the horizon are not the horizon's cost. Monthly
+payments for them fall after the horizon anyway; the part of an upfront payment that prepaid them
+is credited back in the last month (``sp_prepaid_carried``), as an owned server's value at the
+horizon is, so that a fully used plan costs exactly its rate x the horizon's hours whatever the
+payment option. (The alternative, not starting a term the horizon cannot use, would bill the
+horizon's last hours on demand: a plan renewed for the last day of a 36-month horizon is still
+cheaper than on-demand for that day.) Both amounts are also reported in the notes.
 """
 
 from __future__ import annotations
@@ -30,6 +37,13 @@ declare(
     Category("sp_commitment", "Savings Plan commitment", "cloud prices", "#c44e52"),
     Category("sp_commitment_used", "commitment used", "cloud prices", "#c44e52"),
     Category("sp_commitment_unused", "commitment unused", "cloud prices", "#ffb3b3"),
+    Category(
+        "sp_prepaid_carried",
+        "prepaid commitment carried past the horizon",
+        "cloud prices",
+        "#e8a0a0",
+        credit=True,
+    ),
     Series("sp_utilisation", "commitment utilisation", chart_label="commitment used"),
     Series("sp_coverage", "commitment coverage"),
 )
@@ -151,8 +165,13 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         beyond_h = max(0, term_starts[-1] + term_h - hours)
         compute = per_month(overflow, edges)
         used, billed = per_month(used_commit, edges), per_month(use.instances_hourly, edges)
+        cash = {"cloud_compute": compute, "sp_commitment": cash_commit}
+        if upfront > 0:  # the prepaid hours beyond the horizon are credited, like resale
+            carried = np.zeros(len(edges) - 1)
+            carried[-1] = -upfront * commit * beyond_h
+            cash["sp_prepaid_carried"] = carried
         return Ledger(
-            cash={"cloud_compute": compute, "sp_commitment": cash_commit},
+            cash=cash,
             accounting={
                 "cloud_compute": compute.copy(),
                 "sp_commitment_used": used,
