@@ -6,13 +6,43 @@ immutable. :class:`OptionModel` is the base of each option kind's section (``sim
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import re
 from typing import TYPE_CHECKING, Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-NonNeg = Annotated[float, Field(ge=0)]
-Pos = Annotated[float, Field(gt=0)]
+# Every number has a range that can be simulated: 1e9 bounds sums of money, hours and counts far
+# from float overflow (1e308) while no real price, size or rate comes near it.
+BIG = 1e9
+NonNeg = Annotated[float, Field(ge=0, le=BIG)]
+Pos = Annotated[float, Field(gt=0, le=BIG)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
+Growth = Annotated[float, Field(gt=-1, le=1)]  # per month, compounding: at most doubling
+GpuCount = Annotated[int, Field(ge=1, le=100_000)]  # per job or server pool (limits.py)
+Count = Annotated[int, Field(ge=1, le=1_000_000)]
+
+
+def _month(text: str) -> str:
+    m = re.fullmatch(r"(\d{4})-(\d{2})", text)
+    if not m or not 1 <= int(m[2]) <= 12 or not 2000 <= int(m[1]) <= 2100:
+        raise ValueError("must be a month YYYY-MM from 2000-01 to 2100-12")
+    return text
+
+
+def _date(text: str) -> str:
+    with contextlib.suppress(ValueError):
+        if re.fullmatch(r"\d{4}-\d{2}", text):
+            return _month(text)
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            dt.date.fromisoformat(text)
+            return text
+    raise ValueError("must be a date YYYY-MM-DD or a month YYYY-MM")
+
+
+Month = Annotated[str, AfterValidator(_month)]
+Date = Annotated[str, AfterValidator(_date)]
 
 
 class Strict(BaseModel):

@@ -17,7 +17,9 @@ import numpy as np
 
 from tco.pricing import hardware
 from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
+from tco.simulator.errors import ScenarioError
 from tco.simulator.jobs import Jobs
+from tco.simulator.limits import MAX_JOBS
 from tco.simulator.speed import Hardware, run_hours
 from tco.simulator.traces import TraceJobs, read
 from tco.simulator.workload_spec import Trace
@@ -75,10 +77,17 @@ def _window(tr: Trace, k: _Kept) -> _Kept:
     return replace(k, t_h=k.t_h - lo)
 
 
+def _too_many(n: float) -> ScenarioError:
+    found = f"replaying the trace over the horizon gives about {n:,.3g} jobs"
+    return ScenarioError("<scenario>", "workload.trace", MAX_JOBS.exceeded(found))
+
+
 def _repeat(k: _Kept, horizon_h: float) -> _Kept:
     """Back-to-back copies covering the horizon (one mean gap between copies)."""
     gaps = np.diff(k.t_h)
     period = float(k.t_h.max() + (gaps.mean() if len(gaps) else 1.0))
+    if horizon_h / period * len(k.t_h) > MAX_JOBS.value():
+        raise _too_many(horizon_h / period * len(k.t_h))
     copies = int(np.ceil(horizon_h / period))
     ids = np.concatenate(
         [
@@ -99,6 +108,8 @@ def _grow(k: _Kept, growth_per_month: float, seed: int) -> _Kept:
     grows (or shrinks) by g a month while job sizes keep their recorded mix."""
     rng = np.random.default_rng([seed, 1_000_003])
     f = (1.0 + growth_per_month) ** (k.t_h / HOURS_PER_AVERAGE_MONTH)
+    if f.sum() > MAX_JOBS.value():
+        raise _too_many(float(f.sum()))
     times = np.floor(f).astype(np.int64) + (rng.random(len(f)) < f - np.floor(f))
     base_ids = np.repeat(k.ids, times)
     copy_no = np.concatenate([np.arange(n) for n in times.tolist()]) if len(times) else times

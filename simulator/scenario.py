@@ -18,10 +18,13 @@ from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 from tco.pricing import hardware
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
+from tco.simulator.arrivals import monthly_rates
 from tco.simulator.errors import ScenarioError
 from tco.simulator.explain import explain, unknown_kind
-from tco.simulator.fields import OptionModel, Strict
+from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.kinds import registry
+from tco.simulator.limits import MAX_JOBS
+from tco.simulator.traces import read as read_trace_file
 from tco.simulator.workload_spec import Workload, unique
 from tco.simulator.yaml_input import parse_yaml
 
@@ -33,9 +36,9 @@ class Scenario(Strict):
 
     name: str = Field(min_length=1)
     description: str = ""
-    start: str = Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")  # first month, YYYY-MM
+    start: Month  # first month, YYYY-MM
     horizon_months: Annotated[int, Field(ge=1, le=120)]
-    seed: Annotated[int, Field(ge=0)] = 0
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
     region: str = "us-east-1"
     currency: Literal["USD"] = "USD"
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year
@@ -121,14 +124,31 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         guard("workload.trace.source_gpu", hardware.gpu, tr.source_gpu)
         guard("workload.trace.source_intra_node", hardware.interconnect, tr.source_intra_node)
         guard("workload.trace.source_inter_node", hardware.interconnect, tr.source_inter_node)
-        if not (Path(file).parent / tr.file).exists() and Path(file).exists():
+        path = Path(file).parent / tr.file
+        if not path.exists() and Path(file).exists():
             raise ScenarioError(
                 file,
                 "workload.trace.file",
                 f"no such file {tr.file!r} (relative to the scenario file)",
             )
+        if path.exists():  # read the header and first rows: what simulate would refuse, now
+            read_trace_file(
+                path, tr.format, tr.columns, tr.timestamps, tr.utc_offset_hours, max_rows=200
+            )
+    _check_job_count(scenario, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
+
+
+def _check_job_count(scenario: Scenario, file: str) -> None:
+    """Refuse a workload whose expected job count is beyond the limit (before drawing it)."""
+    for i, c in enumerate(scenario.workload.job_classes):
+        expected = float(monthly_rates(c, scenario.start, scenario.horizon_months).sum())
+        if expected > MAX_JOBS.value():
+            found = f"about {expected:,.3g} jobs of this class are expected over the horizon"
+            raise ScenarioError(
+                file, f"workload.job_classes[{i}].arrivals_per_month", MAX_JOBS.exceeded(found)
+            )
 
 
 def load_scenario(path: str | Path, book: PriceBook | None = None) -> Scenario:

@@ -7,14 +7,14 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from tco.simulator import defaults
-from tco.simulator.fields import Fraction, NonNeg, Pos, Strict
+from tco.simulator.fields import Fraction, GpuCount, Growth, NonNeg, Pos, Strict
 from tco.simulator.traces import CsvColumns
 
 
 class GpuChoice(Strict):
     """GPUs per job drawn from ``choices`` with relative ``weights`` (equal when omitted)."""
 
-    choices: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)
+    choices: list[GpuCount] = Field(min_length=1)
     weights: list[NonNeg] | None = None
 
     @model_validator(mode="after")
@@ -39,7 +39,7 @@ class Work(Strict):
     reference_gpu: str
     gpu_hours: Pos
     distribution: Literal["fixed", "exponential", "lognormal"] = "exponential"
-    sigma: Pos = 1.0
+    sigma: Annotated[float, Field(gt=0, le=10)] = 1.0
 
 
 class JobClass(Strict):
@@ -47,10 +47,10 @@ class JobClass(Strict):
 
     name: str = Field(min_length=1)
     arrivals_per_month: NonNeg
-    growth_per_month: Annotated[float, Field(gt=-1)] = 0.0  # compounding, 0.02 = +2 %/month
+    growth_per_month: Growth = 0.0  # compounding, 0.02 = +2 %/month
     # calendar month -> multiplier
     seasonality: dict[Annotated[int, Field(ge=1, le=12)], NonNeg] = Field(default_factory=dict)
-    gpus: Annotated[int, Field(ge=1)] | GpuChoice = 1
+    gpus: GpuCount | GpuChoice = 1
     work: Work
     memory_gb: NonNeg = 0.0  # per GPU
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
@@ -71,19 +71,19 @@ class Trace(Strict):
     timestamps: bool = False  # CSV: submit is an ISO timestamp, not seconds
     utc_offset_hours: Annotated[float, Field(ge=-14, le=14)] = 0.0  # of timestamps without one
     source_gpu: str
-    source_gpus_per_node: Annotated[int, Field(ge=1)] = 8
+    source_gpus_per_node: GpuCount = 8
     source_intra_node: str = "pcie4"
     source_inter_node: str = defaults.REFERENCE_LINK
     comm_share: Fraction = defaults.COMM_SHARE
     memory_gb: NonNeg = 0.0
     clusters: list[str] | None = None
     status: list[str] | None = None
-    min_gpus: Annotated[int, Field(ge=1)] | None = None
-    max_gpus: Annotated[int, Field(ge=1)] | None = None
+    min_gpus: GpuCount | None = None
+    max_gpus: GpuCount | None = None
     start_day: NonNeg | None = None  # window in days from the first (kept) submit
     end_day: Pos | None = None
     scale_arrivals: Pos = 1.0  # 2 = the same jobs arriving twice as fast
-    growth_per_month: Annotated[float, Field(gt=-1)] = 0.0
+    growth_per_month: Growth = 0.0
     repeat: bool = False  # repeat the trace back to back to cover the horizon
 
 

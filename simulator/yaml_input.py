@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -34,11 +35,21 @@ _UniqueKeyLoader.add_constructor(
     lambda loader, node: loader.construct_scalar(node),  # type: ignore[arg-type]
 )
 
+# YAML 1.2 floats: PyYAML (YAML 1.1) reads 1e6 and 2.5E-3 without a dot as text; a scenario means
+# a number, and validation is strict about types.
+_UniqueKeyLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
 
 def parse_yaml(text: str, file: str) -> Any:
     """YAML text -> Python data, with syntax errors as one-line ScenarioErrors."""
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)
+    except RecursionError:
+        raise ScenarioError(file, "", "the YAML is nested too deeply to be a scenario") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"

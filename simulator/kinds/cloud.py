@@ -22,7 +22,7 @@ from tco.pricing.records import Price
 from tco.simulator import defaults
 from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Fraction, NonNeg, OptionModel, Strict
+from tco.simulator.fields import Count, Date, Fraction, GpuCount, NonNeg, OptionModel, Strict
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.registry import Context, Kind
 from tco.simulator.ledger import Ledger
@@ -37,10 +37,10 @@ class CustomInstance(Strict):
     """A rented machine not in the AWS price book (e.g. another provider's bare metal)."""
 
     gpu: str
-    gpus: Annotated[int, Field(ge=1)]
+    gpus: GpuCount
     usd_per_hour: NonNeg
     price_source: str = Field(min_length=1)
-    price_as_of: str = Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    price_as_of: Date
     intra_node: str = "nvswitch_a100"
     inter_node: str = "ib_hdr"
 
@@ -53,7 +53,7 @@ class CloudBase(OptionModel):
     instance: CustomInstance | None = None
     usd_per_hour: NonNeg | None = None  # overrides the price book
     price_source: str | None = None  # required with usd_per_hour
-    quota_instances: Annotated[int, Field(ge=1)] | None = None
+    quota_instances: Count | None = None
     provisioning_delay_minutes: NonNeg = 0.0
     virtualization_overhead: Fraction | None = None
     billing_increment_s: Annotated[float, Field(ge=1)] | None = None

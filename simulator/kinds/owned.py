@@ -23,7 +23,7 @@ from tco.pricing.errors import PricingError
 from tco.simulator import defaults
 from tco.simulator.calendar import month_edges_h, per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Fraction, NonNeg, OptionModel, Strict
+from tco.simulator.fields import Count, Fraction, GpuCount, NonNeg, OptionModel, Strict
 from tco.simulator.finance import depreciation
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.registry import Context, Kind, register
@@ -41,8 +41,8 @@ if typing.TYPE_CHECKING:
 class Tranche(Strict):
     """``servers`` ordered in month ``month`` (0 = the first month of the horizon)."""
 
-    month: Annotated[int, Field(ge=0)] = 0
-    servers: Annotated[int, Field(ge=1)]
+    month: Annotated[int, Field(ge=0, le=1200)] = 0
+    servers: GpuCount
 
 
 class Depreciation(Strict):
@@ -85,7 +85,7 @@ class Owned(OptionModel):
     server: str
     price_usd: NonNeg | None = None  # per server; default from the catalog
     max_kw: NonNeg | None = None  # per server; default from the catalog
-    servers: Annotated[int, Field(ge=1)] | None = None  # shortcut: all ordered in month 0
+    servers: GpuCount | None = None  # shortcut: all ordered in month 0
     tranches: list[Tranche] | None = None
     lead_time_months: NonNeg = 0.0
     network_usd: NonNeg = 0.0  # one-off, with the first tranche
@@ -97,7 +97,7 @@ class Owned(OptionModel):
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
     staff: StaffTime = StaffTime()
     scheduler: Literal["fifo", "backfill"] = "fifo"
-    backfill_depth: Annotated[int, Field(ge=1)] = defaults.BACKFILL_DEPTH
+    backfill_depth: Count = defaults.BACKFILL_DEPTH
 
     @model_validator(mode="after")
     def _one_purchase_plan(self) -> Owned:

@@ -52,10 +52,16 @@ def read(
     timestamps: bool = False,
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",
+    max_rows: int | None = None,
 ) -> tuple[TraceJobs, LoadReport]:
-    """Read a trace in ``fmt`` (csv, sacct, xdmod)."""
+    """Read a trace in ``fmt`` (csv, sacct, xdmod). A file from which no job can be read is an
+    error in every format (``max_rows``: read only the first rows, to check a file quickly)."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
     if fmt == "csv":
-        return read_csv(path, columns, timestamps, utc_offset_hours, field_name)
-    return read_sacct(path, fmt, utc_offset_hours, field_name)
+        jobs, report = read_csv(path, columns, timestamps, utc_offset_hours, field_name, max_rows)
+    else:
+        jobs, report = read_sacct(path, fmt, utc_offset_hours, field_name, max_rows=max_rows)
+    if len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count):
+        raise ScenarioError(str(path), field_name, f"no job to replay: {report.summary()}")
+    return jobs, report

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,13 @@ from pydantic import BaseModel, ConfigDict
 from tco.pricing.errors import closest
 from tco.simulator.errors import ScenarioError
 from tco.simulator.traces.fields import parse_time
-from tco.simulator.traces.records import LoadReport, RowCollector, TraceJobs, replayable
+from tco.simulator.traces.records import (
+    LoadReport,
+    RowCollector,
+    TraceJobs,
+    check_values,
+    replayable,
+)
 from tco.simulator.traces.source import open_text
 
 
@@ -35,31 +42,67 @@ class CsvColumns(BaseModel):
 DEFAULT_COLUMNS = CsvColumns()
 
 
+def _header(reader: Iterator[list[str]], path: Path, field_name: str) -> list[str]:
+    try:
+        return [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise ScenarioError(str(path), field_name, "the trace file is empty") from None
+    except csv.Error as exc:
+        raise ScenarioError(str(path), field_name, f"the first line is not CSV: {exc}") from None
+
+
+def _check_columns(header: list[str], columns: CsvColumns, path: Path, field_name: str) -> None:
+    # The header is shown only if it looks like one: never echo the contents of a wrong file.
+    readable = len(header) <= 50 and all(re.fullmatch(r"[\w .()/-]{1,64}", h) for h in header)
+    for what, name in (
+        ("submit", columns.submit),
+        ("duration", columns.duration),
+        ("gpus", columns.gpus),
+    ):
+        if name not in header:
+            has = (
+                f"{closest(name, header)}; columns: {', '.join(header)}"
+                if readable
+                else "; the first line is not a CSV header (is this a CSV trace?)"
+            )
+            raise ScenarioError(
+                str(path), f"{field_name}.columns.{what}", f"no column {name!r} in the header{has}"
+            )
+
+
+def _rows(reader: Iterator[list[str]], report: LoadReport) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each non-blank data row; a row the csv module cannot split
+    (e.g. a field over its size limit) is an unreadable line."""
+    line_no = 1
+    while True:
+        line_no += 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            report.rows += 1
+            report.bad(line_no, str(exc))
+            continue
+        if row and any(c.strip() for c in row):
+            yield line_no, row
+
+
 def read_csv(
     path: Path,
     columns: CsvColumns = DEFAULT_COLUMNS,
     timestamps: bool = False,
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",
+    max_rows: int | None = None,
 ) -> tuple[TraceJobs, LoadReport]:
-    """A CSV trace with a header. Submit is seconds (or a timestamp), duration seconds."""
-    text = open_text(path)
-    reader = csv.reader(io.StringIO(text))
+    """A CSV trace with a header. Submit is seconds (or a timestamp), duration seconds.
+    ``max_rows``: read only that many data rows (to check a file quickly)."""
+    reader = csv.reader(io.StringIO(open_text(path, f"{field_name}.file")))
     report = LoadReport(str(path))
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise ScenarioError(str(path), field_name, "the trace file is empty") from None
+    header = _header(reader, path, field_name)
+    _check_columns(header, columns, path, field_name)
     index = {h: i for i, h in enumerate(header)}
-    need = {"submit": columns.submit, "duration": columns.duration, "gpus": columns.gpus}
-    for what, name in need.items():
-        if name not in index:
-            raise ScenarioError(
-                str(path),
-                f"{field_name}.columns.{what}",
-                f"no column {name!r} in the header{closest(name, header)}; columns: "
-                + ", ".join(header),
-            )
     optional = {
         k: index.get(v) if v else None
         for k, v in (
@@ -69,10 +112,10 @@ def read_csv(
             ("cluster", columns.cluster),
         )
     }
-    rows = RowCollector()
-    for line_no, row in enumerate(reader, start=2):
-        if not row or all(not c.strip() for c in row):
-            continue
+    rows = RowCollector(str(path), field_name)
+    for line_no, row in _rows(reader, report):
+        if max_rows is not None and report.rows >= max_rows:
+            break
         report.rows += 1
         try:
             if len(row) != len(header):
@@ -81,11 +124,10 @@ def read_csv(
             submit = parse_time(submit_text, utc_offset_hours) if timestamps else float(submit_text)
             duration = float(row[index[columns.duration]])
             gpus = int(float(row[index[columns.gpus]]))
-            if not np.isfinite(submit) or not np.isfinite(duration):
-                raise ValueError("not a finite number")
-            if duration < 0 or gpus < 0:
-                raise ValueError("negative duration or GPU count")
-        except (ValueError, IndexError) as exc:
+            if not np.isfinite(submit):
+                raise ValueError("submit time is not a finite number")
+            check_values(gpus, duration)
+        except (ValueError, IndexError, OverflowError) as exc:
             report.bad(line_no, str(exc))
             continue
         if not replayable(report, gpus, duration, keep_empty=False):

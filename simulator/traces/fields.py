@@ -47,18 +47,39 @@ def gpus_from_tres(alloc_tres: str) -> tuple[int, str]:
         elif name.startswith("gres/gpu:"):
             typed += int(value)
             model = model or name.split(":", 1)[1]
-    return (untyped if untyped is not None else typed), model
+    count = untyped if untyped is not None else typed
+    if count < 0:
+        raise ValueError(f"negative GPU count in AllocTRES {alloc_tres!r}")
+    return count, model
+
+
+_ARRAY = re.compile(r"(\d+)_\[([\d,\-]+)\](.*)")
+
+
+def _ranges(spec: str) -> list[tuple[int, int]]:
+    out = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or not (hi or lo).isdigit():
+            raise ValueError(f"array range {part!r} is not N or N-M")
+        first, last = int(lo), int(hi or lo)
+        if last < first:
+            raise ValueError(f"array range {part!r} runs backwards")
+        out.append((first, last))
+    return out
+
+
+def array_size(job_id: str) -> int:
+    """How many jobs ``job_id`` stands for (1, or the tasks of a compressed array record),
+    without expanding it."""
+    m = _ARRAY.fullmatch(job_id)
+    return sum(last - first + 1 for first, last in _ranges(m[2])) if m else 1
 
 
 def expand_array(job_id: str) -> list[str]:
     """'123_[1-3,5]' -> ['123_1', '123_2', '123_3', '123_5']; other ids unchanged."""
-    m = re.fullmatch(r"(\d+)_\[([\d,\-]+)\](.*)", job_id)
+    m = _ARRAY.fullmatch(job_id)
     if not m:
         return [job_id]
     base, spec, rest = m.groups()
-    out = []
-    for part in spec.split(","):
-        lo, _, hi = part.partition("-")
-        for i in range(int(lo), int(hi or lo) + 1):
-            out.append(f"{base}_{i}{rest}")
-    return out
+    return [f"{base}_{i}{rest}" for first, last in _ranges(spec) for i in range(first, last + 1)]

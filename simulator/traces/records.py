@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from tco.simulator.errors import ScenarioError
+from tco.simulator.limits import MAX_GPUS_PER_JOB, MAX_JOB_HOURS, MAX_JOBS, MAX_TRACE_SPAN_DAYS
 
 MAX_REPORTED_LINES = 5
 
@@ -59,6 +63,18 @@ class TraceJobs:
         return float((self.duration_s * self.gpus).sum() / 3600.0)
 
 
+def check_values(gpus: int, duration_s: float) -> None:
+    """Raise ValueError (an unreadable line) for a GPU count or duration no job can have."""
+    if not math.isfinite(duration_s):
+        raise ValueError("duration is not a finite number")
+    if duration_s < 0 or gpus < 0:
+        raise ValueError("negative duration or GPU count")
+    if gpus > MAX_GPUS_PER_JOB.value():
+        raise ValueError(MAX_GPUS_PER_JOB.exceeded(f"{gpus:,} GPUs"))
+    if duration_s > MAX_JOB_HOURS.value() * 3600:
+        raise ValueError(MAX_JOB_HOURS.exceeded(f"a duration of {duration_s / 3600:,.0f} h"))
+
+
 def replayable(report: LoadReport, gpus: int, duration: float, keep_empty: bool) -> bool:
     """Whether a job uses GPU time; jobs that do not are counted by reason (unless kept)."""
     if keep_empty:
@@ -74,8 +90,11 @@ def replayable(report: LoadReport, gpus: int, duration: float, keep_empty: bool)
 
 @dataclass
 class RowCollector:
-    """Columns of the jobs kept so far, in file order; ``done`` sorts them by submit time."""
+    """Columns of the jobs kept so far, in file order; ``done`` sorts them by submit time.
+    ``file`` and ``field_name`` name the trace in the message when a limit is exceeded."""
 
+    file: str
+    field_name: str
     job_id: list[str] = field(default_factory=list)
     submit: list[float] = field(default_factory=list)
     duration: list[float] = field(default_factory=list)
@@ -94,6 +113,7 @@ class RowCollector:
         status: str,
         cluster: str,
     ) -> None:
+        self.reserve(1)
         self.job_id.append(job_id)
         self.submit.append(submit)
         self.duration.append(duration)
@@ -102,7 +122,18 @@ class RowCollector:
         self.status.append(status)
         self.cluster.append(cluster)
 
+    def reserve(self, n: int) -> None:
+        """Refuse to hold more than the job limit (before an array record is expanded)."""
+        if len(self.job_id) + n > MAX_JOBS.value():
+            found = f"the trace holds more than {len(self.job_id) + n - 1:,} jobs"
+            raise ScenarioError(self.file, self.field_name, MAX_JOBS.exceeded(found))
+
     def done(self) -> TraceJobs:
+        if self.submit:
+            span_days = (max(self.submit) - min(self.submit)) / 86400.0
+            if span_days > MAX_TRACE_SPAN_DAYS.value():
+                found = f"the trace's submit times span {span_days:,.0f} days"
+                raise ScenarioError(self.file, self.field_name, MAX_TRACE_SPAN_DAYS.exceeded(found))
         order = np.argsort(np.asarray(self.submit, dtype=np.float64), kind="stable")
         pick = order.tolist()
         return TraceJobs(

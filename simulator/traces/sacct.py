@@ -11,8 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tco.simulator.errors import ScenarioError
-from tco.simulator.traces.fields import expand_array, gpus_from_tres, parse_elapsed, parse_time
-from tco.simulator.traces.records import LoadReport, RowCollector, TraceJobs, replayable
+from tco.simulator.traces.fields import (
+    array_size,
+    expand_array,
+    gpus_from_tres,
+    parse_elapsed,
+    parse_time,
+)
+from tco.simulator.traces.records import (
+    LoadReport,
+    RowCollector,
+    TraceJobs,
+    check_values,
+    replayable,
+)
 from tco.simulator.traces.source import open_text
 
 # Open XDMoD's headerless export order (docs/resource-manager-slurm.md); JobName is last so
@@ -121,11 +133,14 @@ def _line(
     try:
         submit, duration = _times(get, utc_offset_hours)
         gpus, model = gpus_from_tres(get["alloctres"])
-    except ValueError as exc:
+        check_values(gpus, duration)
+        tasks = array_size(get["jobid"])
+    except (ValueError, OverflowError) as exc:
         report.bad(line_no, str(exc))
         return
     if not replayable(report, gpus, duration, keep_empty):
         return
+    rows.reserve(tasks)  # before expanding: 100_[1-100000000] must not fill memory
     for one in expand_array(get["jobid"]):
         rows.add(one, submit, duration, gpus, model, state, get["cluster"])
 
@@ -136,20 +151,23 @@ def read_sacct(
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",
     keep_empty: bool = False,
+    max_rows: int | None = None,
 ) -> tuple[TraceJobs, LoadReport]:
     """``sacct --parsable2`` (header optional: without one, Open XDMoD's 26-field order).
 
     ``keep_empty`` keeps allocations without GPUs or of zero duration (to inspect a log); a
-    replay leaves them out, counted.
+    replay leaves them out, counted. ``max_rows``: read only that many lines (a quick check).
     """
-    lines = open_text(path).splitlines()
+    lines = open_text(path, f"{field_name}.file").splitlines()
     report = LoadReport(str(path))
     layout = _layout(lines, fmt, path, field_name)
-    rows = RowCollector()
+    rows = RowCollector(str(path), field_name)
     n_fields = len(layout.fields)
     for line_no, line in enumerate(lines[layout.first_line :], start=layout.first_line + 1):
         if not line.strip():
             continue
+        if max_rows is not None and report.rows >= max_rows:
+            break
         parts = layout.split(line)
         report.rows += 1
         if len(parts) != n_fields:
