@@ -40,6 +40,7 @@ class Entry:
     as_of: str
     origin: str  # for people: "bundled AWS snapshot", "AWS Price List API", ...
     fetched_at: dt.datetime | None = None  # for cached live answers
+    notes: tuple[str, ...] = ()  # why parts of a live answer are unknown
 
 
 class PriceBook:
@@ -73,15 +74,26 @@ class PriceBook:
     def session(self) -> Any:
         if self._session is None:
             import boto3  # imported on first live use only
+            from botocore.exceptions import BotoCoreError
 
-            self._session = boto3.Session()
+            from tco.pricing.aws import LivePriceError
+
+            try:
+                self._session = boto3.Session()
+            except BotoCoreError as exc:  # e.g. AWS_PROFILE names a profile that does not exist
+                raise LivePriceError(
+                    f"AWS session: {exc}; fix AWS_PROFILE or ~/.aws/config, or use"
+                    " --prices snapshot"
+                ) from None
         return self._session
 
     def has_credentials(self) -> bool:
-        """Whether boto3 finds AWS credentials (environment, profile, instance role...)."""
+        """Whether boto3 finds AWS credentials (environment, profile, instance role...). A
+        profile that cannot be read counts as none, with a warning saying why."""
         try:
             return self.session().get_credentials() is not None
-        except Exception:  # a broken profile file counts as no credentials
+        except Exception as exc:
+            self.warnings.append(f"AWS credentials unusable ({exc})")
             return False
 
     def _snapshot(self, instance_type: str, region: str) -> Entry:
@@ -103,17 +115,24 @@ class PriceBook:
     def _live(self, instance_type: str, region: str) -> Entry:
         from tco.pricing import aws
 
-        data = aws.fetch_entry(self.session(), instance_type, region, self.now)
+        data, notes = aws.fetch_entry(self.session(), instance_type, region, self.now)
         if self.offline:
             return Entry(
                 data,
                 "offline-replay",
                 snapshot.as_of(),
                 "bundled snapshot replayed through the AWS APIs under moto (offline)",
+                notes=tuple(notes),
             )
-        if self.cache is not None:
+        if self.cache is not None and not notes:  # only whole answers are worth keeping
             self.cache.put(instance_type, region, data, self.now)
-        return Entry(data, "aws-api", self.now.date().isoformat(), "AWS Price List API (live)")
+        return Entry(
+            data,
+            "aws-api",
+            self.now.date().isoformat(),
+            "AWS Price List API (live)",
+            notes=tuple(notes),
+        )
 
     def _cached(self, instance_type: str, region: str) -> Entry | None:
         if self.cache is None:
@@ -151,14 +170,18 @@ class PriceBook:
         if self.mode == "snapshot":
             return self._snapshot(instance_type, region)
         if self.mode == "live":
-            return self._live(instance_type, region)
+            fetched = self._live(instance_type, region)
+            self.warnings.extend(fetched.notes)
+            return fetched
+        seen = len(self.warnings)
         cached = self._cached(instance_type, region)
         if self.mode == "cache":
             if cached is None:
+                why = "; ".join(self.warnings[seen:]) or "none stored"
                 raise PricingError(
-                    f"no cached prices for {instance_type} in {region}; run `tco prices refresh"
-                    f" {instance_type} --region {region}` with AWS credentials, or use"
-                    " --prices snapshot"
+                    f"no usable cached prices for {instance_type} in {region} ({why}); run `tco"
+                    f" prices refresh {instance_type} --region {region}` with AWS credentials,"
+                    " or use --prices snapshot"
                 )
             if not self._fresh(cached):
                 self.warnings.append(
@@ -168,21 +191,36 @@ class PriceBook:
             return cached
         # auto
         if not self.offline and not self.has_credentials():
-            note = f"no AWS credentials: prices from the bundled snapshot as of {snapshot.as_of()}"
+            note = (
+                f"no AWS credentials (SSO users: `aws sso login`): prices from the bundled"
+                f" snapshot as of {snapshot.as_of()}"
+            )
             if note not in self.warnings:
                 self.warnings.append(note)
             return self._snapshot(instance_type, region)
         if cached is not None and self._fresh(cached):
             return cached
+        live: Entry | None = None
         try:
-            return self._live(instance_type, region)
+            live = self._live(instance_type, region)
+            if live.data.on_demand_usd_per_hour is not None:
+                self.warnings.extend(live.notes)
+                return live
+            reason = "; ".join(live.notes)
         except LivePriceError as exc:
+            reason = str(exc)
+        try:
             fallback = cached or self._snapshot(instance_type, region)
-            self.warnings.append(
-                f"live prices failed ({exc}); using the {fallback.origin}"
-                f" as of {fallback.as_of} for {instance_type} in {region}"
-            )
-            return fallback
+        except PricingError:
+            if live is None:
+                raise
+            self.warnings.extend(live.notes)
+            return live  # the specs and what else was fetched beat nothing
+        self.warnings.append(
+            f"live prices failed ({reason}); using the {fallback.origin}"
+            f" as of {fallback.as_of} for {instance_type} in {region}"
+        )
+        return fallback
 
     # ------------------------------------------------------------ the questions
 
@@ -194,9 +232,10 @@ class PriceBook:
         self, e: Entry, value: float | None, what: str, instance_type: str, region: str
     ) -> Price:
         if value is None:
+            why = f" ({'; '.join(e.notes)})" if e.notes else ""
             raise UnknownPrice(
                 f"the {what} of {instance_type} in {region} is not known from the {e.origin}"
-                f" (as of {e.as_of}); give it in the scenario or run with live prices"
+                f" (as of {e.as_of}){why}; give it in the scenario or run with live prices"
             )
         return Price(
             float(value), e.source, e.as_of, f"{what}, {instance_type}, {region}, {e.origin}"

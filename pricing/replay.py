@@ -213,7 +213,6 @@ def describe_savings_plans_offering_rates(request: Any, **_: Any) -> AWSResponse
                             "planDescription": f"{years} year {payment} {plan}",
                         },
                         "rate": f"{rate}",
-                        "currency": "USD",
                         "unit": "Hrs",
                         "productType": "EC2",
                         "serviceCode": "AmazonEC2",

@@ -1,19 +1,25 @@
 """Write the report directory: summary.json, monthly.csv, jobs.csv, charts (PNG and SVG),
-report.html (self-contained), report.md and budget.xlsx.
+report.html (self-contained), report.md and budget.xlsx, then manifest.json.
 
 Each part's modules are imported only when that part is asked for: a JSON-only run never loads
-matplotlib or openpyxl.
+matplotlib or openpyxl. Each file is written atomically; the folder as a whole is complete when
+``manifest.json`` is there and every file matches its SHA-256 (:func:`verify_report`). The
+manifest is removed before anything is written and written last, so a run killed half-way leaves
+a folder without one, never a mix of old and new files that looks complete.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
-from tco.reports.formats import CHART_DIR, FORMATS
+from tco.reports.formats import CHART_DIR, FORMATS, MANIFEST
 from tco.simulator.atomic import write_text
 from tco.simulator.result import Result
 
-__all__ = ["CHART_DIR", "FORMATS", "write_report"]
+__all__ = ["CHART_DIR", "FORMATS", "MANIFEST", "verify_report", "write_report"]
+MANIFEST_SCHEMA = "tco-report-manifest/1"
 
 
 def _charts_and_documents(result: Result, d: Path, formats: tuple[str, ...]) -> list[Path]:
@@ -42,6 +48,7 @@ def write_report(
     """Write the chosen parts of the report; return the files written."""
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
+    (d / MANIFEST).unlink(missing_ok=True)  # incomplete until the new manifest is written
     written: list[Path] = []
     if "json" in formats or "csv" in formats:
         from tco.reports import files
@@ -53,4 +60,38 @@ def write_report(
         from tco.reports import spreadsheet
 
         written.append(spreadsheet.write(result, d / "budget.xlsx"))
+    written.append(_manifest(result, d, written))
     return written
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _manifest(result: Result, d: Path, files: list[Path]) -> Path:
+    doc = {
+        "schema": MANIFEST_SCHEMA,
+        "tco_version": result.version,
+        "scenario_sha256": result.scenario_sha256,
+        "seed": result.scenario.seed,
+        "files": {p.relative_to(d).as_posix(): _sha256(p) for p in sorted(files)},
+    }
+    return write_text(d / MANIFEST, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def verify_report(out_dir: str | Path) -> list[str]:
+    """Problems that make a report folder incomplete or mixed (an empty list: it is whole)."""
+    d = Path(out_dir)
+    try:
+        doc = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(doc["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return [f"{d / MANIFEST}: missing or unreadable: the report was not completed"]
+    problems = []
+    for name, digest in files.items():
+        p = d / name
+        if not p.is_file():
+            problems.append(f"{p}: listed in the manifest but missing")
+        elif _sha256(p) != digest:
+            problems.append(f"{p}: not the file this report wrote (another run changed it)")
+    return problems

@@ -7,8 +7,11 @@ and two decimals, percentages with one decimal. Headers name the unit.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import os
 import re
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +24,7 @@ from tco.reports import tables
 from tco.simulator.atomic import replacing
 from tco.simulator.result import Result
 
+ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
 PCT_FORMAT = "0.0%"
 HOURS_FORMAT = "#,##0.0"
@@ -117,4 +121,35 @@ def write(result: Result, path: Path) -> Path:
     _widths(a, first=60, other=40)
     with replacing(path) as tmp:
         wb.save(tmp)
+        _reproducible(tmp)
     return path
+
+
+def _stamp() -> tuple[int, int, int, int, int, int]:
+    """The date written into the workbook: SOURCE_DATE_EPOCH (the reproducible-builds
+    convention) when set, else 1980-01-01 00:00 UTC, the earliest a zip entry can carry."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch.isdigit() else ZIP_EPOCH
+    return max(when, ZIP_EPOCH).timetuple()[:6]
+
+
+def _reproducible(path: Path) -> None:
+    """Rewrite the saved workbook without the clock: openpyxl stamps the document's created and
+    modified times and every zip entry with the time of saving, so two identical runs would
+    differ. Same entries, same order, same compression."""
+    stamp = _stamp()
+    iso = dt.datetime(*stamp).strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+    with zipfile.ZipFile(path) as z:
+        entries = [(info, z.read(info.filename)) for info in z.infolist()]
+    with zipfile.ZipFile(path, "w") as out:
+        for info, data in entries:
+            if info.filename == "docProps/core.xml":
+                data = re.sub(
+                    rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)",
+                    rb"\g<1>" + iso + rb"\g<2>",
+                    data,
+                )
+            entry = zipfile.ZipInfo(info.filename, date_time=stamp)
+            entry.compress_type = info.compress_type
+            entry.external_attr = info.external_attr
+            out.writestr(entry, data)

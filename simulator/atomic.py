@@ -1,9 +1,12 @@
 """Atomic file writes: write beside the target, then rename, so a crash or a full disk never
-leaves half a report behind."""
+leaves half a file behind. Each write has a temporary file of its own (two runs writing into one
+folder at once do not collide)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +15,9 @@ from pathlib import Path
 def replacing(path: Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it replaces ``path``, else it goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
     try:
         yield tmp
         tmp.replace(path)

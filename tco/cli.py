@@ -25,7 +25,7 @@ from tco.cli_common import (
 from tco.cli_prices import prices
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
-from tco.reports.formats import FORMATS
+from tco.reports.formats import FORMATS, folder_name
 from tco.simulator.errors import ScenarioError
 
 
@@ -46,8 +46,8 @@ def cli(debug: bool) -> None:
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Report directory [default: tco-report/<scenario name>/].",
+    type=click.Path(file_okay=False),
+    help="Report directory [default: tco-report/<scenario name as a safe folder name>/].",
 )
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
@@ -63,7 +63,7 @@ def cli(debug: bool) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
 def simulate(
     scenario: Path,
-    out_dir: Path | None,
+    out_dir: str | None,
     seed: int | None,
     months: int | None,
     formats: str,
@@ -81,12 +81,9 @@ def simulate(
       tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
       tco simulate scenarios/lab.yaml --format json,xlsx --quiet
     """
-    chosen = tuple(f.strip() for f in formats.split(",") if f.strip())
-    bad = [f for f in chosen if f not in FORMATS]
-    if bad or not chosen:
-        raise BadInput(
-            f"--format: unknown part(s) {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}"
-        )
+    if out_dir is not None and not out_dir.strip():
+        raise BadInput("--out: give a folder for the report (an empty path is not one)")
+    chosen = _formats(formats)
     from tco.reports.build import write_report
     from tco.simulator.run import run_file
 
@@ -101,7 +98,9 @@ def simulate(
             progress=lambda name: tick(f"simulating {name}"),
         )
         tick("writing the report")
-        target = out_dir or Path("tco-report") / result.scenario.name
+        target = (
+            Path(out_dir) if out_dir else Path("tco-report") / folder_name(result.scenario.name)
+        )
         written = write_report(result, target, chosen)
     warn(book)
     if not quiet:
@@ -110,6 +109,16 @@ def simulate(
         terminal.print_summary(result)
         names = sorted({p.relative_to(target).parts[0] for p in written})
         click.echo(f"Report in {target}/: {', '.join(names)}")
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    chosen = tuple(f.strip() for f in text.split(",") if f.strip())
+    bad = [f for f in chosen if f not in FORMATS]
+    if bad or not chosen:
+        raise BadInput(
+            f"--format: unknown part(s) {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}"
+        )
+    return chosen
 
 
 @cli.command()
@@ -206,6 +215,12 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         BadInput(str(exc)).show()
+        sys.exit(EXIT_BAD_INPUT)
+    except OSError as exc:  # a file or folder that cannot be read or written
+        if debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        BadInput(f"{where}{exc.strerror or exc}").show()
         sys.exit(EXIT_BAD_INPUT)
 
 

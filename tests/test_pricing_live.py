@@ -129,7 +129,7 @@ def test_moto_instance_spec_p4d(session: Any) -> None:
 @pytest.mark.parametrize("region", ["us-east-1", "us-west-2"])
 def test_live_path_offline_reproduces_the_snapshot(session: Any, region: str) -> None:
     for itype in ("p4d.24xlarge", "p5.48xlarge", "g5.xlarge", "g4dn.metal"):
-        got = aws.fetch_entry(session, itype, region, NOW)
+        got, _ = aws.fetch_entry(session, itype, region, NOW)
         want = snapshot.entry(itype, region)
         assert want is not None
         assert got.on_demand_usd_per_hour == want.on_demand_usd_per_hour
@@ -147,9 +147,13 @@ def test_filters_exclude_decoys_server_side(session: Any) -> None:
     assert len(replay.price_list("us-east-1")) > 3 * len(items)
 
 
-def test_p5e_has_no_on_demand_product(session: Any) -> None:
-    with pytest.raises(aws.LivePriceError, match="no Linux on-demand box-usage product"):
-        aws.fetch_entry(session, "p5e.48xlarge", "us-east-1", NOW)
+def test_p5e_has_no_on_demand_product_but_keeps_what_was_fetched(session: Any) -> None:
+    entry, warnings = aws.fetch_entry(session, "p5e.48xlarge", "us-east-1", NOW)
+    assert entry.on_demand_usd_per_hour is None
+    assert entry.spec.gpu_count == 8 and entry.spec.gpu_model is not None
+    want = snapshot.entry("p5e.48xlarge", "us-east-1")
+    assert want is not None and entry.spot_min_usd_per_hour == want.spot_min_usd_per_hour
+    assert len(warnings) == 1 and "no Linux on-demand box-usage product" in warnings[0]
 
 
 def test_unknown_instance_type_is_one_clear_line(session: Any) -> None:
@@ -209,6 +213,37 @@ def _sp_row(
         "productType": "EC2",
         "serviceCode": "AmazonEC2",
         "operation": "RunInstances",
+        "properties": [
+            {"name": "region", "value": "us-east-1"},
+            {"name": "instanceType", "value": "p4d.24xlarge"},
+            {"name": "tenancy", "value": "shared"},
+            {"name": "productDescription", "value": "Linux/UNIX"},
+        ],
+    }
+
+
+def test_savings_plan_rows_are_checked_not_trusted(session: Any) -> None:
+    """A server that ignored a filter must not let another region's, tenancy's, system's or
+    currency's row in."""
+    good = _sp_row("15.1")
+    spoiled = []
+    for name, value in (
+        ("region", "eu-west-1"),
+        ("instanceType", "p5.48xlarge"),
+        ("tenancy", "dedicated"),
+        ("productDescription", "Windows"),
+    ):
+        row = copy.deepcopy(_sp_row("1.0", pay="All Upfront"))
+        row["properties"] = [
+            {"name": p["name"], "value": value if p["name"] == name else p["value"]}
+            for p in row["properties"]
+        ]
+        spoiled.append(row)
+    cny = copy.deepcopy(_sp_row("2.0", pay="Partial Upfront"))
+    cny["savingsPlanOffering"]["currency"] = "CNY"
+    client = _sp_answer(session, [good, *spoiled, cny])
+    assert aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1") == {
+        "Compute/1yr/No Upfront": 15.1
     }
 
 
@@ -272,7 +307,7 @@ def test_throttling_then_success_is_retried(session: Any) -> None:
         return replay.get_products(request)
 
     _inject(session, "before-send.pricing.GetProducts", flaky)
-    entry = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    entry, _ = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
     assert entry.on_demand_usd_per_hour == 21.957642
     assert len(attempts) == 2
 
@@ -285,8 +320,7 @@ def test_throttling_that_never_ends_is_bounded(session: Any) -> None:
         return _error(request, "ThrottlingException")
 
     _inject(session, "before-send.pricing.GetProducts", throttled)
-    with pytest.raises(aws.LivePriceError, match="throttled"):
-        aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert "throttled" in _on_demand_unknown(session)
     assert len(attempts) == aws.MAX_ATTEMPTS
 
 
@@ -298,8 +332,7 @@ def test_timeouts_are_retried_then_reported(session: Any) -> None:
         raise ReadTimeoutError(endpoint_url=request.url)
 
     _inject(session, "before-send.pricing.GetProducts", slow)
-    with pytest.raises(aws.LivePriceError, match="cannot reach AWS"):
-        aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert "cannot reach AWS" in _on_demand_unknown(session)
     assert len(attempts) > 1
 
 
@@ -309,8 +342,7 @@ def test_malformed_json_item(session: Any) -> None:
         return replay.response(request.url, json.dumps(body).encode())
 
     _inject(session, "before-send.pricing.GetProducts", bad)
-    with pytest.raises(aws.LivePriceError, match="not valid JSON"):
-        aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert "not valid JSON" in _on_demand_unknown(session)
 
 
 def test_empty_results(session: Any) -> None:
@@ -318,8 +350,15 @@ def test_empty_results(session: Any) -> None:
         return replay.response(request.url, b'{"FormatVersion": "aws_v1", "PriceList": []}')
 
     _inject(session, "before-send.pricing.GetProducts", empty)
-    with pytest.raises(aws.LivePriceError, match="no products at all"):
-        aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert "no products at all" in _on_demand_unknown(session)
+
+
+def _on_demand_unknown(session: Any) -> str:
+    """Fetch p4d with the Price List answer spoiled: the rest is kept, the reason is a warning."""
+    entry, warnings = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert entry.on_demand_usd_per_hour is None and entry.spec.gpu_count == 8
+    assert len(warnings) == 1
+    return warnings[0]
 
 
 def _denied(session: Any) -> None:
@@ -333,9 +372,10 @@ def _denied(session: Any) -> None:
 def test_access_denied_stops_in_live_mode(session: Any, tmp_path: Any) -> None:
     _denied(session)
     book = PriceBook("live", session=session, cache=PriceCache(tmp_path), now=NOW)
-    with pytest.raises(aws.LivePriceError, match="access denied") as exc:
+    with pytest.raises(PricingError, match=r"on-demand price of p4d.*access denied") as exc:
         book.on_demand("p4d.24xlarge", "us-east-1")
     assert "\n" not in str(exc.value)
+    assert book.spec("p4d.24xlarge", "us-east-1").gpu_count == 8  # what was fetched is kept
 
 
 def test_access_denied_falls_back_in_auto_mode_with_a_warning(session: Any, tmp_path: Any) -> None:
@@ -391,7 +431,7 @@ def test_corrupt_cache_is_reported_and_ignored(tmp_path: Any) -> None:
     p.parent.mkdir(parents=True)
     p.write_text('{"schema": "tco-price-cache/1", "entry": ')
     book = PriceBook("cache", cache=cache, now=NOW)
-    with pytest.raises(PricingError, match="no cached prices"):
+    with pytest.raises(PricingError, match=r"no usable cached prices .*is corrupt"):
         book.on_demand("p4d.24xlarge", "us-east-1")
     assert any("corrupt" in w and str(p) in w for w in book.warnings)
 

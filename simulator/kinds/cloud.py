@@ -61,7 +61,12 @@ class CloudBase(OptionModel):
 
     @model_validator(mode="after")
     def _one_machine(self) -> CloudBase:
-        if (self.instance_type is None) == (self.instance is None):
+        if self.instance_type is None and self.instance is None:
+            raise ValueError(
+                "give instance_type (an EC2 type, priced from AWS) or instance (a machine"
+                " described in the scenario)"
+            )
+        if self.instance_type is not None and self.instance is not None:
             raise ValueError("give either instance_type (priced from AWS) or instance, not both")
         if self.usd_per_hour is not None and not self.price_source:
             raise ValueError("usd_per_hour needs price_source: say where the price comes from")
