@@ -3,6 +3,7 @@ what is wrong, and (for an unknown key) the valid keys and the closest match."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -12,15 +13,29 @@ from tco.simulator.fields import OptionModel
 from tco.simulator.kinds import registry
 
 
-def path(loc: tuple[int | str, ...]) -> str:
-    """('options', 0, 'server') -> 'options[0].server'."""
+def _union_tag(part: int | str) -> bool:
+    """pydantic names the branch of a union in an error's location ('constrained-int',
+    'GpuChoice', 'function-after[...]'); scenario keys are lower-case words."""
+    return isinstance(part, str) and not re.fullmatch(r"[a-z_][a-z0-9_]*", part)
+
+
+def path(loc: tuple[int | str, ...], last_is_users_key: bool = False) -> str:
+    """('options', 0, 'server') -> 'options[0].server', union branch tags left out (but an
+    unknown key the user wrote, which may look like one)."""
     out = ""
-    for part in loc:
+    for i, part in enumerate(loc):
+        users = last_is_users_key and i == len(loc) - 1
         if isinstance(part, int):
             out += f"[{part}]"
-        else:
+        elif users or not _union_tag(part):
             out += ("." if out else "") + str(part)
     return out or "(top level)"
+
+
+def wrong_branch(err: dict[str, Any]) -> bool:
+    """An error of a union branch the input was not written for: a mapping or list checked as
+    a number or text (another branch's error says what is wrong inside it)."""
+    return any(_union_tag(p) for p in err["loc"]) and isinstance(err.get("input"), dict | list)
 
 
 def _inner_model(annotation: Any) -> Any:
@@ -84,7 +99,7 @@ def explain(root: type[BaseModel], err: dict[str, Any], data: Any) -> tuple[str,
         key = str(loc[-1])
         valid = fields_at(root, (*loc[:-1], "__nope__"), data) or fields_at(root, loc[:-1], data)
         valid = [v for v in valid if v != "kind"] if valid else valid
-        return path(loc), (
+        return path(loc, last_is_users_key=True), (
             f"unknown key {key!r}{closest(key, valid)}; valid keys: {', '.join(valid)}"
         )
     if kind == "unknown_kind":

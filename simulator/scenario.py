@@ -20,7 +20,7 @@ from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
 from tco.simulator.arrivals import monthly_rates
 from tco.simulator.errors import ScenarioError
-from tco.simulator.explain import explain, unknown_kind
+from tco.simulator.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
@@ -100,7 +100,7 @@ def validate(data: Any, file: str, book: PriceBook | None = None) -> Scenario:
         fields = [e for e in top if e["loc"]]
         errors = fields + option_errors + [e for e in top if not e["loc"]]
         # An unknown key is usually a typo of a required one: report it first, with the fix.
-        errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+        errors.sort(key=lambda e: (e["type"] != "extra_forbidden", wrong_branch(e)))
         field, msg = explain(Scenario, errors[0], data)
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise ScenarioError(file, field, msg + more) from None

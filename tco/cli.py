@@ -206,6 +206,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)
+    except click.UsageError as exc:  # one line, as every other bad input
+        cmd = f"tco {exc.ctx.command_path.removeprefix('tco ')}" if exc.ctx else "tco"
+        BadInput(f"{exc.format_message()} (see `{cmd} --help`)").show()
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
