@@ -21,8 +21,10 @@ UPDATE = os.environ.get("TCO_UPDATE_GOLDEN") == "1"
 
 
 def _compare(path: Path, text: str) -> None:
-    if UPDATE:
+    if UPDATE:  # rewriting is not passing: the run says so, and the diff is reviewed
+        assert not os.environ.get("CI"), "TCO_UPDATE_GOLDEN=1 in CI would compare nothing"
         path.write_text(text, encoding="utf-8")
+        pytest.skip(f"rewrote {path.name}: review `git diff tests/golden`")
     assert path.exists(), f"no golden file {path.name}; run with TCO_UPDATE_GOLDEN=1"
     assert text == path.read_text(encoding="utf-8")
 
@@ -40,7 +42,7 @@ def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> Non
     _compare(GOLDEN / "lab.terminal.txt", terminal.render(run_file("scenarios/lab.yaml")))
 
 
-def test_every_scenario_has_a_golden_file() -> None:
-    assert SCENARIOS
-    for name in SCENARIOS:
-        assert (GOLDEN / f"{name}.summary.json").exists() or UPDATE
+def test_every_scenario_has_a_golden_file_and_every_golden_a_scenario() -> None:
+    assert len(SCENARIOS) >= 4
+    stored = {p.name.removesuffix(".summary.json") for p in GOLDEN.glob("*.summary.json")}
+    assert stored == set(SCENARIOS)

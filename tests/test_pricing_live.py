@@ -457,3 +457,73 @@ def test_savings_plans_refuse_conflicting_rates(session: Any) -> None:
     client = _sp_answer(session, [_sp_row("15.1"), _sp_row("99.0")])
     with pytest.raises(aws.LivePriceError, match="refusing to guess"):
         aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1")
+
+
+# --------------------------------------------------- partitions, accelerators, faults
+
+
+def test_each_partition_is_sent_to_its_own_price_list_endpoint() -> None:
+    """From botocore's endpoints.json: api.pricing answers in cn-northwest-1 for China and has
+    no endpoint in GovCloud."""
+    assert aws.pricing_endpoint("eu-west-1") == "eu-central-1"
+    assert aws.pricing_endpoint("ap-northeast-1") == "ap-south-1"
+    assert aws.pricing_endpoint("cn-north-1") == "cn-northwest-1"
+    with pytest.raises(aws.LivePriceError, match="no endpoint in the aws-us-gov partition"):
+        aws.pricing_endpoint("us-gov-west-1")
+    assert aws.partition("us-gov-east-1") == "aws-us-gov" and aws.partition("sa-east-1") == "aws"
+
+
+class _Ec2:
+    """An EC2 client answering describe_instance_types with a recorded-shape Trainium entry."""
+
+    def describe_instance_types(self, **_: Any) -> dict[str, Any]:
+        return {
+            "InstanceTypes": [
+                {
+                    "InstanceType": "trn1.32xlarge",
+                    "VCpuInfo": {"DefaultVCpus": 128},
+                    "MemoryInfo": {"SizeInMiB": 524288},
+                    "BareMetal": False,
+                    "NeuronInfo": {
+                        "NeuronDevices": [
+                            {"Count": 16, "Name": "Trainium", "MemoryInfo": {"SizeInMiB": 32768}}
+                        ],
+                        "TotalNeuronDeviceMemoryInMiB": 524288,
+                    },
+                }
+            ]
+        }
+
+
+def test_trainium_accelerators_come_from_neuron_info() -> None:
+    spec = aws.instance_spec(_Ec2(), "trn1.32xlarge")
+    want = snapshot.entry("trn1.32xlarge", "us-east-1")
+    assert want is not None
+    assert (spec.aws_gpu_name, spec.gpu_count, spec.gpu_memory_gib) == ("Trainium", 16, 32.0)
+    assert spec == want.spec  # a regenerated snapshot keeps 16 x Trainium
+
+
+def test_a_missing_aws_profile_is_one_line_live_and_a_fallback_in_auto(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "does-not-exist")
+    live = PriceBook("live", cache=PriceCache(tmp_path), now=NOW)
+    with pytest.raises(PricingError, match="does-not-exist") as exc:
+        live.on_demand("p4d.24xlarge", "us-east-1")
+    assert "\n" not in str(exc.value)
+    auto = PriceBook("auto", cache=PriceCache(tmp_path), now=NOW)
+    assert auto.on_demand("p4d.24xlarge", "us-east-1").source == "snapshot"
+    assert any("does-not-exist" in w for w in auto.warnings)
+
+
+def test_a_403_with_an_empty_body_falls_back_in_auto(session: Any, tmp_path: Any) -> None:
+    _inject(
+        session,
+        "before-send.pricing.GetProducts",
+        lambda request, **_: replay.response(request.url, b"", 403),
+    )
+    entry, warnings = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert entry.on_demand_usd_per_hour is None and len(warnings) == 1
+    book = PriceBook("auto", session=session, cache=PriceCache(tmp_path), now=NOW)
+    assert book.on_demand("p4d.24xlarge", "us-east-1").source == "snapshot"
+    assert any("live prices failed" in w for w in book.warnings)

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from tco.simulator import sensitivity
+from tco.simulator import ledger, sensitivity
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 
+BASE = {
+    "cloud prices": 20.0,  # on-demand USD/h
+    "server prices": 80_000.0,  # USD per server
+    "electricity": 0.15,  # USD/kWh
+    "facility": 200.0,  # USD/kW/month
+    "staff": 100_000.0,  # USD per FTE-year (0.2 FTE)
+}
 
-def _sc(od_price: float, server_price: float) -> object:
+
+def _sc(od_price: float, server_price: float, **prices: float) -> object:
+    p = {**BASE, "cloud prices": od_price, "server prices": server_price, **prices}
     return make_scenario(
         horizon_months=6,
         options=[
@@ -19,13 +28,17 @@ def _sc(od_price: float, server_price: float) -> object:
                 "kind": "owned",
                 "server": "8x A40 NVLink server",
                 "servers": 1,
-                "price_usd": server_price,
+                "price_usd": p["server prices"],
+                "support_pct_per_year": 8,
+                "power": {"usd_per_kwh": p["electricity"]},
+                "facility": {"usd_per_kw_month": p["facility"]},
+                "staff": {"fte": 0.2, "usd_per_fte_year": p["staff"]},
             },
             {
                 "name": "od",
                 "kind": "on_demand",
                 "instance_type": "p4d.24xlarge",
-                "usd_per_hour": od_price,
+                "usd_per_hour": p["cloud prices"],
                 "price_source": "test",
             },
         ],
@@ -33,17 +46,25 @@ def _sc(od_price: float, server_price: float) -> object:
 
 
 def test_scaled_groups_equal_rerun_with_scaled_prices() -> None:
-    base = run(_sc(20.0, 80_000.0))  # type: ignore[arg-type]
+    """Every group the analysis varies, re-run with that price scaled: the same ranking and gap."""
+    base = run(_sc(BASE["cloud prices"], BASE["server prices"]))  # type: ignore[arg-type]
+    checked = set()
     for s in sensitivity.swings(base):
-        if s.group == "cloud prices":
-            again = run(_sc(20.0 * (1 + s.change), 80_000.0))  # type: ignore[arg-type]
-        elif s.group == "server prices":
-            again = run(_sc(20.0, 80_000.0 * (1 + s.change)))  # type: ignore[arg-type]
-        else:
-            continue
+        scaled = {**BASE, s.group: BASE[s.group] * (1 + s.change)}
+        again = run(  # type: ignore[arg-type]
+            _sc(
+                scaled["cloud prices"],
+                scaled["server prices"],
+                electricity=scaled["electricity"],
+                facility=scaled["facility"],
+                staff=scaled["staff"],
+            )
+        )
         totals = {o.name: o.total_cash_usd for o in again.options}
-        assert s.cheapest == min(totals, key=lambda n: totals[n])
-        assert s.gap_usd == pytest.approx(abs(totals["od"] - totals["own"]))
+        assert s.cheapest == min(totals, key=lambda n: totals[n]), s
+        assert s.gap_usd == pytest.approx(abs(totals["od"] - totals["own"]), rel=1e-9), s
+        checked.add(s.group)
+    assert checked == set(BASE) == set(ledger.groups())
 
 
 def test_a_flip_is_reported() -> None:

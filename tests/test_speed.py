@@ -1,6 +1,10 @@
-"""The speed model reproduces the figures it was built from (founding brief, MLPerf)."""
+"""The speed model against published measurements (tests/fixtures/speed: MLPerf, Lambda) and the
+founding brief; checked through run_hours, not by restating the model's constants."""
 
 from __future__ import annotations
+
+import csv
+import math
 
 import numpy as np
 import pytest
@@ -9,6 +13,21 @@ from tco.pricing import hardware
 from tco.simulator import speed
 from tco.simulator.jobs import Jobs
 from tco.simulator.speed import Hardware, run_hours
+from tests.conftest import FIXTURES
+
+RATIOS = list(
+    csv.DictReader((FIXTURES / "speed" / "throughput_ratios.csv").read_text().splitlines())
+)
+
+
+def _published(newer: str, older: str, kind: str) -> list[float]:
+    """Published ratios of a pair (ranges like '1.95-2.5' give both ends)."""
+    out = []
+    for r in RATIOS:
+        if (r["newer_gpu"], r["older_gpu"]) == (newer, older) and r["measured_or_estimate"] == kind:
+            out += [float(x) for x in r["ratio_newer_over_older"].split("-")]
+    assert out, (newer, older, kind)
+    return out
 
 
 def _jobs(gpus: int, work: float, ref: str, comm: float = 0.08) -> Jobs:
@@ -58,12 +77,23 @@ def test_a100_vs_v100_brief() -> None:
     assert a[0] / v[0] == pytest.approx(0.6)
 
 
-def test_h100_vs_a100_mlperf() -> None:
-    # MLPerf Training v3.0 (Dell): ResNet-50 1.85x, 3D-UNet 1.45x, DLRM 1.95x; the model uses
-    # their geometric mean, inside the measured range.
-    ratio = speed.score("H100 SXM") / speed.score("A100 SXM 80GB")
-    assert ratio == pytest.approx((1.85 * 1.45 * 1.95) ** (1 / 3))
-    assert 1.45 <= ratio <= 1.95
+def test_h100_vs_a100_is_the_mlperf_geometric_mean() -> None:
+    """Through run_hours: one job's run time on an A100 over that on an H100 is the geometric
+    mean of the published MLPerf v3.0 ratios, inside their range."""
+    measured = _published("H100 SXM5 80GB", "A100 SXM4 80GB", "measured")
+    a = run_hours(_jobs(1, 100, "A100 SXM 80GB"), _hw("A100 SXM 80GB", "none"))
+    h = run_hours(_jobs(1, 100, "A100 SXM 80GB"), _hw("H100 SXM", "none"))
+    ratio = float(a[0] / h[0])
+    assert ratio == pytest.approx(math.prod(measured) ** (1 / len(measured)), rel=1e-9)
+    assert min(measured) <= ratio <= max(measured)
+
+
+def test_a100_vs_v100_within_published_estimates_and_below_peak() -> None:
+    estimates = _published("A100", "V100", "estimate")
+    peak = _published("A100", "V100", "spec")[0]
+    v = run_hours(_jobs(1, 100, "V100 SXM2 32GB"), _hw("V100 SXM2 32GB", "none"))
+    a = run_hours(_jobs(1, 100, "V100 SXM2 32GB"), _hw("A100 SXM 40GB", "none"))
+    assert min(estimates) <= float(v[0] / a[0]) < peak
 
 
 def test_unmeasured_gpus_sit_below_their_peak_ratio() -> None:
