@@ -4,14 +4,19 @@ moto mocks EC2 but not the Price List or Savings Plans APIs (under ``mock_aws`` 
 "404 Not yet implemented"). For offline runs and tests, botocore ``before-send`` handlers answer
 those calls (and spot price history, whose moto values are placeholders) with bodies in the
 services' own formats, so the same request, pagination, parsing and selection code runs offline
-and live. Each PriceList item is a JSON string, as AWS sends it; decoy rows (an unused capacity
-reservation, a $0 capacity block) sit beside the real one, as they do on AWS, and the request's
-filters must exclude them.
+and live. Each PriceList item is a JSON string, as AWS sends it; decoy rows sit beside the real
+one as on AWS (an unused capacity reservation billed as ``UnusedBox``, an allocated reservation at
+$0, a $0 capacity block, dedicated and host tenancy, Windows), and the request's filters must
+exclude them. The replay rejects what AWS rejects (a service code other than AmazonEC2, a filter
+type or a Savings Plan filter name outside the API's enums: botocore checks neither) and honours
+each filter type, so an offline run catches a wrong request.
 
 The reserved terms of the snapshot are effective $/h; they are replayed as an hourly fee (No
 Upfront), an upfront fee (All Upfront), or half of each (Partial Upfront), which amortise back to
 the same effective rates. The snapshot keeps only the lowest spot price over AZs; it is replayed
-as one record in the region's first AZ.
+as that price in the region's first AZ and dearer ones in two more, for Linux/UNIX (and its VPC
+variant) and for Windows at a higher price, plus a cheaper Local Zone record that must be left
+out; the request's ProductDescription filter is honoured.
 """
 
 from __future__ import annotations
@@ -84,14 +89,40 @@ def _term(
     }
 
 
+# The rows AWS lists beside the real one (name -> attributes that differ, USD/h factor).
+DECOYS: dict[str, tuple[dict[str, str], float]] = {
+    "unused reservation": ({"capacitystatus": "UnusedCapacityReservation"}, 1.0),
+    "allocated reservation": ({"capacitystatus": "AllocatedCapacityReservation"}, 0.0),
+    "capacity block": ({"marketoption": "CapacityBlock"}, 0.0),
+    "dedicated": ({"tenancy": "Dedicated"}, 1.1),
+    "host": ({"tenancy": "Host"}, 0.0),
+    "windows": ({"operatingSystem": "Windows", "operation": "RunInstances:0002"}, 1.4),
+}
+
+
+def _usage(itype: str, region: str, a: dict[str, str]) -> str:
+    """The usage type AWS gives each kind of row."""
+    prefix = USAGE_PREFIX.get(region, "")
+    if a["marketoption"] == "CapacityBlock":
+        return f"{prefix}CapacityBlock:{itype}"
+    if a["capacitystatus"] == "UnusedCapacityReservation":
+        return f"{prefix}UnusedBox:{itype}"
+    if a["capacitystatus"] == "AllocatedCapacityReservation":
+        return f"{prefix}Reservation:{itype}"
+    kind = {"Dedicated": "DedicatedUsage", "Host": "HostUsage"}.get(a["tenancy"], "BoxUsage")
+    return f"{prefix}{kind}:{itype}"
+
+
 def _item(
-    itype: str, region: str, entry: PriceEntry, capacity: str, market: str, usd: float
+    itype: str,
+    region: str,
+    entry: PriceEntry,
+    usd: float,
+    differs: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     spec = entry.spec
-    sku = _sku(itype, region, capacity, market)
-    usage = f"{USAGE_PREFIX.get(region, '')}BoxUsage:{itype}"
-    if market == "CapacityBlock":
-        usage = f"{USAGE_PREFIX.get(region, '')}CapacityBlock:{itype}"
+    real = not differs
+    sku = _sku(itype, region, json.dumps(differs or {}, sort_keys=True))
     attributes = {
         "instanceType": itype,
         "regionCode": region,
@@ -100,17 +131,18 @@ def _item(
         "operatingSystem": "Linux",
         "tenancy": "Shared",
         "preInstalledSw": "NA",
-        "capacitystatus": capacity,
+        "capacitystatus": "Used",
         "licenseModel": "No License required",
-        "marketoption": market,
-        "usagetype": usage,
+        "marketoption": "OnDemand",
         "operation": "RunInstances",
         "servicecode": "AmazonEC2",
         "vcpu": str(spec.vcpus),
         "memory": f"{spec.memory_gib:g} GiB",
         "gpu": str(spec.gpu_count),
         "gpuMemory": f"{spec.gpu_memory_gib * spec.gpu_count:g} GiB",
+        **(differs or {}),
     }
+    attributes["usagetype"] = _usage(itype, region, attributes)
     od_code = "JRTCKXETXF"
     terms: dict[str, Any] = {
         "OnDemand": {
@@ -119,7 +151,7 @@ def _item(
             )
         }
     }
-    if capacity == "Used" and market == "OnDemand" and entry.reserved:
+    if real and entry.reserved:
         reserved = {}
         for key, eff in entry.reserved.items():
             years_s, klass, payment = key.split("/")
@@ -157,22 +189,49 @@ def price_list(region: str) -> list[dict[str, Any]]:
         usd = entry.on_demand_usd_per_hour
         if usd is None:
             continue  # no on-demand SKU (p5e in us-east-1): AWS has no row either
-        out.append(_item(itype, region, entry, "Used", "OnDemand", usd))
-        out.append(_item(itype, region, entry, "UnusedCapacityReservation", "OnDemand", usd))
-        out.append(_item(itype, region, entry, "Used", "CapacityBlock", 0.0))
+        out.append(_item(itype, region, entry, usd))
+        for differs, factor in DECOYS.values():
+            out.append(_item(itype, region, entry, round(usd * factor, 6), differs))
     return out
 
 
+FILTER_TYPES = ("TERM_MATCH", "EQUALS", "CONTAINS", "ANY_OF", "NONE_OF")  # botocore's enum
+
+
 def _matches(item: dict[str, Any], filters: list[dict[str, str]]) -> bool:
+    """Every filter holds (AWS compares values case-insensitively; ANY_OF and NONE_OF take a
+    comma-separated list)."""
     attrs = item["product"]["attributes"]
-    # AWS matches TERM_MATCH values case-insensitively.
-    return all(str(attrs.get(f["Field"], "")).lower() == str(f["Value"]).lower() for f in filters)
+    for f in filters:
+        have, value = str(attrs.get(f["Field"], "")).lower(), str(f["Value"]).lower()
+        values = [v.strip() for v in value.split(",")]
+        ok = {
+            "TERM_MATCH": have == value,
+            "EQUALS": have == value,
+            "CONTAINS": value in have,
+            "ANY_OF": have in values,
+            "NONE_OF": have not in values,
+        }[f["Type"]]
+        if not ok:
+            return False
+    return True
+
+
+def _error(url: str, code: str, message: str, status: int = 400) -> AWSResponse:
+    body = json.dumps({"__type": code, "message": message, "Message": message}).encode()
+    return response(url, body, status)
 
 
 def get_products(request: Any, **_: Any) -> AWSResponse:
     """before-send handler for pricing.GetProducts."""
     body = json.loads(request.body or b"{}")
     filters = body.get("Filters", [])
+    if body.get("ServiceCode") != "AmazonEC2":
+        return _error(request.url, "NotFoundException", f"Service {body.get('ServiceCode')!r}")
+    bad = [f.get("Type") for f in filters if f.get("Type") not in FILTER_TYPES]
+    if bad:
+        msg = f"Filter Type {bad[0]!r} is not one of {', '.join(FILTER_TYPES)}"
+        return _error(request.url, "ValidationException", msg)
     region = next((f["Value"] for f in filters if f["Field"] == "regionCode"), None)
     regions = [region] if region else snapshot.regions()
     items = [
@@ -190,49 +249,98 @@ def get_products(request: Any, **_: Any) -> AWSResponse:
     return response(request.url, json.dumps(out).encode())
 
 
+SP_FILTER_NAMES = ("region", "instanceFamily", "instanceType", "productDescription", "tenancy")
+SP_FILTER_NAMES_ALL = (*SP_FILTER_NAMES, "productId")  # botocore's SavingsPlanRateFilterAttribute
+# Each plan rate is listed for more than the Linux shared-tenancy usage a request wants:
+# (productDescription, tenancy, operation, rate factor).
+SP_VARIANTS = (
+    ("Linux/UNIX", "shared", "RunInstances", 1.0),
+    ("Linux/UNIX", "dedicated", "RunInstances", 1.1),
+    ("Windows", "shared", "RunInstances:0002", 1.4),
+)
+
+
+def _sp_rows(region: str, itype: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    entry = snapshot.entry(itype, region)
+    rates = (entry.savings_plans if entry is not None else None) or {}
+    types, payments = body.get("savingsPlanTypes"), body.get("savingsPlanPaymentOptions")
+    rows = []
+    for key, rate in rates.items():
+        plan, years_s, payment = key.split("/")
+        if (types and plan not in types) or (payments and payment not in payments):
+            continue
+        years = int(years_s.removesuffix("yr"))
+        for description, tenancy, operation, factor in SP_VARIANTS:
+            props = {
+                "region": region,
+                "instanceType": itype,
+                "instanceFamily": itype.split(".")[0],
+                "productDescription": description,
+                "tenancy": tenancy,
+            }
+            rows.append(
+                {
+                    "savingsPlanOffering": {
+                        "offeringId": _sku(key, itype, region).lower(),
+                        "paymentOption": payment,
+                        "planType": plan,
+                        "durationSeconds": years * 31_536_000,
+                        "currency": "USD",
+                        "planDescription": f"{years} year {payment} {plan}",
+                    },
+                    "rate": f"{rate * factor:.6g}",
+                    "unit": "Hrs",
+                    "productType": "EC2",
+                    "serviceCode": "AmazonEC2",
+                    "usageType": f"{USAGE_PREFIX.get(region, '')}BoxUsage:{itype}",
+                    "operation": operation,
+                    "properties": [{"name": k, "value": v} for k, v in props.items()],
+                }
+            )
+    return rows
+
+
 def describe_savings_plans_offering_rates(request: Any, **_: Any) -> AWSResponse:
     """before-send handler for savingsplans.DescribeSavingsPlansOfferingRates."""
     body = json.loads(request.body or b"{}")
-    wanted = {f["name"]: f["values"] for f in body.get("filters", [])}
-    rows = []
-    for region in wanted.get("region", snapshot.regions()):
-        for itype in wanted.get("instanceType", snapshot.instance_types(region)):
-            entry = snapshot.entry(itype, region)
-            rates = (entry.savings_plans if entry is not None else None) or {}
-            for key, rate in rates.items():
-                plan, years_s, payment = key.split("/")
-                years = int(years_s.removesuffix("yr"))
-                rows.append(
-                    {
-                        "savingsPlanOffering": {
-                            "offeringId": _sku(key, itype, region).lower(),
-                            "paymentOption": payment,
-                            "planType": plan,
-                            "durationSeconds": years * 31_536_000,
-                            "currency": "USD",
-                            "planDescription": f"{years} year {payment} {plan}",
-                        },
-                        "rate": f"{rate}",
-                        "unit": "Hrs",
-                        "productType": "EC2",
-                        "serviceCode": "AmazonEC2",
-                        "usageType": f"BoxUsage:{itype}",
-                        "operation": "RunInstances",
-                        "properties": [
-                            {"name": "region", "value": region},
-                            {"name": "instanceType", "value": itype},
-                        ],
-                    }
-                )
+    filters = body.get("filters", [])
+    bad = [f.get("name") for f in filters if f.get("name") not in SP_FILTER_NAMES_ALL]
+    if bad:
+        msg = f"filter name {bad[0]!r} is not one of {', '.join(SP_FILTER_NAMES_ALL)}"
+        return _error(request.url, "ValidationException", msg)
+    wanted = {f["name"]: f["values"] for f in filters}
+    rows = [
+        row
+        for region in wanted.get("region", snapshot.regions())
+        for itype in wanted.get("instanceType", snapshot.instance_types(region))
+        for row in _sp_rows(region, itype, body)
+        if all(
+            {p["name"]: p["value"] for p in row["properties"]}.get(name) in values
+            for name, values in wanted.items()
+            if name in SP_FILTER_NAMES
+        )
+    ]
     return response(
         request.url, json.dumps({"searchResults": rows}).encode(), content_type="application/json"
     )
+
+
+# Spot records per zone: (zone suffix, product description, price factor over the lowest).
+# The Local Zone is cheaper than any regular zone: the reader must leave it out.
+SPOT_RECORDS = (
+    ("a", "Linux/UNIX", 1.0),
+    ("b", "Linux/UNIX", 1.1),
+    ("c", "Linux/UNIX (Amazon VPC)", 1.25),
+    ("a", "Windows", 1.6),
+    ("-bos-1a", "Linux/UNIX", 0.5),
+)
 
 
 def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
     """before-send handler for ec2.DescribeSpotPriceHistory (EC2 query protocol, XML answer)."""
     form = parse_qs(request.body.decode() if isinstance(request.body, bytes) else request.body)
     types = [v[0] for k, v in form.items() if k.startswith("InstanceType.")]
+    wanted = [v[0] for k, v in form.items() if k.startswith("ProductDescription.")]
     region = request.url.split("ec2.")[1].split(".")[0] if "ec2." in request.url else "us-east-1"
     items = []
     for itype in types:
@@ -240,13 +348,16 @@ def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
         spot = entry.spot_min_usd_per_hour if entry is not None else None
         if spot is None:
             continue
-        items.append(
-            f"<item><instanceType>{itype}</instanceType>"
-            "<productDescription>Linux/UNIX</productDescription>"
-            f"<spotPrice>{spot:.6f}</spotPrice>"
-            f"<timestamp>{snapshot.as_of()}T00:00:00.000Z</timestamp>"
-            f"<availabilityZone>{region}a</availabilityZone></item>"
-        )
+        for zone, description, factor in SPOT_RECORDS:
+            if wanted and description not in wanted:
+                continue
+            items.append(
+                f"<item><instanceType>{itype}</instanceType>"
+                f"<productDescription>{description}</productDescription>"
+                f"<spotPrice>{spot * factor:.6f}</spotPrice>"
+                f"<timestamp>{snapshot.as_of()}T00:00:00.000Z</timestamp>"
+                f"<availabilityZone>{region}{zone}</availabilityZone></item>"
+            )
     xml = (
         '<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse '
         'xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>replay</requestId>'

@@ -4,6 +4,7 @@ Price List and Savings Plans APIs, and injected faults through botocore's event 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Callable, Iterator
@@ -11,7 +12,7 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.exceptions import ReadTimeoutError
+from botocore.exceptions import ClientError, ReadTimeoutError
 
 from tco.pricing import aws, replay, snapshot
 from tco.pricing.book import PriceBook
@@ -527,3 +528,65 @@ def test_a_403_with_an_empty_body_falls_back_in_auto(session: Any, tmp_path: Any
     book = PriceBook("auto", session=session, cache=PriceCache(tmp_path), now=NOW)
     assert book.on_demand("p4d.24xlarge", "us-east-1").source == "snapshot"
     assert any("live prices failed" in w for w in book.warnings)
+
+
+# --------------------------------------------------- the replay rejects what AWS rejects
+
+
+def test_replay_refuses_a_filter_type_or_service_aws_would_refuse(session: Any) -> None:
+    client = session.client("pricing", region_name="us-east-1")
+    bad_type = [{"Type": "TERM_MATCHES", "Field": "instanceType", "Value": "p4d.24xlarge"}]
+    with pytest.raises(ClientError, match="ValidationException"):
+        client.get_products(ServiceCode="AmazonEC2", Filters=bad_type)
+    with pytest.raises(ClientError, match="NotFoundException"):
+        client.get_products(ServiceCode="AmazonEc2", Filters=[])
+
+
+def test_replay_lists_the_decoys_aws_lists_and_the_filters_leave_one(session: Any) -> None:
+    client = session.client("pricing", region_name="us-east-1")
+    loose = [
+        {"Type": "TERM_MATCH", "Field": "instanceType", "Value": "p4d.24xlarge"},
+        {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "us-east-1"},
+    ]
+    rows = [
+        json.loads(r)
+        for r in client.get_products(ServiceCode="AmazonEC2", Filters=loose)["PriceList"]
+    ]
+    usage = sorted(r["product"]["attributes"]["usagetype"] for r in rows)
+    assert usage == sorted(
+        [
+            "BoxUsage:p4d.24xlarge",
+            "BoxUsage:p4d.24xlarge",  # Windows
+            "CapacityBlock:p4d.24xlarge",
+            "DedicatedUsage:p4d.24xlarge",
+            "HostUsage:p4d.24xlarge",
+            "Reservation:p4d.24xlarge",
+            "UnusedBox:p4d.24xlarge",
+        ]
+    )
+    exact = aws.product_filters("p4d.24xlarge", "us-east-1")
+    assert len(client.get_products(ServiceCode="AmazonEC2", Filters=exact)["PriceList"]) == 1
+
+
+def test_replay_refuses_a_misspelled_savings_plan_filter(session: Any) -> None:
+    client = session.client("savingsplans", region_name="us-east-1")
+    with pytest.raises(ClientError, match=r"ValidationException.*instanceTypes"):
+        client.describe_savings_plans_offering_rates(
+            filters=[{"name": "instanceTypes", "values": ["p4d.24xlarge"]}]  # type: ignore[list-item]
+        )
+
+
+def test_savings_plan_rates_through_the_replay_keep_linux_shared_only(
+    session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = snapshot.entry("p4d.24xlarge", "us-east-1")
+    assert real is not None
+    rates = {"Compute/1yr/No Upfront": 14.2, "EC2Instance/3yr/All Upfront": 8.1}
+    with_rates = dataclasses.replace(real, savings_plans=rates)
+    monkeypatch.setattr(
+        snapshot,
+        "entry",
+        lambda t, r: with_rates if (t, r) == ("p4d.24xlarge", "us-east-1") else None,
+    )
+    client = session.client("savingsplans", region_name="us-east-1")
+    assert aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1") == rates
