@@ -93,6 +93,17 @@ def _jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
     )
 
 
+def resolve_plans(
+    scenario: Scenario, book: PriceBook, file: str = "<scenario>"
+) -> tuple[Plan, ...]:
+    """Every option resolved into its plan: the run's only price look-ups (``tco validate`` calls
+    it too, so a price the run would miss is reported there)."""
+    return tuple(
+        registry.of(o).plan(o, scenario.context(file, i, book))
+        for i, o in enumerate(scenario.options)
+    )
+
+
 def prepare(
     scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>", sha256: str = ""
 ) -> Prepared:
@@ -101,10 +112,7 @@ def prepare(
     scenario_dir = Path(file).parent if file != "<scenario>" else Path(".")
     tr = scenario.workload.trace
     trace = read_trace(tr, scenario_dir) if tr is not None else None
-    plans = tuple(
-        registry.of(o).plan(o, scenario.context(file, i, book))
-        for i, o in enumerate(scenario.options)
-    )
+    plans = resolve_plans(scenario, book, file)
     snap = snapshot.load()
     return Prepared(
         scenario=scenario,

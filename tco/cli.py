@@ -152,15 +152,19 @@ def init(path: Path, template: str, force: bool) -> None:
 def validate(scenario: Path) -> None:
     """Check SCENARIO and say what it describes, or what is wrong.
 
-    Instance types are checked against the bundled price snapshot.
+    Instance types and every price a run needs are checked against the bundled price snapshot.
 
     \b
     Example:
       tco validate scenarios/lab.yaml
     """
+    from tco.pricing.book import PriceBook
+    from tco.simulator.run import resolve_plans
     from tco.simulator.scenario import load_scenario
 
-    sc = load_scenario(scenario)
+    book = PriceBook()
+    sc = load_scenario(scenario, book)
+    resolve_plans(sc, book, str(scenario))  # the prices a run needs, from the bundled snapshot
     click.echo(
         f"{scenario}: valid. {sc.name}: {sc.horizon_months} months from {sc.start}, "
         f"{len(sc.workload.job_classes)} job class(es), options: "

@@ -65,6 +65,8 @@ SCENARIO_MUTATIONS = [
     ("servers: 1\n", "servers: 1e9\n", "options[0].servers"),
     ("instance_type: p4d.24xlarge\n\n", "\n", "give instance_type (an EC2 type"),
     ("V100 SXM2 32GB, gpu_hours: 10", "V100, gpu_hours: 10", "did you mean 'V100 SXM2 16GB'"),
+    # found by the fuzz test: a plan without a rate or discount validated, then could not run
+    ("    discount: 0.40\n", "", "rate_usd_per_hour: the Compute Savings Plan 1yr"),
 ]
 
 
