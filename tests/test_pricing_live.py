@@ -590,3 +590,70 @@ def test_savings_plan_rates_through_the_replay_keep_linux_shared_only(
     )
     client = session.client("savingsplans", region_name="us-east-1")
     assert aws.savings_plan_rates(client, "p4d.24xlarge", "us-east-1") == rates
+
+
+def test_a_cache_file_edited_to_a_negative_price_is_refused(session: Any, tmp_path: Any) -> None:
+    cache = PriceCache(tmp_path)
+    PriceBook("live", session=session, cache=cache, now=NOW).on_demand("p4d.24xlarge", "us-east-1")
+    p = cache.path("p4d.24xlarge", "us-east-1")
+    doc = json.loads(p.read_text())
+    doc["entry"]["on_demand_usd_per_hour"] = -21.96
+    p.write_text(json.dumps(doc))
+    book = PriceBook("cache", cache=cache, now=NOW)
+    with pytest.raises(PricingError, match=r"not a finite, non-negative USD/h"):
+        book.on_demand("p4d.24xlarge", "us-east-1")
+
+
+@pytest.mark.parametrize(
+    ("event", "part"),
+    [
+        ("before-send.savingsplans.DescribeSavingsPlansOfferingRates", "Savings Plan rates"),
+        ("before-send.ec2.DescribeSpotPriceHistory", "spot price"),
+    ],
+)
+def test_missing_savings_plan_or_spot_permissions_do_not_stop_live_prices(
+    session: Any, tmp_path: Any, event: str, part: str
+) -> None:
+    def denied(request: Any, **_: Any) -> Any:
+        if ".ec2." not in event:
+            return _error(request, "AccessDeniedException", 403)
+        xml = (  # EC2's query protocol answers errors in XML
+            '<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error>'
+            "<Code>UnauthorizedOperation</Code><Message>You are not authorized to perform this"
+            " operation.</Message></Error></Errors><RequestID>r</RequestID></Response>"
+        )
+        return replay.response(request.url, xml.encode(), 403, content_type="text/xml")
+
+    _inject(session, event, denied)
+    book = PriceBook("live", session=session, cache=PriceCache(tmp_path), now=NOW)
+    assert book.on_demand("p4d.24xlarge", "us-east-1").usd_per_hour == 21.957642
+    assert any("access denied" in w and part in w for w in book.warnings), book.warnings
+
+
+def test_a_price_in_another_currency_is_never_read_as_usd(session: Any) -> None:
+    real = replay.get_products
+
+    def in_cny(request: Any, **kw: Any) -> Any:
+        body = json.loads(real(request, **kw).raw.read())
+        items = [json.loads(i) for i in body["PriceList"]]
+        for item in items:
+            for term in item["terms"]["OnDemand"].values():
+                for dim in term["priceDimensions"].values():
+                    dim["pricePerUnit"] = {"CNY": "159.0"}
+        body["PriceList"] = [json.dumps(i) for i in items]
+        return replay.response(request.url, json.dumps(body).encode())
+
+    _inject(session, "before-send.pricing.GetProducts", in_cny)
+    entry, warnings = aws.fetch_entry(session, "p4d.24xlarge", "us-east-1", NOW)
+    assert entry.on_demand_usd_per_hour is None
+    assert "quoted in CNY" in warnings[0] and "USD" in warnings[0]
+
+
+def test_the_no_credentials_messages_mention_sso(tmp_path: Any) -> None:
+    bare = boto3.Session(region_name="us-east-1")
+    auto = PriceBook("auto", session=bare, cache=PriceCache(tmp_path), now=NOW)
+    auto.on_demand("p4d.24xlarge", "us-east-1")
+    assert any("aws sso login" in w for w in auto.warnings)
+    live = PriceBook("live", session=bare, cache=PriceCache(tmp_path), now=NOW)
+    with pytest.raises(aws.LivePriceError, match="aws sso login"):
+        live.on_demand("p4d.24xlarge", "us-east-1")
