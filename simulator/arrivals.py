@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco.simulator.calendar import calendar_months, month_edges_h
+from tco.simulator.calibration import FAMILIES
 from tco.simulator.jobs import Jobs
 from tco.simulator.workload_spec import GpuChoice, JobClass
 
@@ -73,6 +74,8 @@ def draw(
         comm_share=np.full(n, cls.comm_share),
         job_class=np.full(n, index, dtype=np.int64),
         reference_gpu=np.full(n, reference_gpus.index(cls.work.reference_gpu), dtype=np.int64),
+        family=np.full(n, list(FAMILIES).index(cls.workload_family), dtype=np.int64),
+        families=tuple(FAMILIES),
         class_names=class_names,
         reference_gpus=reference_gpus,
     )

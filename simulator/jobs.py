@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.simulator.calibration import GpuSpeed
+
 
 @dataclass(frozen=True, kw_only=True)
 class Jobs:
@@ -32,6 +34,9 @@ class Jobs:
     reference_gpus: tuple[str, ...]
     names: np.ndarray | None = None  # recorded job ids (trace jobs), '' for drawn jobs
     notes: tuple[str, ...] = ()  # what reading a trace found
+    family: np.ndarray | None = None  # index into ``families``; None: every job "all"
+    families: tuple[str, ...] = ("all",)  # workload families (simulator.calibration.FAMILIES)
+    reference_speeds: tuple[GpuSpeed, ...] | None = None  # per reference GPU; None: calibrated
 
     def __len__(self) -> int:
         return int(self.arrival_h.shape[0])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tco.pricing.records import Price
 from tco.simulator import defaults
+from tco.simulator.calibration import GpuSpeed
 from tco.simulator.fields import OptionModel
 from tco.simulator.speed import Hardware
 
@@ -39,6 +40,18 @@ def input_quote(item: str, value: float, unit: str, default_key: str) -> Quote:
 def price_quote(item: str, p: Price) -> Quote:
     """An hourly price from the price book or the scenario."""
     return Quote(item, p.usd_per_hour, "USD/h", p.source, p.as_of, p.detail)
+
+
+def speed_quote(speed: GpuSpeed) -> Quote:
+    """The speed score an option's GPU runs at (all workloads, one GPU) and its basis."""
+    return Quote(
+        f"{speed.gpu} training speed",
+        round(speed.score(), 4),
+        "x A100 SXM 40GB",
+        speed.basis,
+        "2024-07-24" if speed.basis != "scenario" else "undated",
+        f"{speed.source}; one standard deviation spans x{speed.spread:.2f}",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ import numpy as np
 
 from tco.pricing import hardware
 from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
+from tco.simulator.calibration import FAMILIES
 from tco.simulator.errors import ScenarioError
 from tco.simulator.jobs import Jobs
 from tco.simulator.limits import MAX_JOBS
@@ -194,6 +195,8 @@ def replay(
         comm_share=np.full(n, tr.comm_share),
         job_class=np.full(n, class_index, dtype=np.int64),
         reference_gpu=np.full(n, reference_gpus.index(tr.source_gpu), dtype=np.int64),
+        family=np.full(n, list(FAMILIES).index(tr.workload_family), dtype=np.int64),
+        families=tuple(FAMILIES),
         class_names=class_names,
         reference_gpus=reference_gpus,
         names=k.ids,

@@ -89,7 +89,12 @@ class Prepared:
 
 def _jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
     return workload.generate(
-        scenario.workload, scenario.seed, scenario.start, scenario.horizon_months, trace
+        scenario.workload,
+        scenario.seed,
+        scenario.start,
+        scenario.horizon_months,
+        trace,
+        scenario.speed,
     )
 
 

@@ -25,7 +25,7 @@ from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
 from tco.simulator.traces import read as read_trace_file
-from tco.simulator.workload_spec import Workload, unique
+from tco.simulator.workload_spec import SpeedOverrides, Workload, unique
 from tco.simulator.yaml_input import parse_yaml
 
 __all__ = ["Scenario", "load_scenario", "loads_scenario", "parse_yaml", "validate"]
@@ -44,6 +44,7 @@ class Scenario(Strict):
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year
     fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # for the spreadsheet
     workload: Workload
+    speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -60,6 +61,8 @@ class Scenario(Strict):
             horizon_months=self.horizon_months,
             region=self.region,
             book=book,
+            speed_overrides=dict(self.speed.scores) if self.speed else {},
+            speed_source=self.speed.source if self.speed else "",
         )
 
 
@@ -119,6 +122,8 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
 
     for i, c in enumerate(scenario.workload.job_classes):
         guard(f"workload.job_classes[{i}].work.reference_gpu", hardware.gpu, c.work.reference_gpu)
+    for name in scenario.speed.scores if scenario.speed else {}:
+        guard(f"speed.scores.{name}", hardware.gpu, name)
     tr = scenario.workload.trace
     if tr is not None:
         guard("workload.trace.source_gpu", hardware.gpu, tr.source_gpu)

@@ -2,83 +2,40 @@
 
 run time (h) = work / k x score(reference GPU) / score(GPU) x (1 + sync) / (1 - virtualization)
 
-*Speed score* of a GPU, relative to an A100 SXM: measured training ratios where they exist
-(``MEASURED_SCORES``); otherwise the peak dense FP16 tensor ratio to the nearest measured GPU
-raised to an exponent ``ALPHA`` fitted on the measured pairs (measured speedups are well below
-peak ratios; a power law keeps chained ratios consistent).
-Where the tensor peak is not published (A10G) the memory-bandwidth ratio stands in for it.
+*Speed score* of a GPU, relative to an A100 SXM 40GB, for the job's workload family, at 1 GPU for
+one-GPU jobs and at 8 GPUs in one server for multi-GPU jobs (``simulator.calibration``: measured
+where published, modelled from peak compute and memory bandwidth elsewhere, or a scenario's
+override). The work of a job is stated on its reference GPU, so a multi-GPU job's reference score
+is also the 8-GPU one.
 
 *Synchronisation*: a job's ``comm_share`` is the share of an 8-GPU step it spends syncing over
 InfiniBand HDR (the brief's 8 % by default). On another link its comm/compute ratio scales like the
 link's typical ratio (``pricing.hardware.interconnects``), and with k GPUs by (k-1)/k relative to 8
 (ring all-reduce moves 2(k-1)/k of the gradients per GPU). A job on one GPU does not sync. Jobs
-that fit inside one server or instance use its internal link; larger jobs the network.
+that fit inside one server or instance use its internal link; larger jobs the network. (The 8-GPU
+scores were measured in servers whose links already sync: the two overlap a little; the model
+keeps the sync term so that slow links still cost what the brief measured.)
 
 *Virtualization*: cloud VMs lose ``virtualization_overhead`` of their throughput.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from tco.pricing import hardware
 from tco.simulator import defaults
+from tco.simulator.calibration import BASE_GPU, GpuSpeed, speed_of
 from tco.simulator.jobs import Jobs
 
-BASE_GPU = "A100 SXM 40GB"
-
-# Measured training speed relative to the A100 (sources in pricing/data/README.md):
-# - H100 SXM: geometric mean of MLPerf Training v3.0 H100/A100 ratios 1.85, 1.45, 1.95 (Dell,
-#   silvertonconsulting.com 2023-07-12) = 1.736.
-# - V100: the founding brief, "Transformer training about 40 % shorter" on A100 -> 0.6.
-# - A100 80GB: the same compute as the 40GB part (datasheet); memory only differs.
-MEASURED_SCORES: dict[str, float] = {
-    "A100 SXM 40GB": 1.0,
-    "A100 SXM 80GB": 1.0,
-    "H100 SXM": (1.85 * 1.45 * 1.95) ** (1 / 3),
-    "V100 SXM2 16GB": 0.6,
-    "V100 SXM2 32GB": 0.6,
-}
+__all__ = ["BASE_GPU", "Hardware", "run_hours", "score"]
 
 
-def _peak(name: str, by_bandwidth: bool) -> float:
-    g = hardware.gpu(name)
-    if by_bandwidth:
-        return g.memory_bandwidth_gb_per_s
-    assert g.fp16_tensor_tflops is not None
-    return g.fp16_tensor_tflops
-
-
-def _fit_alpha() -> float:
-    """Mean of ln(measured)/ln(peak) over the measured pairs H100/A100 and A100/V100."""
-    pairs = [("H100 SXM", "A100 SXM 40GB"), ("A100 SXM 40GB", "V100 SXM2 16GB")]
-    vals = []
-    for new, old in pairs:
-        measured = MEASURED_SCORES[new] / MEASURED_SCORES[old]
-        peak = _peak(new, False) / _peak(old, False)
-        vals.append(math.log(measured) / math.log(peak))
-    return sum(vals) / len(vals)
-
-
-ALPHA = _fit_alpha()
-
-
-def score(gpu: str) -> float:
-    """Training speed of ``gpu`` relative to an A100 SXM (1.0).
-
-    Measured where known; otherwise from the measured GPU nearest in peak throughput:
-    score(anchor) x (peak(gpu) / peak(anchor)) ** ALPHA, so an H200 (H100 compute) scores as an
-    H100 and a B200 scales from the H100, not from the A100.
-    """
-    if gpu in MEASURED_SCORES:
-        return MEASURED_SCORES[gpu]
-    by_bw = hardware.gpu(gpu).fp16_tensor_tflops is None
-    mine = _peak(gpu, by_bw)
-    anchor = min(MEASURED_SCORES, key=lambda a: (abs(math.log(mine / _peak(a, by_bw))), a))
-    return float(MEASURED_SCORES[anchor] * (mine / _peak(anchor, by_bw)) ** ALPHA)
+def score(gpu: str, family: str = "all", gpus: int = 1) -> float:
+    """Training speed of ``gpu`` relative to an A100 SXM 40GB (measured, else modelled)."""
+    return speed_of(gpu).score(family, gpus)
 
 
 @dataclass(frozen=True)
@@ -91,7 +48,7 @@ class Hardware:
     intra_node: str
     inter_node: str
     virtualization_overhead: float
-    speed_score: float | None = None  # None: from the GPU catalog
+    speed: GpuSpeed | None = None  # None: the calibrated speed of ``gpu``
 
 
 def _link_factor(link: str) -> float:
@@ -102,10 +59,20 @@ def _link_factor(link: str) -> float:
 
 def run_hours(jobs: Jobs, hw: Hardware) -> np.ndarray:
     """Run time in hours of every job on ``hw`` (whether it fits is checked elsewhere)."""
-    gpu_score = hw.speed_score if hw.speed_score is not None else score(hw.gpu)
-    ref_scores = np.array([score(name) for name in jobs.reference_gpus])
+    mine = hw.speed or speed_of(hw.gpu)
+    refs = jobs.reference_speeds or tuple(speed_of(n) for n in jobs.reference_gpus)
+    families = jobs.families
+    family = jobs.family if jobs.family is not None else np.zeros(len(jobs), dtype=np.int64)
+    multi = (jobs.gpus > 1).astype(np.int64)
+    # ref score / own score for each (reference GPU, family, one or many GPUs): a small table.
+    table = np.array(
+        [
+            [[refs[r].score(f, n) / mine.score(f, n) for n in (1, 8)] for f in families]
+            for r in range(len(refs))
+        ]
+    )
     k = jobs.gpus.astype(np.float64)
-    base = jobs.work_ref_gpu_h / k * ref_scores[jobs.reference_gpu] / gpu_score
+    base = jobs.work_ref_gpu_h / k * table[jobs.reference_gpu, family, multi]
     s = jobs.comm_share
     ratio_ref = s / (1.0 - s)
     link = np.where(

@@ -8,16 +8,22 @@ import numpy as np
 
 from tco.simulator.arrivals import draw
 from tco.simulator.calendar import month_edges_h
+from tco.simulator.calibration import FAMILIES, GpuSpeed, speed_of
 from tco.simulator.jobs import Jobs
 from tco.simulator.replay import ReadTrace, replay
-from tco.simulator.workload_spec import Workload
+from tco.simulator.workload_spec import SpeedOverrides, Workload
 
 
 def generate(
-    workload: Workload, seed: int, start: str, months: int, trace: ReadTrace | None = None
+    workload: Workload,
+    seed: int,
+    start: str,
+    months: int,
+    trace: ReadTrace | None = None,
+    speed: SpeedOverrides | None = None,
 ) -> Jobs:
     """Draw the job stream from ``seed`` and replay ``trace`` (read beforehand when the
-    workload names one)."""
+    workload names one); ``speed``: the scenario's overrides of reference GPUs' speeds."""
     classes = workload.job_classes
     tr = workload.trace
     if tr is not None and trace is None:
@@ -33,11 +39,17 @@ def generate(
         assert trace is not None
         horizon_h = float(month_edges_h(start, months)[-1])
         parts.append(replay(tr, trace, seed, horizon_h, len(classes), names, refs))
-    return _merge(parts, names, refs, with_names=tr is not None)
+    overrides, source = (dict(speed.scores), speed.source) if speed else ({}, "")
+    speeds = tuple(speed_of(r, overrides, source) for r in refs)
+    return _merge(parts, names, refs, with_names=tr is not None, speeds=speeds)
 
 
 def _merge(
-    parts: list[Jobs], names: tuple[str, ...], refs: tuple[str, ...], with_names: bool
+    parts: list[Jobs],
+    names: tuple[str, ...],
+    refs: tuple[str, ...],
+    with_names: bool,
+    speeds: tuple[GpuSpeed, ...],
 ) -> Jobs:
     cols = {
         c: np.concatenate([getattr(p, c) for p in parts])
@@ -49,6 +61,7 @@ def _merge(
             "comm_share",
             "job_class",
             "reference_gpu",
+            "family",
         )
     }
     order = np.lexsort((cols["job_class"], cols["arrival_h"]))  # by arrival, then class
@@ -63,4 +76,6 @@ def _merge(
         reference_gpus=refs,
         names=ids,
         notes=tuple(n for p in parts for n in p.notes),
+        families=tuple(FAMILIES),
+        reference_speeds=speeds,
     )

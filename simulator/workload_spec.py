@@ -4,11 +4,30 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from tco.simulator import defaults
+from tco.simulator.calibration import FAMILIES
 from tco.simulator.fields import Fraction, GpuCount, Growth, NonNeg, Pos, Strict
 from tco.simulator.traces import CsvColumns
+
+
+def _family(name: str) -> str:
+    if name not in FAMILIES:
+        raise ValueError(f"unknown workload family {name!r}; valid: {', '.join(FAMILIES)}")
+    return name
+
+
+Family = Annotated[str, AfterValidator(_family)]
+
+
+class SpeedOverrides(Strict):
+    """GPU speed scores (relative to an A100 SXM 40GB) that replace the calibrated ones, with
+    their source; e.g. the founding brief's V100 = 0.6 ("A100 shortens Transformer training by
+    40 %"), one workload where published benchmarks give 0.43-0.45."""
+
+    scores: dict[str, Annotated[float, Field(gt=0, le=100)]] = Field(min_length=1)
+    source: str = Field(min_length=1)
 
 
 class GpuChoice(Strict):
@@ -54,6 +73,7 @@ class JobClass(Strict):
     work: Work
     memory_gb: NonNeg = 0.0  # per GPU
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
+    workload_family: Family = "all"  # whose measured GPU speeds apply (simulator.calibration)
 
 
 class Trace(Strict):
@@ -76,6 +96,7 @@ class Trace(Strict):
     source_inter_node: str = defaults.REFERENCE_LINK
     comm_share: Fraction = defaults.COMM_SHARE
     memory_gb: NonNeg = 0.0
+    workload_family: Family = "all"
     clusters: list[str] | None = None
     status: list[str] | None = None
     min_gpus: GpuCount | None = None

@@ -179,6 +179,9 @@ def validate(scenario: Path) -> None:
 def catalog(kind: str) -> None:
     """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances.
 
+    GPUs come with their training speed relative to an A100 SXM 40GB (all workloads, 1 and 8
+    GPUs), whether it is measured or modelled, and how far it spreads.
+
     \b
     Example:
       tco catalog servers
@@ -189,12 +192,28 @@ def catalog(kind: str) -> None:
     from tco.pricing import views
 
     header, rows = views.catalog_rows(kind)
+    if kind == "gpus":
+        header, rows = _with_speeds(header, rows)
     table = Table(title=f"tco catalog: {kind}")
     for col in header:
         table.add_column(col, overflow="fold")
     for row in rows:
         table.add_row(*row)
     console().print(table)
+
+
+def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    from tco.simulator.calibration import speed_of
+
+    extra = ["speed x A100 (1 GPU)", "8 GPUs", "basis", "spread"]
+    out = []
+    for row in rows:
+        s = speed_of(row[0])
+        band = f"x{s.spread:.2f}" if s.spread > 1 else "-"
+        out.append(
+            [*row[:-1], f"{s.score():.3f}", f"{s.score('all', 8):.3f}", s.basis, band, row[-1]]
+        )
+    return [*header[:-1], *extra, header[-1]], out
 
 
 cli.add_command(prices)

@@ -26,7 +26,7 @@ from tco.simulator.fields import Count, Date, Fraction, GpuCount, NonNeg, Option
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.registry import Context, Kind
 from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan, price_quote
+from tco.simulator.plan import Plan, price_quote, speed_quote
 from tco.simulator.runs import JobRuns, feasibility
 from tco.simulator.scheduler import QueueInput, simulate
 from tco.simulator.speed import Hardware, run_hours
@@ -185,7 +185,8 @@ class CloudKind(Kind[C, CP]):
         virt = o.virtualization_overhead
         if virt is None:
             virt = 0.0 if bare else defaults.VIRTUALIZATION_OVERHEAD
-        return Hardware(*args, inter, virtualization_overhead=virt), price, label
+        hw = Hardware(*args, inter, virtualization_overhead=virt, speed=ctx.speed(args[0]))
+        return hw, price, label
 
     def cloud_plan(self, o: C, ctx: Context) -> CloudPlan:
         """The plan fields every cloud kind shares."""
@@ -194,7 +195,7 @@ class CloudKind(Kind[C, CP]):
         return CloudPlan(
             option=o,
             hardware=hw,
-            quotes=(price_quote(self.price_item, price),),
+            quotes=(price_quote(self.price_item, price), speed_quote(ctx.speed(hw.gpu))),
             description=label,
             price=price,
             quota_instances=o.quota_instances,

@@ -28,7 +28,7 @@ from tco.simulator.finance import depreciation
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan, Quote, input_quote
+from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns, feasibility
 from tco.simulator.scheduler import QueueInput, simulate
 from tco.simulator.speed import Hardware, run_hours
@@ -214,11 +214,12 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             server.intra_node,
             server.inter_node,
             0.0,
+            speed=ctx.speed(gpu.name),
         )
         return OwnedPlan(
             option=option,
             hardware=hw,
-            quotes=_quotes(option, server, price, kw),
+            quotes=(*_quotes(option, server, price, kw), speed_quote(ctx.speed(gpu.name))),
             description=f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})",
             price_usd_per_server=price,
             max_kw_per_server=kw,

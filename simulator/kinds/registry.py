@@ -17,14 +17,15 @@ from __future__ import annotations
 import abc
 import contextlib
 import typing
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from tco.pricing.book import PriceBook
 from tco.simulator import ledger as ledger_module
+from tco.simulator.calibration import GpuSpeed, speed_of
 from tco.simulator.fields import OptionModel
 from tco.simulator.jobs import Jobs
 from tco.simulator.ledger import Ledger
@@ -49,6 +50,12 @@ class Context:
     horizon_months: int
     region: str
     book: PriceBook
+    speed_overrides: Mapping[str, float] = field(default_factory=dict)  # GPU -> score
+    speed_source: str = ""
+
+    def speed(self, gpu: str) -> GpuSpeed:
+        """The speed of ``gpu`` for this scenario (its override, else calibrated)."""
+        return speed_of(gpu, self.speed_overrides, self.speed_source)
 
 
 class Kind(abc.ABC, Generic[Opt, P]):
