@@ -69,6 +69,13 @@ class PriceBook:
         self.warnings: list[str] = []
         self._entries: dict[tuple[str, str], Entry] = {}
 
+    def frozen(self) -> PriceBook:
+        """A book that answers only from what this one has resolved (and the bundled snapshot
+        for anything else): picklable, for the workers of a sweep, never calling AWS again."""
+        book = PriceBook("snapshot", now=self.now)
+        book._entries = dict(self._entries)
+        return book
+
     # ------------------------------------------------------------ where entries come from
 
     def session(self) -> Any:

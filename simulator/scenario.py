@@ -10,6 +10,7 @@ path, what is valid and the closest match (``simulator.explain``).
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,7 +25,9 @@ from tco.simulator.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
+from tco.simulator.service_level import ServiceLevel
 from tco.simulator.traces import read as read_trace_file
+from tco.simulator.uncertainty import Uncertain, set_path
 from tco.simulator.workload_spec import SpeedOverrides, Workload, unique
 from tco.simulator.yaml_input import parse_yaml
 
@@ -45,6 +48,8 @@ class Scenario(Strict):
     fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # for the spreadsheet
     workload: Workload
     speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
+    service_level: ServiceLevel = Field(default_factory=ServiceLevel)
+    uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -85,9 +90,10 @@ def _options(raw: list[Any]) -> tuple[list[OptionModel], list[dict[str, Any]]]:
     return options, errors
 
 
-def validate(data: Any, file: str, book: PriceBook | None = None) -> Scenario:
+def validate(data: Any, file: str, book: PriceBook | None = None, check: bool = True) -> Scenario:
     """Python data -> Scenario; the first problem becomes a ScenarioError. Instance types are
-    checked against ``book`` (the bundled snapshot by default)."""
+    checked against ``book`` (the bundled snapshot by default); ``check=False`` skips the checks
+    of named things (for a scenario already checked, with drawn values in it)."""
     if not isinstance(data, dict):
         raise ScenarioError(file, "", "a scenario must be a YAML mapping (key: value lines)")
     raw = data.get("options")
@@ -107,7 +113,8 @@ def validate(data: Any, file: str, book: PriceBook | None = None) -> Scenario:
         field, msg = explain(Scenario, errors[0], data)
         more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         raise ScenarioError(file, field, msg + more) from None
-    check_references(scenario, file, book or PriceBook())
+    if check:
+        check_references(scenario, file, book or PriceBook())
     return scenario
 
 
@@ -143,6 +150,13 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
     _check_job_count(scenario, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
+    data = scenario.model_dump(mode="json")
+    for i, u in enumerate(scenario.uncertain):
+        if not u.is_price_group:
+            try:  # on a copy: the path must lead to an existing number or text
+                set_path(copy.deepcopy(data), u.path, 0)
+            except (KeyError, IndexError) as exc:
+                raise ScenarioError(file, f"uncertain[{i}].path", str(exc.args[0])) from None
 
 
 def _check_job_count(scenario: Scenario, file: str) -> None:

@@ -80,7 +80,8 @@ class _Pool:
         if self.backfill:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
-        self.wake()
+        if self.queue:  # with nobody waiting a pass would start nothing: no event for it
+            self.wake()
 
     def start_job(self, job: int) -> None:
         now = self.env.now
@@ -149,7 +150,8 @@ class _Pool:
             yield self.env.timeout(t - self.env.now)
             self.free += u
             self.future_capacity.remove((t, u))
-            self.wake()
+            if self.queue:
+                self.wake()
 
 
 def simulate(inp: QueueInput) -> np.ndarray:

@@ -23,6 +23,7 @@ from tco.cli_common import (
     warn,
 )
 from tco.cli_prices import prices
+from tco.cli_sweep import sweep
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
 from tco.reports.formats import FORMATS, folder_name
@@ -217,6 +218,7 @@ def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], l
 
 
 cli.add_command(prices)
+cli.add_command(sweep)
 cli.add_command(workload)
 
 
