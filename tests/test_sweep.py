@@ -154,3 +154,27 @@ def test_sweep_command_writes_its_files_and_refuses_what_it_cannot_do(
     with pytest.raises(SystemExit):
         main(["sweep", str(plain), "-n", "2"])
     assert "names no uncertain input" in capsys.readouterr().err
+
+
+def test_a_running_dask_cluster_at_an_address_gives_the_same_replications() -> None:
+    """--scheduler tcp://...: replications sent to an existing cluster on localhost TCP."""
+    import logging
+
+    from distributed import LocalCluster
+
+    text = (
+        (ROOT / "scenarios" / "lab.yaml")
+        .read_text()
+        .replace("horizon_months: 36", "horizon_months: 4")
+    )
+    _, local = _sweep(text, 16)
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        _, remote = _sweep(text, 16, engine="dask", scheduler=cluster.scheduler_address)
+    assert remote == local
