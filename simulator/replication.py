@@ -5,17 +5,17 @@ the prepared model, and the compact record per option that travels back (see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tco.pricing.book import PriceBook
-from tco.simulator import ledger, workload
+from tco.simulator import ledger
 from tco.simulator.errors import ScenarioError
 from tco.simulator.finance import npv
 from tco.simulator.result import OptionResult
-from tco.simulator.run import Prepared, resolve_plans, simulate
+from tco.simulator.run import Prepared, prepare, simulate
 from tco.simulator.scenario import validate
 from tco.simulator.uncertainty import price_groups, set_path
 
@@ -62,17 +62,7 @@ def _prepared_for(base: Prepared, book: PriceBook, draws: dict[str, Any], seed: 
     except ScenarioError as exc:
         drawn = ", ".join(f"{p} = {v!r}" for p, v in paths.items())
         raise ScenarioError(base.file, "uncertain", f"a draw ({drawn}) is invalid: {exc}") from None
-    jobs = workload.generate(
-        scenario.workload,
-        scenario.seed,
-        scenario.start,
-        scenario.horizon_months,
-        base.trace,
-        scenario.speed,
-    )
-    return replace(
-        base, scenario=scenario, plans=resolve_plans(scenario, book, base.file), jobs=jobs
-    )
+    return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
 
 
 def _draw(o: OptionResult, multipliers: dict[str, float], prepared: Prepared) -> OptionDraw:

@@ -110,13 +110,19 @@ def resolve_plans(
 
 
 def prepare(
-    scenario: Scenario, book: PriceBook | None = None, file: str = "<scenario>", sha256: str = ""
+    scenario: Scenario,
+    book: PriceBook | None = None,
+    file: str = "<scenario>",
+    sha256: str = "",
+    trace: ReadTrace | None = None,
 ) -> Prepared:
-    """Resolve every option's prices, read the trace (if any) and draw the job stream."""
+    """Resolve every option's prices, read the trace (if any; ``trace``: already read) and draw
+    the job stream."""
     book = book or PriceBook()
     scenario_dir = Path(file).parent if file != "<scenario>" else Path(".")
     tr = scenario.workload.trace
-    trace = read_trace(tr, scenario_dir) if tr is not None else None
+    if trace is None and tr is not None:
+        trace = read_trace(tr, scenario_dir)
     plans = resolve_plans(scenario, book, file)
     snap = snapshot.load()
     return Prepared(

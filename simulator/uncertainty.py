@@ -4,8 +4,10 @@ Each entry puts a distribution on one input, by path:
 
 - a number of the scenario, written as in the file: ``workload.job_classes[0].arrivals_per_month``,
   ``options[1].power.usd_per_kwh``; ``[*]`` gives every element the same draw
-  (``workload.job_classes[*].growth_per_month``). A replication re-validates the scenario with the
-  drawn values, so a draw outside a field's range is an error, not a silently clipped number.
+  (``workload.job_classes[*].growth_per_month``). Paths start in ``workload``, ``options`` or
+  ``discount_rate``: the calendar (start, horizon) and the seed are the sweep's frame, not
+  inputs. A replication re-validates the scenario with the drawn values, so a draw outside a
+  field's range is an error, not a silently clipped number.
 - a price group's multiplier (1 = as priced): ``prices.cloud``, ``prices.server``,
   ``prices.electricity``, ``prices.facility``, ``prices.staff`` (the sensitivity groups of
   ``simulator.ledger``). Costs are linear in prices, so these scale the ledgers: no re-simulation.
@@ -28,6 +30,7 @@ from tco.simulator import ledger
 from tco.simulator.fields import Strict
 
 Real = Annotated[float, Field(ge=-1e9, le=1e9)]
+SWEEPABLE = ("workload", "options", "discount_rate")
 _INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
 
 
@@ -174,6 +177,12 @@ class Uncertain(Strict):
             for part in self.path.split("."):
                 if not _INDEX.match(part):
                     raise ValueError(f"{self.path!r} is not a path like options[0].power.pue")
+            root = re.split(r"[.\[]", self.path)[0]
+            if root not in SWEEPABLE:
+                raise ValueError(
+                    f"{self.path!r}: paths start in {', '.join(SWEEPABLE)} (or prices.<group>);"
+                    " the start, horizon and seed frame the sweep"
+                )
         return self
 
     @property

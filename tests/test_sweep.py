@@ -178,3 +178,12 @@ def test_a_running_dask_cluster_at_an_address_gives_the_same_replications() -> N
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         _, remote = _sweep(text, 16, engine="dask", scheduler=cluster.scheduler_address)
     assert remote == local
+
+
+@pytest.mark.parametrize("path", ["horizon_months", "start", "seed"])
+def test_the_calendar_and_the_seed_frame_a_sweep_and_are_not_inputs(path: str) -> None:
+    text = (
+        (ROOT / "scenarios" / "lab.yaml").read_text().replace("path: prices.cloud", f"path: {path}")
+    )
+    with pytest.raises(ScenarioError, match="frame the sweep"):
+        loads_scenario(text)
