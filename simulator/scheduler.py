@@ -134,16 +134,32 @@ class _Pool:
         for pos in reversed(started):
             del q[pos]
 
-    def arrivals(self) -> simpy.events.ProcessGenerator:
-        arrival, n, i = self.arrival, len(self.arrival), 0
-        while i < n:
+    def start_arrivals(self) -> None:
+        """Arrivals as a chain of timeouts, one per distinct arrival time (the same events, in
+        the same order, as a process yielding them, without resuming a generator each time)."""
+        self.next_arrival = 0
+        if self.arrival:
+            self._arrive_after(self.arrival[0] - self.env.now)
+
+    def _arrive_after(self, delay: float) -> None:
+        ev = self.env.timeout(delay)
+        ev.callbacks.append(self._arrive)
+
+    def _arrive(self, _: simpy.Event) -> None:
+        arrival, n, i = self.arrival, len(self.arrival), self.next_arrival
+        while True:
             t = arrival[i]
-            if t > self.env.now:
-                yield self.env.timeout(t - self.env.now)
             while i < n and arrival[i] == t:
                 self.queue.append(i)
                 i += 1
             self.wake()
+            # As the process did: an arrival not after the clock (now + (t - now) can pass t by
+            # an ulp) joins in this same step; a later one gets its own timeout.
+            if i >= n or arrival[i] > self.env.now:
+                break
+        self.next_arrival = i
+        if i < n:
+            self._arrive_after(arrival[i] - self.env.now)
 
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u in list(self.future_capacity):
@@ -157,7 +173,7 @@ class _Pool:
 def simulate(inp: QueueInput) -> np.ndarray:
     """Start time (h) of every job; NaN for jobs not started before the horizon."""
     pool = _Pool(inp)
-    pool.env.process(pool.arrivals())
+    pool.start_arrivals()
     if pool.future_capacity:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
