@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from tco.simulator import ledger
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
+from tco.simulator.recommendation import verdict
 from tco.simulator.result import Result
 
 plt.rcParams.update(
@@ -65,11 +66,14 @@ def cumulative_cost(result: Result) -> Chart:
     for o in result.options:
         ax.plot(x, cum[o.name], label=f"{o.name} ({o.kind})", color=col[o.name], linewidth=2)
     marks = 0
+    meets = {o.name: verdict(result, o).meets for o in result.options}
     for o in result.options:
-        if not registry.get(o.kind).buys_hardware:
-            continue
+        if not registry.get(o.kind).buys_hardware or not meets[o.name]:
+            continue  # no break-even for, or against, an option that misses the service level
         for other, m in o.break_even.items():
             if m is None or m <= 1 or registry.get(result.option(other).kind).buys_hardware:
+                continue
+            if not meets[other]:
                 continue
             y = cum[o.name][m - 1]
             ax.scatter([m], [y], color=col[other], edgecolor="black", zorder=5, s=50)

@@ -10,7 +10,9 @@ from rich.table import Table
 
 from tco.simulator import sensitivity
 from tco.simulator.kinds import registry
+from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import OptionResult, Result
+from tco.simulator.service_level import DEFAULT_P95_WAIT_HOURS
 
 
 def usd(x: float) -> str:
@@ -33,13 +35,15 @@ def reference_label(result: Result) -> str:
 
 
 def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
-    others = [x for x in result.options if x.name != o.name]
+    """The cheapest other option that meets the service level (break-even against one that
+    does not do the work would mislead)."""
+    others = [x for x in result.options if x.name != o.name and verdict(result, x).meets]
     return min(others, key=lambda x: x.total_cash_usd) if others else None
 
 
 def _break_even(result: Result, o: OptionResult) -> str:
     other = _cheapest_other(result, o)
-    if other is None:
+    if other is None or not verdict(result, o).meets:
         return "-"
     m = o.break_even[other.name]
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
@@ -55,7 +59,8 @@ def table(result: Result) -> Table:
     t.caption = (
         f"Cash USD over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
         f"USD per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
-        "first month from which the option stays cheaper than the cheapest other."
+        "first month from which the option stays cheaper than the cheapest other that meets the"
+        " service level (none for an option that misses it)."
     )
     t.add_column("option", no_wrap=True)
     t.add_column("kind", no_wrap=True)
@@ -65,6 +70,7 @@ def table(result: Result) -> Table:
     t.add_column("GPU util", justify="right", no_wrap=True)
     t.add_column("p95 wait h", justify="right", no_wrap=True)
     t.add_column("can't run", justify="right", no_wrap=True)
+    t.add_column("level", no_wrap=True)
     t.add_column("break-even", no_wrap=True)
     for o in result.options:
         t.add_row(
@@ -76,14 +82,50 @@ def table(result: Result) -> Table:
             _pct(o.gpu_utilisation),
             _hours(o.waits.p95_h),
             f"{sum(o.cannot_run.values()):,}",
+            "meets" if verdict(result, o).meets else "misses",
             _break_even(result, o),
         )
     return t
 
 
+def recommendation(result: Result) -> list[str]:
+    """The answer first: the option that meets the service level for the least money, or why
+    none does, and a resized cluster that would."""
+    rec = result.recommendation or recommend_without_resizes(result)
+    lvl = result.scenario.service_level
+    level = (
+        f"p95 wait at most {lvl.p95_wait_hours:g} h"
+        + (" (the default, an assumption)" if lvl.p95_wait_hours == DEFAULT_P95_WAIT_HOURS else "")
+        + f", at most {lvl.max_cannot_run_share:.0%} of the work unable to run"
+    )
+    if rec.option is not None:
+        months = result.scenario.horizon_months
+        out = [
+            f"Recommended: {rec.option} at {usd(rec.cash_usd or 0.0)} cash over {months} months"
+            f" (NPV {usd(rec.npv_usd or 0.0)}): {rec.reason} ({level})."
+        ]
+    else:
+        out = [
+            f"No option meets the service level ({level}). Closest: {rec.closest}. {rec.reason}."
+        ]
+    for z in rec.resizes:
+        if z.servers is None:
+            out.append(f"{z.option}: no cluster size up to 64x meets the level either.")
+            continue
+        cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
+        out.append(
+            f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
+            f"{z.option} with {z.servers} servers at {usd(z.cash_usd)} (p95 wait"
+            f" {z.p95_wait_h:,.1f} h, on the same jobs)."
+        )
+    return out
+
+
 def sentences(result: Result) -> list[str]:
-    """The answer in words: the cheapest option, when buying breaks even, what is left out."""
-    out = []
+    """The answer in words: the recommendation, the cheapest option (and whether it meets the
+    service level), when buying breaks even, what is left out."""
+    out = recommendation(result)
+    verdicts = {o.name: verdict(result, o) for o in result.options}
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     line = (
@@ -93,12 +135,15 @@ def sentences(result: Result) -> list[str]:
     if len(ranked) > 1:
         nxt = ranked[1]
         line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
+    if not verdicts[best.name].meets:
+        line += f", but it misses the service level ({'; '.join(verdicts[best.name].reasons)})"
     out.append(line + ".")
     for o in result.options:
-        if not registry.get(o.kind).buys_hardware:
-            continue
+        if not registry.get(o.kind).buys_hardware or not verdicts[o.name].meets:
+            continue  # a break-even of an option that does not do the work would mislead
         for other in result.options:
-            if registry.get(other.kind).buys_hardware:
+            # Nor against renting that does not do the work.
+            if registry.get(other.kind).buys_hardware or not verdicts[other.name].meets:
                 continue
             m = o.break_even[other.name]
             if m is None:

@@ -90,7 +90,7 @@ def replicate(base: Prepared, book: PriceBook, seed: int, index: int) -> Replica
     rng, job_seed = streams(seed, index)
     draws = {u.path: u.distribution.draw(rng) for u in base.scenario.uncertain}
     prepared = _prepared_for(base, book, draws, job_seed)
-    result = simulate(prepared)
+    result = simulate(prepared, advise=False)
     words = price_groups()
     multipliers = {
         words[p.removeprefix("prices.")]: float(v)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.simulator.advice import Recommendation
 from tco.simulator.jobs import Jobs
 from tco.simulator.ledger import Ledger
 from tco.simulator.metrics import Metrics, Waits, WorkBalance
@@ -101,6 +102,7 @@ class Result:
     options: tuple[OptionResult, ...]
     price_provenance: dict[str, str]
     price_warnings: tuple[str, ...] = ()
+    recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
 
     def __repr__(self) -> str:
         return (

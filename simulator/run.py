@@ -6,33 +6,31 @@
   own) and gets its ledgers and metrics; then break-even between options. A sweep calls it many
   times on one prepared model.
 
-Random streams: jobs come from the scenario seed (``simulator.arrivals``); an option's play gets
-:func:`option_rng`, keyed by the option's name and a purpose, so adding or reordering options
-never changes another option's random numbers.
+Random streams: see ``simulator.prepared`` (:func:`option_rng`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
-
 from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
-from tco.simulator import workload
 from tco.simulator.calendar import month_edges_h, month_labels
 from tco.simulator.finance import break_even_month
-from tco.simulator.jobs import Jobs
 from tco.simulator.kinds import registry
 from tco.simulator.metrics import cannot_run_examples, measure
 from tco.simulator.plan import Plan
+from tco.simulator.prepared import Prepared, draw_jobs, option_rng
+from tco.simulator.recommendation import recommend
 from tco.simulator.replay import ReadTrace, read_trace
 from tco.simulator.result import OptionResult, Result
 from tco.simulator.scenario import Scenario, load_scenario
+
+__all__ = ["Prepared", "option_rng", "prepare", "resolve_plans", "run", "run_file", "simulate"]
 
 
 def version() -> str:
@@ -41,61 +39,6 @@ def version() -> str:
         return metadata.version("tco")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         return "0+unknown"
-
-
-def _key(text: str) -> int:
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
-
-
-def option_rng(seed: int, option: str, purpose: str) -> np.random.Generator:
-    """An independent random stream for one option and one purpose (e.g. "play"): a child of
-    the seed's SeedSequence whose spawn key is derived from the names, not from positions."""
-    return np.random.default_rng(
-        np.random.SeedSequence(seed, spawn_key=(_key(option), _key(purpose)))
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Prepared:
-    """A scenario ready to simulate: plans with their prices, the job stream, provenance.
-
-    Picklable and free of I/O handles, so it can be sent to worker processes.
-    """
-
-    scenario: Scenario
-    file: str
-    sha256: str
-    version: str
-    months: tuple[str, ...]
-    edges: np.ndarray  # month boundaries, hours from the start
-    plans: tuple[Plan, ...]
-    trace: ReadTrace | None
-    jobs: Jobs
-    price_provenance: dict[str, str]
-    price_warnings: tuple[str, ...]
-
-    @property
-    def horizon_h(self) -> float:
-        return float(self.edges[-1])
-
-    def with_seed(self, seed: int) -> Prepared:
-        """The same model with the job stream drawn from another seed (the trace is not read
-        again)."""
-        if seed == self.scenario.seed:
-            return self
-        sc = self.scenario.model_copy(update={"seed": seed})
-        return replace(self, scenario=sc, jobs=_jobs(sc, self.trace))
-
-
-def _jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
-    return workload.generate(
-        scenario.workload,
-        scenario.seed,
-        scenario.start,
-        scenario.horizon_months,
-        trace,
-        scenario.speed,
-    )
 
 
 def resolve_plans(
@@ -134,7 +77,7 @@ def prepare(
         edges=month_edges_h(scenario.start, scenario.horizon_months),
         plans=plans,
         trace=trace,
-        jobs=_jobs(scenario, trace),
+        jobs=draw_jobs(scenario, trace),
         price_provenance={
             "price_mode": book.mode + (" (offline)" if book.offline else ""),
             "snapshot_as_of": str(snap["as_of"]),
@@ -168,9 +111,12 @@ def simulate(
     prepared: Prepared,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    advise: bool = True,
 ) -> Result:
     """Simulate every option of a prepared model on the same job stream (``seed``: draw the
-    jobs from another seed first). ``progress`` is called with each option's name."""
+    jobs from another seed first). ``progress`` is called with each option's name; ``advise``:
+    also judge the options against the service level and recommend one (which may replay an
+    owned option at other sizes; a sweep's replications skip it)."""
     if seed is not None:
         prepared = prepared.with_seed(seed)
     played = []
@@ -190,7 +136,7 @@ def simulate(
         )
         for o in played
     )
-    return Result(
+    result = Result(
         scenario=prepared.scenario,
         scenario_file=prepared.file,
         scenario_sha256=prepared.sha256,
@@ -202,6 +148,7 @@ def simulate(
         price_provenance=prepared.price_provenance,
         price_warnings=prepared.price_warnings,
     )
+    return replace(result, recommendation=recommend(prepared, result)) if advise else result
 
 
 def run(

@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from tco.simulator import ledger, sensitivity
+from tco.simulator.advice import Verdict
 from tco.simulator.atomic import write_text
 from tco.simulator.kinds import registry
+from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import OptionResult, Result
 
 SCHEMA_ID = "tco-summary/1"
@@ -37,7 +39,7 @@ def _series(values: np.ndarray | None, fmt: Any) -> list[float | None] | None:
     return None if values is None else [fmt(v) for v in values.tolist()]
 
 
-def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
+def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, Any]:
     led = o.ledger
     return {
         "name": o.name,
@@ -67,6 +69,7 @@ def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
             other: (None if m is None else {"month": m, "label": months[m - 1]})
             for other, m in o.break_even.items()
         },
+        "service_level": {"meets": v.meets, "misses": list(v.reasons)},
         "prices": [asdict(q) for q in o.quotes],
         "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
         "monthly": {
@@ -77,6 +80,26 @@ def _option(o: OptionResult, months: tuple[str, ...]) -> dict[str, Any]:
             "gpu_utilisation": _series(led.gpu_utilisation, _num),
             **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
         },
+    }
+
+
+def _recommendation(result: Result) -> dict[str, Any]:
+    rec = result.recommendation or recommend_without_resizes(result)
+    return {
+        "option": rec.option,
+        "cash_usd": None if rec.cash_usd is None else _usd(rec.cash_usd),
+        "npv_usd": None if rec.npv_usd is None else _usd(rec.npv_usd),
+        "reason": rec.reason,
+        "closest": rec.closest,
+        "resizes": [
+            {
+                "option": z.option,
+                "servers": z.servers,
+                "cash_usd": _usd(z.cash_usd),
+                "p95_wait_h": _num(z.p95_wait_h),
+            }
+            for z in rec.resizes
+        ],
     }
 
 
@@ -105,6 +128,8 @@ def to_summary(result: Result) -> dict[str, Any]:
         "jobs": len(result.jobs),
         "workload_notes": list(result.jobs.notes),
         "cheapest_option": cheapest.name,
+        "service_level": sc.service_level.model_dump(mode="json"),
+        "recommendation": _recommendation(result),
         "sensitivity": [
             {
                 "group": s.group,
@@ -114,7 +139,7 @@ def to_summary(result: Result) -> dict[str, Any]:
             }
             for s in sensitivity.swings(result)
         ],
-        "options": [_option(o, result.months) for o in result.options],
+        "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
     }
 
 

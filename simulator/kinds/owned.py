@@ -195,6 +195,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     label = "owned cluster"
     buys_hardware = True
 
+    def size(self, option: Owned) -> int | None:
+        """Servers bought at once (a plan of tranches is left as the scenario has it)."""
+        return option.servers
+
+    def resized(self, option: Owned, units: int) -> Owned | None:
+        return option.model_copy(update={"servers": units}) if option.servers else None
+
     def check(self, option: Owned, ctx: Context) -> None:
         try:
             hardware.server(option.server)

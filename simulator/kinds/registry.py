@@ -82,6 +82,14 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """Monthly cash and accounting costs from the simulated usage (``edges``: month
         boundaries in hours)."""
 
+    def size(self, option: Opt) -> int | None:
+        """How many units (servers) the option buys, if its size can be changed (default: no)."""
+        return None
+
+    def resized(self, option: Opt, units: int) -> Opt | None:
+        """The option with ``units`` instead of its size (None: this kind has no size)."""
+        return None
+
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger
     ) -> list[tuple[str, pd.DataFrame]]:

@@ -1,0 +1,37 @@
+"""What the recommendation says, as records: each option's verdict against the service level,
+the smallest owned cluster that would meet it, and the recommendation itself
+(``simulator.recommendation`` computes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an option meets the level, and why not (each reason names measure and limit)."""
+
+    option: str
+    meets: bool
+    reasons: tuple[str, ...]
+    shortfall: float  # relative excess over the limits; 0 when met
+
+
+@dataclass(frozen=True)
+class Resize:
+    """The smallest owned cluster (servers bought at once) that meets the level."""
+
+    option: str
+    servers: int | None  # None: no size up to MAX_SERVERS_FACTOR x meets it
+    cash_usd: float
+    p95_wait_h: float
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    option: str | None  # None: no option meets the level
+    cash_usd: float | None
+    npv_usd: float | None
+    reason: str
+    closest: str | None
+    resizes: tuple[Resize, ...]

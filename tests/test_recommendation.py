@@ -1,0 +1,103 @@
+"""The recommendation: the cheapest option that meets the service level, and the smallest owned
+cluster that would meet it, checked against queueing theory."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tco.reports import terminal
+from tco.simulator.run import run, run_file
+from tco.simulator.scenario import loads_scenario
+from tests.conftest import ROOT
+
+
+def erlang_c(c: int, a: float) -> float:
+    """Probability that an arrival waits in M/M/c with offered load a < c."""
+    top = a**c / math.factorial(c) * c / (c - a)
+    return top / (sum(a**k / math.factorial(k) for k in range(c)) + top)
+
+
+def p_wait_over(c: int, lam: float, mu: float, t: float) -> float:
+    """P(W > t) in M/M/c: C(c, a) exp(-(c mu - lam) t)."""
+    return 1.0 if c <= lam / mu else erlang_c(c, lam / mu) * math.exp(-(c * mu - lam) * t)
+
+
+MMC = """
+name: mmc
+start: 2027-01
+horizon_months: 120
+seed: 3
+service_level: {p95_wait_hours: 24}
+workload:
+  job_classes:
+    - name: jobs
+      arrivals_per_month: 400       # lambda = 400 / 730 per hour
+      gpus: 1
+      work: {reference_gpu: RTX 4090, gpu_hours: 10, distribution: exponential}  # mu = 0.1 / h
+options:
+  - {name: own, kind: owned, server: RTX 4090 workstation, servers: 1}
+  - name: cloud
+    kind: on_demand
+    instance: {gpu: RTX 4090, gpus: 1, usd_per_hour: 50, price_source: test, price_as_of: 2025-11}
+"""
+
+
+def test_the_smallest_cluster_is_the_smallest_m_m_c_meeting_the_p95_wait() -> None:
+    """One-GPU workstations, Poisson arrivals, exponential work: the cluster is M/M/c, and the
+    p95 wait is at most t exactly when P(W > t) <= 5 %."""
+    lam, mu, t = 400 / 730, 0.1, 24.0
+    theory = next(c for c in range(1, 50) if p_wait_over(c, lam, mu, t) <= 0.05)
+    # The parameters leave a margin on both sides of the answer, so noise cannot decide it.
+    assert p_wait_over(theory - 1, lam, mu, t) > 0.12 and p_wait_over(theory, lam, mu, t) < 0.02
+    rec = run(loads_scenario(MMC)).recommendation
+    assert rec is not None
+    (resize,) = rec.resizes
+    assert resize.option == "own" and resize.servers == theory == 7
+    assert resize.p95_wait_h <= t
+
+
+def test_the_recommendation_is_the_cheapest_option_meeting_the_level() -> None:
+    r = run(loads_scenario(MMC))
+    rec = r.recommendation
+    assert rec is not None
+    own, cloud = r.option("own"), r.option("cloud")
+    assert own.waits.p95_h > 24  # one workstation: a long queue
+    assert rec.option == "cloud" and rec.cash_usd == cloud.total_cash_usd
+    (resize,) = rec.resizes
+    assert resize.cash_usd < cloud.total_cash_usd  # seven workstations beat the cloud price here
+
+
+def test_when_no_option_meets_the_level_the_closest_is_named() -> None:
+    # Every cloud job waits its 30-minute provisioning delay, and the level allows no wait.
+    text = MMC.replace("p95_wait_hours: 24", "p95_wait_hours: 0.1").replace(
+        "    kind: on_demand\n", "    kind: on_demand\n    provisioning_delay_minutes: 30\n"
+    )
+    r = run(loads_scenario(text))
+    rec = r.recommendation
+    assert rec is not None and rec.option is None
+    assert rec.closest in ("own", "cloud") and "no option meets the service level" in rec.reason
+
+
+def test_the_answer_leads_with_the_recommendation_and_gives_no_misleading_break_even() -> None:
+    r = run_file(ROOT / "scenarios" / "lab.yaml")
+    lines = terminal.sentences(r)
+    assert lines[0].startswith("Recommended: p4d-savings-plan-1yr")
+    assert any(
+        s.startswith("Cheaper and meeting the level: own-8xA40 with 2 servers") for s in lines
+    )
+    cheapest = next(s for s in lines if s.startswith("Cheapest"))
+    assert "but it misses the service level (p95 wait" in cheapest
+    assert not any(s.startswith("Buying (own-8xA40)") for s in lines)  # it misses the level
+
+
+@pytest.mark.parametrize("name", ["lab", "personal", "industrial", "itp-cluster"])
+def test_every_shipped_scenario_recommends_an_option_that_meets_the_level(name: str) -> None:
+    r = run_file(ROOT / "scenarios" / f"{name}.yaml")
+    rec = r.recommendation
+    assert rec is not None and rec.option is not None
+    chosen = r.option(rec.option)
+    level = r.scenario.service_level
+    assert chosen.waits.p95_h <= level.p95_wait_hours
+    assert chosen.work.cannot_run == 0
