@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -36,6 +37,8 @@ from tco.simulator.usage import hourly
 
 if typing.TYPE_CHECKING:
     import pandas as pd
+
+MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 
 
 class Tranche(Strict):
@@ -195,12 +198,34 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     label = "owned cluster"
     buys_hardware = True
 
-    def size(self, option: Owned) -> int | None:
-        """Servers bought at once (a plan of tranches is left as the scenario has it)."""
-        return option.servers
+    def search(
+        self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]
+    ) -> list[Any]:
+        """Servers bought at once: the wait falls as servers are added, so the smallest cluster
+        meeting the service level is found by doubling, then bisection; its neighbours are
+        evaluated too (the frontier). A plan of tranches is left as the scenario has it."""
+        if not option.servers:
+            return []
 
-    def resized(self, option: Owned, units: int) -> Owned | None:
-        return option.model_copy(update={"servers": units}) if option.servers else None
+        def at(n: int) -> Any:
+            return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
+
+        seen = {option.servers: at(option.servers)}
+        lo, hi = 0, option.servers
+        if not seen[hi].meets_service_level:
+            while not seen[hi].meets_service_level and hi < MAX_SERVERS_FACTOR * option.servers:
+                lo, hi = hi, hi * 2
+                seen[hi] = at(hi)
+            if not seen[hi].meets_service_level:
+                return list(seen.values())
+        while hi - lo > 1:  # invariant: lo misses (0 servers always does), hi meets
+            mid = (lo + hi) // 2
+            seen[mid] = at(mid)
+            lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
+        for n in (hi - 1, hi + 1, 2 * hi):
+            if n >= 1 and n not in seen:
+                seen[n] = at(n)
+        return [seen[n] for n in sorted(seen)]
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -82,13 +82,13 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """Monthly cash and accounting costs from the simulated usage (``edges``: month
         boundaries in hours)."""
 
-    def size(self, option: Opt) -> int | None:
-        """How many units (servers) the option buys, if its size can be changed (default: no)."""
-        return None
-
-    def resized(self, option: Opt, units: int) -> Opt | None:
-        """The option with ``units`` instead of its size (None: this kind has no size)."""
-        return None
+    def search(
+        self, option: Opt, prepared: Any, index: int, evaluate: Callable[..., Any]
+    ) -> list[Any]:
+        """Configurations of the option worth evaluating (``tco optimize``): the kind's
+        searchable knobs. ``evaluate(option_variant, knobs)`` plays a variant on the prepared
+        jobs and returns its figures. Default: nothing to search."""
+        return []
 
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger

@@ -15,8 +15,9 @@ cheaper than on-demand for that day.) Both amounts are also reported in the note
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import model_validator
@@ -136,6 +137,46 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         shared = {f: getattr(base, f) for f in CloudPlan.__dataclass_fields__}
         shared["quotes"] = (*base.quotes, price_quote(item, rate))
         return SavingsPlanPlan(**shared, sp_rate=rate)
+
+    def search(
+        self, option: SavingsPlan, prepared: Any, index: int, evaluate: Callable[..., Any]
+    ) -> list[Any]:
+        """The newsvendor commitment: one more instance of commitment costs (1 - d) x the price
+        every hour and saves the price in each hour usage reaches it, so the best commitment is
+        the level hourly usage reaches with probability 1 - d (d: the plan's discount), i.e. the
+        d-quantile of the option's own hourly instance usage. Around it, half and one and a half
+        times it; at it, every term and payment option."""
+        plan = prepared.plans[index]
+        runs = self.play(prepared.jobs, plan, prepared.horizon_h, np.random.default_rng(0))
+        hourly = usage(plan, runs, prepared.edges).instances_hourly
+        discount = 1.0 - plan.sp_rate.usd_per_hour / plan.price.usd_per_hour
+        best = round(float(np.quantile(hourly, discount)), 2)
+        out = []
+        for c in sorted({best, round(best / 2, 2), round(best * 1.5, 2)}):
+            if c > 0:
+                variant = option.model_copy(
+                    update={"commitment_instances": c, "commitment_usd_per_hour": None}
+                )
+                grid = {"commitment_instances": c, "term_years": option.term_years}
+                out.append(evaluate(variant, {**grid, "payment": option.payment}))
+        if best > 0:
+            for term in (1, 3):
+                for payment in UPFRONT_SHARE:
+                    variant = option.model_copy(
+                        update={
+                            "commitment_instances": best,
+                            "commitment_usd_per_hour": None,
+                            "term_years": term,
+                            "payment": payment,
+                        }
+                    )
+                    knobs: dict[str, Any] = {
+                        "commitment_instances": best,
+                        "term_years": term,
+                        "payment": payment,
+                    }
+                    out.append(evaluate(variant, knobs))
+        return out
 
     def ledger(self, plan: SavingsPlanPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         sp = plan.option
