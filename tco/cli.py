@@ -22,6 +22,7 @@ from tco.cli_common import (
     progress,
     warn,
 )
+from tco.cli_optimize import optimize
 from tco.cli_prices import prices
 from tco.cli_sweep import sweep
 from tco.cli_workload import workload
@@ -217,6 +218,7 @@ def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], l
     return [*header[:-1], *extra, header[-1]], out
 
 
+cli.add_command(optimize)
 cli.add_command(prices)
 cli.add_command(sweep)
 cli.add_command(workload)

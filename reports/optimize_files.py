@@ -1,0 +1,131 @@
+"""The files of ``tco optimize``: frontier.csv (every configuration evaluated), optimize.json (the
+cheapest configuration meeting the service level) and optimize.html (cost against p95 wait, the
+frontier drawn through the configurations no other beats on both)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from tco.simulator.atomic import write_text
+from tco.simulator.optimize import Config, best
+from tco.simulator.prepared import Prepared
+
+FILES = ("frontier.csv", "optimize.json", "optimize.html")
+KNOBS = ("as given", "servers", "commitment_instances", "term_years", "payment")
+
+
+def frontier_csv(configs: list[Config]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    head = ["option", *KNOBS, "cash_usd", "npv_usd", "p95_wait_h", "cannot_run_share"]
+    w.writerow([*head, "meets_service_level", "on_frontier"])
+    for c in configs:
+        knobs = [c.knobs.get(k, "") for k in KNOBS]
+        w.writerow(
+            [
+                c.option,
+                *["true" if v is True else v for v in knobs],
+                f"{c.cash_usd:.2f}",
+                f"{c.npv_usd:.2f}",
+                f"{c.p95_wait_h:.4f}",
+                f"{c.cannot_run_share:.6f}",
+                str(c.meets_service_level).lower(),
+                str(c.on_frontier).lower(),
+            ]
+        )
+    return buf.getvalue()
+
+
+def optimize_document(prepared: Prepared, configs: list[Config]) -> dict[str, Any]:
+    b = best(configs)
+    sc = prepared.scenario
+    return {
+        "schema": "tco-optimize/1",
+        "tco_version": prepared.version,
+        "scenario": {"name": sc.name, "file": prepared.file, "sha256": prepared.sha256},
+        "seed": sc.seed,
+        "service_level": sc.service_level.model_dump(mode="json"),
+        "evaluated": len(configs),
+        "best": None
+        if b is None
+        else {
+            "option": b.option,
+            "knobs": b.knobs,
+            "cash_usd": round(b.cash_usd, 2),
+            "npv_usd": round(b.npv_usd, 2),
+            "p95_wait_h": round(b.p95_wait_h, 4),
+        },
+    }
+
+
+def _chart(prepared: Prepared, configs: list[Config]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5))
+    names = list(dict.fromkeys(c.option for c in configs))
+    for i, n in enumerate(names):
+        mine = [c for c in configs if c.option == n]
+        ax.scatter(
+            [c.p95_wait_h for c in mine],
+            [c.cash_usd for c in mine],
+            color=plt.get_cmap("tab10")(i % 10),
+            label=n,
+            marker="o",
+            s=[60 if c.meets_service_level else 25 for c in mine],
+        )
+    front = sorted((c for c in configs if c.on_frontier), key=lambda c: c.p95_wait_h)
+    ax.plot([c.p95_wait_h for c in front], [c.cash_usd for c in front], color="0.3", lw=1)
+    limit = prepared.scenario.service_level.p95_wait_hours
+    ax.axvline(limit, color="0.5", ls="--", lw=1)
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel(f"p95 wait (h); dashed: the service level, {limit:g} h")
+    ax.set_ylabel("cash over the horizon (USD)")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+    ax.legend(fontsize=8)
+    ax.set_title(f"{prepared.scenario.name}: configurations evaluated (large: meets the level)")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]) -> str:
+    b = doc["best"]
+    answer = (
+        "No configuration meets the service level."
+        if b is None
+        else f"Best: {escape(b['option'])} with {escape(json.dumps(b['knobs']))} at"
+        f" ${b['cash_usd']:,.0f} cash (p95 wait {b['p95_wait_h']:,.1f} h)."
+    )
+    return (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(prepared.scenario.name)}: optimize</title><style>"
+        "body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
+        "img{max-width:100%}</style></head><body>"
+        f"<h1>{escape(prepared.scenario.name)}: {doc['evaluated']} configurations</h1>"
+        f"<p>{answer}</p>"
+        f'<img alt="cost against p95 wait" src="data:image/png;base64,{_chart(prepared, configs)}">'
+        "<p>Every configuration is in frontier.csv.</p></body></html>\n"
+    )
+
+
+def write_optimize(prepared: Prepared, configs: list[Config], out_dir: str | Path) -> list[Path]:
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    doc = optimize_document(prepared, configs)
+    return [
+        write_text(d / "frontier.csv", frontier_csv(configs)),
+        write_text(d / "optimize.json", json.dumps(doc, indent=2) + "\n"),
+        write_text(d / "optimize.html", optimize_html(prepared, configs, doc)),
+    ]

@@ -1,0 +1,57 @@
+"""``tco optimize``: how much to buy or commit to, searched option by option."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import click
+
+from tco.cli_common import BadInput, warn
+
+
+@click.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Folder for the files [default: tco-report/<scenario>/optimize/].",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
+def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
+    """Search each option's numeric choices (owned servers; Savings Plan commitment, term and
+    payment) for the cheapest configuration meeting the service level, on the same jobs; write
+    frontier.csv, optimize.json and optimize.html.
+
+    \\b
+    Example:
+      tco optimize scenarios/lab.yaml
+    """
+    from tco.pricing.book import PriceBook
+    from tco.reports.formats import folder_name
+    from tco.reports.optimize_files import write_optimize
+    from tco.simulator.optimize import best
+    from tco.simulator.optimize import optimize as search
+    from tco.simulator.run import prepare
+    from tco.simulator.scenario import load_scenario
+
+    if out_dir is not None and not out_dir.strip():
+        raise BadInput("--out: give a folder for the files (an empty path is not one)")
+    book = PriceBook("snapshot")
+    sc = load_scenario(scenario, book)
+    prepared = prepare(sc, book, str(scenario), hashlib.sha256(scenario.read_bytes()).hexdigest())
+    configs = search(prepared, book)
+    target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name) / "optimize"
+    written = write_optimize(prepared, configs, target)
+    warn(book)
+    if not quiet:
+        b = best(configs)
+        if b is None:
+            click.echo(f"{len(configs)} configurations: none meets the service level.")
+        else:
+            click.echo(
+                f"{len(configs)} configurations; best meeting the service level: {b.option}"
+                f" {b.knobs} at ${b.cash_usd:,.0f} cash (p95 wait {b.p95_wait_h:,.1f} h)"
+            )
+        click.echo(f"Optimize in {target}/: {', '.join(p.name for p in written)}")
