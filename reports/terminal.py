@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tco.simulator import sensitivity
+from tco.simulator.advice import Verdict
 from tco.simulator.kinds import registry
 from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import OptionResult, Result
@@ -121,11 +122,7 @@ def recommendation(result: Result) -> list[str]:
     return out
 
 
-def sentences(result: Result) -> list[str]:
-    """The answer in words: the recommendation, the cheapest option (and whether it meets the
-    service level), when buying breaks even, what is left out."""
-    out = recommendation(result)
-    verdicts = {o.name: verdict(result, o) for o in result.options}
+def _cheapest(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     line = (
@@ -137,7 +134,11 @@ def sentences(result: Result) -> list[str]:
         line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
     if not verdicts[best.name].meets:
         line += f", but it misses the service level ({'; '.join(verdicts[best.name].reasons)})"
-    out.append(line + ".")
+    return [line + "."]
+
+
+def _break_evens(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+    out: list[str] = []
     for o in result.options:
         if not registry.get(o.kind).buys_hardware or not verdicts[o.name].meets:
             continue  # a break-even of an option that does not do the work would mislead
@@ -156,6 +157,35 @@ def sentences(result: Result) -> list[str]:
                     f"Buying ({o.name}) breaks even against {other.name} in month {m} "
                     f"({result.months[m - 1]})."
                 )
+    return out
+
+
+def _volumes(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+    out: list[str] = []
+    ref = reference_label(result)
+    for v in result.break_even_volumes:
+        if not verdicts[v.rented].meets:
+            continue  # not against renting that does not do the work
+        if v.scale is None:
+            out.append(f"Owning ({v.owned}) against {v.rented}: {v.note}.")
+        else:
+            out.append(
+                f"Owning ({v.owned}) costs the same as {v.rented} at"
+                f" {v.utilisation or 0.0:.0%} utilisation ({v.gpu_hours_per_month or 0.0:,.0f}"
+                f" {ref} GPU-hours of work a month, {v.scale:.2f}x this scenario's); above it,"
+                " owning is cheaper."
+            )
+    return out
+
+
+def sentences(result: Result) -> list[str]:
+    """The answer in words: the recommendation, the cheapest option (and whether it meets the
+    service level), when buying breaks even, what is left out."""
+    verdicts = {o.name: verdict(result, o) for o in result.options}
+    out = recommendation(result)
+    out += _cheapest(result, verdicts)
+    out += _break_evens(result, verdicts)
+    out += _volumes(result, verdicts)
     for o in result.options:
         if o.waits.censored or o.cannot_run:
             parts = []

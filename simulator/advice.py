@@ -35,3 +35,15 @@ class Recommendation:
     reason: str
     closest: str | None
     resizes: tuple[Resize, ...]
+
+
+@dataclass(frozen=True)
+class BreakEvenVolume:
+    """Owning and renting cost the same at ``scale`` x the scenario's work."""
+
+    owned: str
+    rented: str
+    scale: float | None  # None: not equal anywhere in (0, MAX_SCALE]
+    utilisation: float | None  # the owned cluster's busy / available GPU-hours there
+    gpu_hours_per_month: float | None  # reference GPU-hours of work a month there
+    note: str  # why there is no such volume (empty when there is)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.simulator.advice import Recommendation
+from tco.simulator.advice import BreakEvenVolume, Recommendation
 from tco.simulator.jobs import Jobs
 from tco.simulator.ledger import Ledger
 from tco.simulator.metrics import Metrics, Waits, WorkBalance
@@ -103,6 +103,7 @@ class Result:
     price_provenance: dict[str, str]
     price_warnings: tuple[str, ...] = ()
     recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
+    break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
 
     def __repr__(self) -> str:
         return (

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
+from tco.simulator.breakeven import break_even_volumes
 from tco.simulator.calendar import month_edges_h, month_labels
 from tco.simulator.finance import break_even_month
 from tco.simulator.kinds import registry
@@ -148,7 +149,13 @@ def simulate(
         price_provenance=prepared.price_provenance,
         price_warnings=prepared.price_warnings,
     )
-    return replace(result, recommendation=recommend(prepared, result)) if advise else result
+    if not advise:
+        return result
+    return replace(
+        result,
+        recommendation=recommend(prepared, result),
+        break_even_volumes=tuple(break_even_volumes(prepared, result)),
+    )
 
 
 def run(

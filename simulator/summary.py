@@ -130,6 +130,19 @@ def to_summary(result: Result) -> dict[str, Any]:
         "cheapest_option": cheapest.name,
         "service_level": sc.service_level.model_dump(mode="json"),
         "recommendation": _recommendation(result),
+        "break_even_volumes": [
+            {
+                "buy_option": v.owned,
+                "rent_option": v.rented,
+                "workload_scale": None if v.scale is None else _num(v.scale),
+                "owned_utilisation": None if v.utilisation is None else _num(v.utilisation),
+                "reference_gpu_hours_per_month": None
+                if v.gpu_hours_per_month is None
+                else _num(v.gpu_hours_per_month),
+                "note": v.note,
+            }
+            for v in result.break_even_volumes
+        ],
         "sensitivity": [
             {
                 "group": s.group,
