@@ -18,11 +18,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from tco.simulator import ledger
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
-from tco.simulator.recommendation import verdict
+from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import Result
 
 plt.rcParams.update(
@@ -232,6 +233,50 @@ def arrivals(result: Result) -> Chart:
     return Chart("arrivals", "Jobs arriving per day, by job class or trace", fig)
 
 
+def _what_if_label(change: float | str, name: str) -> str:
+    if isinstance(change, str):
+        return f"{name}: {change}"
+    return f"{name} {change:+.0f} month" if name == "lead time" else f"{name} {change:+.0%}"
+
+
+def what_ifs(result: Result) -> Chart:
+    """Tornado of the inputs beyond prices: the recommended option's cash under each change,
+    against today's recommendation; a bar marked with an option's name changes the answer."""
+    base = recommend_without_resizes(result).cash_usd or 0.0
+    ws = sorted(
+        result.what_ifs,
+        key=lambda w: -abs((w.recommended_cash_usd or base) - base),
+    )
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(ws) + 1.5))
+    col = colours(result)
+    labels = [_what_if_label(w.change, w.input) for w in ws]
+    deltas = [((w.recommended_cash_usd or base) - base) for w in ws]
+    bars = ax.barh(
+        labels,
+        deltas,
+        color=[col.get(w.recommended or "", (0.5, 0.5, 0.5)) for w in ws],
+        hatch=["//" if w.flips else "" for w in ws],
+    )
+    for b, w, v in zip(bars, ws, deltas, strict=True):
+        note = f" -> {w.recommended or 'none meets the level'}" if w.flips else ""
+        ax.text(
+            b.get_x() + b.get_width(),
+            b.get_y() + b.get_height() / 2,
+            f" {'+' if v >= 0 else '-'}${abs(v):,.0f}{note} ",
+            va="center",
+            ha="left" if v >= 0 else "right",
+            fontsize=8,
+        )
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"${x:,.0f}"))
+    ax.margins(x=0.45)  # room for the labels at the bars' ends
+    ax.set_xlabel(f"change in the recommended option's cash, USD (today ${base:,.0f})")
+    ax.invert_yaxis()
+    ax.set_title(f"{result.scenario.name}: what the recommendation depends on beyond prices")
+    fig.tight_layout()
+    return Chart("what_ifs", "What the recommendation depends on beyond prices", fig)
+
+
 def all_charts(result: Result) -> list[Chart]:
     """Every chart of the report, in reading order."""
     return [
@@ -241,6 +286,7 @@ def all_charts(result: Result) -> list[Chart]:
         waits(result),
         cost_per_gpu_hour(result),
         arrivals(result),
+        *([what_ifs(result)] if result.what_ifs else []),
     ]
 
 

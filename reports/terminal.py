@@ -203,6 +203,7 @@ def sentences(result: Result) -> list[str]:
                 " less."
             )
     out.extend(_sensitivity(result))
+    out.extend(_what_ifs(result))
     out.extend(f"Trace: {note}." for note in result.jobs.notes)
     sources = sorted(
         {
@@ -245,6 +246,35 @@ def _sensitivity(result: Result) -> list[str]:
             " electricity, facility or staff alone changes which option is cheapest."
         )
     return [line]
+
+
+def _change(change: float | str, unit_months: bool) -> str:
+    if isinstance(change, str):
+        return change
+    return f"{change:+.0f} month" if unit_months else f"{change:+.0%}"
+
+
+def _what_ifs(result: Result) -> list[str]:
+    """Which inputs beyond prices change the recommendation, and where the first one flips it."""
+    if not result.what_ifs:
+        return []
+    flips = [
+        f"{w.input} {_change(w.change, w.input == 'lead time')}"
+        f" ({w.recommended or 'no option meets the level'})"
+        for w in result.what_ifs
+        if w.flips
+    ]
+    tried = sorted({w.input for w in result.what_ifs})
+    if not flips:
+        return [
+            "Beyond prices: no single change in " + ", ".join(tried) + " changes the"
+            " recommendation (what_ifs in summary.json)."
+        ]
+    line = "Beyond prices, these changes alone change the recommendation: " + "; ".join(flips)
+    f = result.flip_point
+    if f is not None:
+        line += f"; it turns to {f.to or 'no option'} at {f.factor:.3g}x today's {f.input}"
+    return [line + "."]
 
 
 def render(result: Result, width: int = 160) -> str:

@@ -47,3 +47,23 @@ class BreakEvenVolume:
     utilisation: float | None  # the owned cluster's busy / available GPU-hours there
     gpu_hours_per_month: float | None  # reference GPU-hours of work a month there
     note: str  # why there is no such volume (empty when there is)
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The recommendation when ``input`` is changed by ``change`` (a factor, or a word)."""
+
+    input: str
+    change: float | str
+    recommended: str | None
+    recommended_cash_usd: float | None
+    flips: bool
+
+
+@dataclass(frozen=True)
+class FlipPoint:
+    """``input`` at ``factor`` x its value is where the recommendation turns to ``to``."""
+
+    input: str
+    factor: float
+    to: str | None

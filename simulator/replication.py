@@ -12,10 +12,11 @@ import numpy as np
 
 from tco.pricing.book import PriceBook
 from tco.simulator import ledger
+from tco.simulator.engine import prepare, simulate_options
 from tco.simulator.errors import ScenarioError
 from tco.simulator.finance import npv
+from tco.simulator.prepared import Prepared
 from tco.simulator.result import OptionResult
-from tco.simulator.run import Prepared, prepare, simulate
 from tco.simulator.scenario import validate
 from tco.simulator.uncertainty import price_groups, set_path
 
@@ -90,7 +91,7 @@ def replicate(base: Prepared, book: PriceBook, seed: int, index: int) -> Replica
     rng, job_seed = streams(seed, index)
     draws = {u.path: u.distribution.draw(rng) for u in base.scenario.uncertain}
     prepared = _prepared_for(base, book, draws, job_seed)
-    result = simulate(prepared, advise=False)
+    result = simulate_options(prepared)
     words = price_groups()
     multipliers = {
         words[p.removeprefix("prices.")]: float(v)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.simulator.advice import BreakEvenVolume, Recommendation
+from tco.simulator.advice import BreakEvenVolume, FlipPoint, Recommendation, WhatIf
 from tco.simulator.jobs import Jobs
 from tco.simulator.ledger import Ledger
 from tco.simulator.metrics import Metrics, Waits, WorkBalance
@@ -104,6 +104,8 @@ class Result:
     price_warnings: tuple[str, ...] = ()
     recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
     break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
+    what_ifs: tuple[WhatIf, ...] = ()  # the recommendation under other inputs (when advised)
+    flip_point: FlipPoint | None = None  # where a continuous input turns the recommendation
 
     def __repr__(self) -> str:
         return (

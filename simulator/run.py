@@ -1,10 +1,11 @@
-"""The fixed lifecycle of a run, in stages: scenario -> prepared model -> simulation -> result.
+"""The fixed lifecycle of a run: scenario -> prepared model -> simulation -> advice -> result.
 
-- :func:`prepare`: the validated scenario with every option resolved into a plan (prices fixed,
-  the only price look-ups of a run), its trace read once and its job stream drawn.
-- :func:`simulate`: pure, no I/O: each option plays the job stream (with random streams of its
-  own) and gets its ledgers and metrics; then break-even between options. A sweep calls it many
-  times on one prepared model.
+- ``simulator.engine``: :func:`prepare` (prices resolved once, the trace read once, jobs drawn)
+  and the pure simulation of every option.
+- :func:`simulate`: the engine's result with its advice: each option judged against the service
+  level, the recommendation (with resized owned clusters), the break-even volumes, and what the
+  recommendation depends on beyond prices (``simulator.what_if``). A sweep's replications skip
+  the advice (``advise=False``).
 
 Random streams: see ``simulator.prepared`` (:func:`option_rng`).
 """
@@ -14,98 +15,27 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import replace
-from importlib import metadata
 from pathlib import Path
 
-from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
 from tco.simulator.breakeven import break_even_volumes
-from tco.simulator.calendar import month_edges_h, month_labels
-from tco.simulator.finance import break_even_month
-from tco.simulator.kinds import registry
-from tco.simulator.metrics import cannot_run_examples, measure
-from tco.simulator.plan import Plan
-from tco.simulator.prepared import Prepared, draw_jobs, option_rng
+from tco.simulator.engine import prepare, resolve_plans, simulate_options, version
+from tco.simulator.prepared import Prepared, option_rng
 from tco.simulator.recommendation import recommend
-from tco.simulator.replay import ReadTrace, read_trace
-from tco.simulator.result import OptionResult, Result
+from tco.simulator.result import Result
 from tco.simulator.scenario import Scenario, load_scenario
+from tco.simulator.what_if import what_ifs
 
-__all__ = ["Prepared", "option_rng", "prepare", "resolve_plans", "run", "run_file", "simulate"]
-
-
-def version() -> str:
-    """The installed tco version."""
-    try:
-        return metadata.version("tco")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0+unknown"
-
-
-def resolve_plans(
-    scenario: Scenario, book: PriceBook, file: str = "<scenario>"
-) -> tuple[Plan, ...]:
-    """Every option resolved into its plan: the run's only price look-ups (``tco validate`` calls
-    it too, so a price the run would miss is reported there)."""
-    return tuple(
-        registry.of(o).plan(o, scenario.context(file, i, book))
-        for i, o in enumerate(scenario.options)
-    )
-
-
-def prepare(
-    scenario: Scenario,
-    book: PriceBook | None = None,
-    file: str = "<scenario>",
-    sha256: str = "",
-    trace: ReadTrace | None = None,
-) -> Prepared:
-    """Resolve every option's prices, read the trace (if any; ``trace``: already read) and draw
-    the job stream."""
-    book = book or PriceBook()
-    scenario_dir = Path(file).parent if file != "<scenario>" else Path(".")
-    tr = scenario.workload.trace
-    if trace is None and tr is not None:
-        trace = read_trace(tr, scenario_dir)
-    plans = resolve_plans(scenario, book, file)
-    snap = snapshot.load()
-    return Prepared(
-        scenario=scenario,
-        file=file,
-        sha256=sha256,
-        version=version(),
-        months=tuple(month_labels(scenario.start, scenario.horizon_months)),
-        edges=month_edges_h(scenario.start, scenario.horizon_months),
-        plans=plans,
-        trace=trace,
-        jobs=draw_jobs(scenario, trace),
-        price_provenance={
-            "price_mode": book.mode + (" (offline)" if book.offline else ""),
-            "snapshot_as_of": str(snap["as_of"]),
-            **{f"snapshot_{k}": str(v) for k, v in snap["provenance"].items()},
-        },
-        price_warnings=tuple(book.warnings),
-    )
-
-
-def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
-    """One option: play, ledgers, metrics (break-even is filled in once all are known)."""
-    kind = registry.of(plan.option)
-    sc = prepared.scenario
-    rng = option_rng(sc.seed, plan.option.name, "play")
-    runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
-    ledger = kind.ledger(plan, runs, prepared.edges)
-    return OptionResult(
-        name=plan.option.name,
-        kind=kind.name,
-        description=plan.description,
-        quotes=plan.quotes,
-        ledger=ledger,
-        runs=runs,
-        metrics=measure(prepared.jobs, runs, ledger, prepared.horizon_h, sc.discount_rate),
-        cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
-        break_even={},
-    )
+__all__ = [
+    "Prepared",
+    "option_rng",
+    "prepare",
+    "resolve_plans",
+    "run",
+    "run_file",
+    "simulate",
+    "version",
+]
 
 
 def simulate(
@@ -113,48 +43,22 @@ def simulate(
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
     advise: bool = True,
+    book: PriceBook | None = None,
 ) -> Result:
-    """Simulate every option of a prepared model on the same job stream (``seed``: draw the
-    jobs from another seed first). ``progress`` is called with each option's name; ``advise``:
-    also judge the options against the service level and recommend one (which may replay an
-    owned option at other sizes; a sweep's replications skip it)."""
-    if seed is not None:
-        prepared = prepared.with_seed(seed)
-    played = []
-    for plan in prepared.plans:
-        if progress is not None:
-            progress(plan.option.name)
-        played.append(_play_option(prepared, plan))
-    totals = {o.name: o.ledger.cash_total() for o in played}
-    options = tuple(
-        replace(
-            o,
-            break_even={
-                other: break_even_month(totals[o.name], t)
-                for other, t in totals.items()
-                if other != o.name
-            },
-        )
-        for o in played
-    )
-    result = Result(
-        scenario=prepared.scenario,
-        scenario_file=prepared.file,
-        scenario_sha256=prepared.sha256,
-        version=prepared.version,
-        months=prepared.months,
-        horizon_h=prepared.horizon_h,
-        jobs=prepared.jobs,
-        options=options,
-        price_provenance=prepared.price_provenance,
-        price_warnings=prepared.price_warnings,
-    )
+    """Simulate every option on the same job stream and, with ``advise``, add the advice (which
+    runs the engine again: resized clusters, what-ifs; ``book``: the prices to re-plan with)."""
+    result = simulate_options(prepared, seed, progress)
     if not advise:
         return result
+    if seed is not None:
+        prepared = prepared.with_seed(seed)
+    changes, flip = what_ifs(prepared, result, book or PriceBook("snapshot"))
     return replace(
         result,
         recommendation=recommend(prepared, result),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
+        what_ifs=tuple(changes),
+        flip_point=flip,
     )
 
 
@@ -166,7 +70,7 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> Result:
     """Prepare and simulate a scenario in one call."""
-    return simulate(prepare(scenario, book, file, sha256), progress=progress)
+    return simulate(prepare(scenario, book, file, sha256), progress=progress, book=book)
 
 
 def run_file(

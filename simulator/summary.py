@@ -152,6 +152,25 @@ def to_summary(result: Result) -> dict[str, Any]:
             }
             for s in sensitivity.swings(result)
         ],
+        "what_ifs": [
+            {
+                "input": w.input,
+                "change": w.change if isinstance(w.change, str) else _num(w.change),
+                "recommended": w.recommended,
+                "recommended_cash_usd": None
+                if w.recommended_cash_usd is None
+                else _usd(w.recommended_cash_usd),
+                "changes_recommendation": w.flips,
+            }
+            for w in result.what_ifs
+        ],
+        "flip_point": None
+        if result.flip_point is None
+        else {
+            "input": result.flip_point.input,
+            "factor": _num(result.flip_point.factor),
+            "to": result.flip_point.to,
+        },
         "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
     }
 

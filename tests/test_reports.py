@@ -29,6 +29,7 @@ CHARTS = [
     "waits",
     "cost_per_gpu_hour",
     "arrivals",
+    "what_ifs",  # the tornado: present whenever the run was advised
 ]
 
 
