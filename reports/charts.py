@@ -236,7 +236,9 @@ def arrivals(result: Result) -> Chart:
 def _what_if_label(change: float | str, name: str) -> str:
     if isinstance(change, str):
         return f"{name}: {change}"
-    return f"{name} {change:+.0f} month" if name == "lead time" else f"{name} {change:+.0%}"
+    if name == "lead time":
+        return f"{name} {change:+.0f} month"
+    return f"{name}: none" if name == "resale value" and change == -1.0 else f"{name} {change:+.0%}"
 
 
 def what_ifs(result: Result) -> Chart:

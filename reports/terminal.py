@@ -248,33 +248,34 @@ def _sensitivity(result: Result) -> list[str]:
     return [line]
 
 
-def _change(change: float | str, unit_months: bool) -> str:
+def _change(name: str, change: float | str) -> str:
     if isinstance(change, str):
         return change
-    return f"{change:+.0f} month" if unit_months else f"{change:+.0%}"
+    if name == "lead time":
+        return f"{change:+.2g} month"
+    if name == "resale value" and change == -1.0:
+        return "none"
+    return f"{change:+.0%}"
 
 
 def _what_ifs(result: Result) -> list[str]:
-    """Which inputs beyond prices change the recommendation, and where the first one flips it."""
+    """Which inputs beyond prices change the recommendation, and how far each must move."""
     if not result.what_ifs:
         return []
-    flips = [
-        f"{w.input} {_change(w.change, w.input == 'lead time')}"
-        f" ({w.recommended or 'no option meets the level'})"
-        for w in result.what_ifs
-        if w.flips
-    ]
     tried = sorted({w.input for w in result.what_ifs})
-    if not flips:
+    if not result.flip_points:
         return [
             "Beyond prices: no single change in " + ", ".join(tried) + " changes the"
             " recommendation (what_ifs in summary.json)."
         ]
-    line = "Beyond prices, these changes alone change the recommendation: " + "; ".join(flips)
-    f = result.flip_point
-    if f is not None:
-        line += f"; it turns to {f.to or 'no option'} at {f.factor:.3g}x today's {f.input}"
-    return [line + "."]
+    turns = [
+        f"{f.input} {_change(f.input, f.change)} ({f.to or 'no option meets the level'})"
+        for f in result.flip_points
+    ]
+    return [
+        "Beyond prices, the recommendation turns at: " + "; ".join(turns) + " (flip_points in"
+        " summary.json)."
+    ]
 
 
 def render(result: Result, width: int = 160) -> str:

@@ -51,19 +51,24 @@ class BreakEvenVolume:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """The recommendation when ``input`` is changed by ``change`` (a factor, or a word)."""
+    """The answer when ``input`` is changed by ``change`` (a fraction of its value; months for
+    lead time; "market": resale on the used-market curve): the recommendation and, regardless
+    of the level, the cheapest option."""
 
     input: str
-    change: float | str
+    change: float | str  # a number, or "market" for resale on the used-market curve
     recommended: str | None
     recommended_cash_usd: float | None
-    flips: bool
+    flips: bool  # the recommendation differs from today's
+    cheapest: str
+    gap_usd: float  # the runner-up's cash minus the cheapest's
 
 
 @dataclass(frozen=True)
 class FlipPoint:
-    """``input`` at ``factor`` x its value is where the recommendation turns to ``to``."""
+    """Changing ``input`` by ``change`` (same unit as the what-if) turns the recommendation to
+    ``to``; by less it does not (to 1/64 of the what-if's change)."""
 
     input: str
-    factor: float
+    change: float
     to: str | None

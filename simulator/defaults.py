@@ -22,6 +22,27 @@ DEPRECIATION_MONTHS = 24
 # = 0.43 (spotwire.ai/data/valuator_data.json, 2026-06-04; shared costs.md section 5).
 SALVAGE_FRACTION = 0.43
 
+# Used-market value of a GPU server as a share of its price by years in service: SpotWire vintage
+# curve (y1 0.78, y2 0.60, y3 0.46, y4 0.35; an anchor, not a measurement) x condition "used" 0.72
+# (spotwire.ai/data/valuator_data.json, 2026-06-04; shared costs.md section 5). Beyond year 4 the
+# y3->y4 ratio (0.76 a year) continues.
+MARKET_VINTAGE_CURVE = (1.0, 0.78, 0.60, 0.46, 0.35)
+MARKET_USED_CONDITION = 0.72
+
+
+def market_share(years: float) -> float:
+    """Used-market value / purchase price after ``years`` in service (see the curve above)."""
+    curve = MARKET_VINTAGE_CURVE
+    last = len(curve) - 1
+    if years <= last:
+        i = int(years)
+        j = min(i + 1, last)
+        share = curve[i] + (curve[j] - curve[i]) * (years - i)
+    else:
+        share = curve[last] * (curve[last] / curve[last - 1]) ** (years - last)
+    return share * MARKET_USED_CONDITION
+
+
 # Declining-balance factor: 2 = double-declining balance, the textbook default.
 DECLINING_BALANCE_FACTOR = 2.0
 

@@ -105,7 +105,7 @@ class Result:
     recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
     break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
     what_ifs: tuple[WhatIf, ...] = ()  # the recommendation under other inputs (when advised)
-    flip_point: FlipPoint | None = None  # where a continuous input turns the recommendation
+    flip_points: tuple[FlipPoint, ...] = ()  # how far each input that turns the answer must move
 
     def __repr__(self) -> str:
         return (

@@ -52,13 +52,13 @@ def simulate(
         return result
     if seed is not None:
         prepared = prepared.with_seed(seed)
-    changes, flip = what_ifs(prepared, result, book or PriceBook("snapshot"))
+    changes, flips = what_ifs(prepared, result, book or PriceBook("snapshot"))
     return replace(
         result,
         recommendation=recommend(prepared, result),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
-        flip_point=flip,
+        flip_points=tuple(flips),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tco.simulator import ledger, sensitivity
+from tco.simulator import ledger, sensitivity, what_if
 from tco.simulator.advice import Verdict
 from tco.simulator.atomic import write_text
 from tco.simulator.kinds import registry
@@ -69,6 +69,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
             other: (None if m is None else {"month": m, "label": months[m - 1]})
             for other, m in o.break_even.items()
         },
+        "meets_service_level": v.meets,  # the issue's flat name; the reasons are beside it
         "service_level": {"meets": v.meets, "misses": list(v.reasons)},
         "prices": [asdict(q) for q in o.quotes],
         "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
@@ -130,6 +131,14 @@ def to_summary(result: Result) -> dict[str, Any]:
         "cheapest_option": cheapest.name,
         "service_level": sc.service_level.model_dump(mode="json"),
         "recommendation": _recommendation(result),
+        **_advice(result),
+        "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
+    }
+
+
+def _advice(result: Result) -> dict[str, Any]:
+    """Break-even volumes, sensitivity (prices, then the what-ifs by name), what-ifs, flips."""
+    return {
         "break_even_volumes": [
             {
                 "buy_option": v.owned,
@@ -151,11 +160,21 @@ def to_summary(result: Result) -> dict[str, Any]:
                 "gap_usd": _usd(s.gap_usd),
             }
             for s in sensitivity.swings(result)
+        ]
+        + [
+            {
+                "group": w.input,
+                "change": w.change if isinstance(w.change, str) else _num(w.change),
+                "cheapest": w.cheapest,
+                "gap_usd": _usd(w.gap_usd),
+            }
+            for w in result.what_ifs
         ],
         "what_ifs": [
             {
                 "input": w.input,
                 "change": w.change if isinstance(w.change, str) else _num(w.change),
+                "unit": _unit(w.input, w.change),
                 "recommended": w.recommended,
                 "recommended_cash_usd": None
                 if w.recommended_cash_usd is None
@@ -164,15 +183,20 @@ def to_summary(result: Result) -> dict[str, Any]:
             }
             for w in result.what_ifs
         ],
-        "flip_point": None
-        if result.flip_point is None
-        else {
-            "input": result.flip_point.input,
-            "factor": _num(result.flip_point.factor),
-            "to": result.flip_point.to,
-        },
-        "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
+        "flip_points": [
+            {
+                "input": f.input,
+                "change": _num(f.change),
+                "unit": what_if.UNITS.get(f.input, "fraction"),
+                "to": f.to,
+            }
+            for f in result.flip_points
+        ],
     }
+
+
+def _unit(name: str, change: float | str) -> str:
+    return "value basis" if isinstance(change, str) else what_if.UNITS.get(name, "fraction")
 
 
 def dumps(result: Result) -> str:

@@ -1,14 +1,18 @@
 """What the recommendation depends on beyond prices: inputs changed one at a time and the scenario
 run again, on the same seed.
 
-- by re-simulation (the jobs or the clusters change): workload volume and workload growth +-20 %
-  (job classes' arrivals and growth, a trace's arrival scale and growth), owned lead time +-1 month;
-- by the ledgers alone (the same runs): resale at the horizon (none instead of book value) and
-  depreciation life +-25 % (resale is at book value, so its life moves cash).
+- workload volume and workload growth ±20 % (job classes' arrivals and growth, a trace's arrival
+  scale and growth), by re-simulation;
+- owned clusters: lead time ±1 month (re-simulation); resale value at the horizon on the
+  used-market curve instead of book value ("market"), or -100 % (none); depreciation life ±25 %
+  (resale is at book value, so the life moves cash). The ledgers change, the runs do not, but the
+  engine is simply run again.
 
-Each change gives the option recommended under it (the cheapest meeting the service level) and
-its cash. For the first continuous input whose change alters the recommendation, the break-even
-point is found by bisection between no change and that change: how far the input must move.
+Each change gives the option recommended under it (the cheapest meeting the service level, the
+clusters as typed), its cash, and the cheapest option regardless of the level with its lead (the
+rows the price sensitivity has). For each numeric change that alters the recommendation the
+break-even point is found by bisection between no change and that change: how
+far the input must move for the answer to turn.
 """
 
 from __future__ import annotations
@@ -25,57 +29,71 @@ from tco.simulator.result import Result
 from tco.simulator.scenario import validate
 
 BISECTION_STEPS = 6  # the flip point to within 1/64 of the change
+UNITS = {"lead time": "months"}  # every other change is a fraction of the input's value
+
+# apply(scenario data, change) -> whether the scenario has the input (no owned option: no lead time)
+Apply = Callable[[dict[str, Any], float], bool]
 
 
-def _workload(data: dict[str, Any], field: str, factor: float) -> bool:
-    for c in data["workload"]["job_classes"]:
-        c[field] = c[field] * factor
-    trace = data["workload"].get("trace")
-    if trace is not None:
-        key = "scale_arrivals" if field == "arrivals_per_month" else field
-        trace[key] = trace[key] * factor
-    return True
+def _workload(field: str) -> Apply:
+    def apply(data: dict[str, Any], change: float) -> bool:
+        for c in data["workload"]["job_classes"]:
+            c[field] = c[field] * (1.0 + change)
+        trace = data["workload"].get("trace")
+        if trace is not None:
+            key = "scale_arrivals" if field == "arrivals_per_month" else field
+            trace[key] = trace[key] * (1.0 + change)
+        return True
+
+    return apply
 
 
-def _owned(data: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> bool:
-    touched = False
-    for o in data["options"]:
-        if "lead_time_months" in o and "depreciation" in o:  # the fields of owned clusters
-            change(o)
-            touched = True
-    return touched
+def _owned(change_one: Callable[[dict[str, Any], float], None]) -> Apply:
+    def apply(data: dict[str, Any], change: float) -> bool:
+        owned = [o for o in data["options"] if "lead_time_months" in o and "depreciation" in o]
+        for o in owned:
+            change_one(o, change)
+        return bool(owned)
+
+    return apply
 
 
-def _lead(delta: float) -> Callable[[dict[str, Any]], None]:
-    def change(o: dict[str, Any]) -> None:
-        o["lead_time_months"] = max(0.0, o["lead_time_months"] + delta)
-
-    return change
+def _lead(o: dict[str, Any], change: float) -> None:
+    o["lead_time_months"] = max(0.0, o["lead_time_months"] + change)
 
 
-def _life(factor: float) -> Callable[[dict[str, Any]], None]:
-    def change(o: dict[str, Any]) -> None:
-        o["depreciation"]["months"] = max(1, round(o["depreciation"]["months"] * factor))
-
-    return change
+def _life(o: dict[str, Any], change: float) -> None:
+    o["depreciation"]["months"] = max(1, round(o["depreciation"]["months"] * (1.0 + change)))
 
 
-def _no_resale(o: dict[str, Any]) -> None:
-    o["sell_at_horizon"] = False
+def _resale(o: dict[str, Any], change: float) -> None:
+    o["resale_scale"] = o["resale_scale"] * (1.0 + change)
 
 
-CHANGES: list[tuple[str, float | str, Callable[[dict[str, Any]], bool]]] = [
-    ("workload volume", -0.2, lambda d: _workload(d, "arrivals_per_month", 0.8)),
-    ("workload volume", 0.2, lambda d: _workload(d, "arrivals_per_month", 1.2)),
-    ("workload growth", -0.2, lambda d: _workload(d, "growth_per_month", 0.8)),
-    ("workload growth", 0.2, lambda d: _workload(d, "growth_per_month", 1.2)),
-    ("lead time", -1.0, lambda d: _owned(d, _lead(-1.0))),
-    ("lead time", 1.0, lambda d: _owned(d, _lead(1.0))),
-    ("resale value", "none", lambda d: _owned(d, _no_resale)),
-    ("depreciation life", -0.25, lambda d: _owned(d, _life(0.75))),
-    ("depreciation life", 0.25, lambda d: _owned(d, _life(1.25))),
+def _market(data: dict[str, Any], change: float) -> bool:
+    return _owned(lambda o, _: o.update(resale_value="market"))(data, change)
+
+
+INPUTS: dict[str, Apply] = {
+    "workload volume": _workload("arrivals_per_month"),
+    "workload growth": _workload("growth_per_month"),
+    "lead time": _owned(_lead),
+    "resale value": _owned(_resale),
+    "depreciation life": _owned(_life),
+}
+MARKET = "market"  # the one change that is a word: resale on the used-market curve
+CHANGES: list[tuple[str, float | str]] = [
+    ("workload volume", -0.2),
+    ("workload volume", 0.2),
+    ("workload growth", -0.2),
+    ("workload growth", 0.2),
+    ("lead time", -1.0),
+    ("lead time", 1.0),
+    ("resale value", MARKET),
+    ("resale value", -1.0),
+    ("depreciation life", -0.25),
+    ("depreciation life", 0.25),
 ]
-CONTINUOUS = {"workload volume": "arrivals_per_month", "workload growth": "growth_per_month"}
 
 
 def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
@@ -83,38 +101,43 @@ def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
     return simulate_options(prepare(scenario, book, base.file, base.sha256, base.trace))
 
 
-def _recommended(result: Result) -> tuple[str | None, float | None]:
+def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) -> Result | None:
+    data = base.scenario.model_dump()
+    applied = _market(data, 0.0) if change == MARKET else INPUTS[name](data, float(change))
+    return _rerun(base, book, data) if applied else None
+
+
+def _what_if(name: str, change: float | str, now: str | None, result: Result) -> WhatIf:
     rec = recommend_without_resizes(result)
-    return rec.option, rec.cash_usd
+    ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
+    gap = ranked[1].total_cash_usd - ranked[0].total_cash_usd if len(ranked) > 1 else 0.0
+    return WhatIf(name, change, rec.option, rec.cash_usd, rec.option != now, ranked[0].name, gap)
 
 
 def what_ifs(
     base: Prepared, result: Result, book: PriceBook
-) -> tuple[list[WhatIf], FlipPoint | None]:
-    """Every change's recommendation, and the flip point of the first continuous input that
-    changes it."""
+) -> tuple[list[WhatIf], list[FlipPoint]]:
+    """Every change's recommendation, and for each change that alters it, the flip point."""
     frozen = book.frozen()
-    now, _ = _recommended(result)
+    now = recommend_without_resizes(result).option
     out: list[WhatIf] = []
-    for name, change, apply in CHANGES:
-        data = base.scenario.model_dump()
-        if not apply(data):
-            continue  # no owned option to change
-        option, cash = _recommended(_rerun(base, frozen, data))
-        out.append(WhatIf(name, change, option, cash, option != now))
-    flip = next((w for w in out if w.flips and w.input in CONTINUOUS), None)
-    return out, None if flip is None else _flip_point(base, frozen, now, flip)
+    for name, change in CHANGES:
+        changed = _changed(base, frozen, name, change)
+        if changed is not None:
+            out.append(_what_if(name, change, now, changed))
+    flips = [_flip_point(base, frozen, now, w) for w in out if w.flips and w.change != MARKET]
+    return out, flips
 
 
 def _flip_point(base: Prepared, book: PriceBook, now: str | None, w: WhatIf) -> FlipPoint:
-    field, step = CONTINUOUS[w.input], float(w.change)
-    lo, hi = 1.0, 1.0 + step  # the recommendation is `now` at lo and changes by hi
-    to = w.recommended
+    """Bisection on the size of the change: the recommendation is ``now`` at ``lo`` and another
+    one at ``hi``."""
+    lo, hi, to = 0.0, float(w.change), w.recommended
     for _ in range(BISECTION_STEPS):
         mid = (lo + hi) / 2
-        data = base.scenario.model_dump()
-        _workload(data, field, mid)
-        option, _ = _recommended(_rerun(base, book, data))
+        changed = _changed(base, book, w.input, mid)
+        assert changed is not None  # the same input applied at the full change
+        option = recommend_without_resizes(changed).option
         if option == now:
             lo = mid
         else:

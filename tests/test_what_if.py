@@ -3,7 +3,11 @@ where the workload volume turns the answer, checked against the M/M/c queue."""
 
 from __future__ import annotations
 
+import pytest
+
 from tco.reports import terminal
+from tco.simulator import defaults
+from tco.simulator.result import Result
 from tco.simulator.run import run
 from tco.simulator.scenario import loads_scenario
 from tco.simulator.summary import to_summary
@@ -12,6 +16,11 @@ from tests.test_recommendation import MMC, p_wait_over
 # Seven one-GPU workstations against an expensive cloud: the workstations meet the p95 24-hour
 # wait at today's volume (P(W > 24 h) = 1.2 % in theory) and miss it at +20 % (29.8 %).
 SEVEN = MMC.replace("servers: 1}", "servers: 7}")
+
+
+@pytest.fixture(scope="module")
+def seven() -> Result:
+    return run(loads_scenario(SEVEN))
 
 
 def theory_flip(c: int = 7) -> float:
@@ -23,29 +32,30 @@ def theory_flip(c: int = 7) -> float:
     return lo
 
 
-def test_more_work_turns_the_answer_where_the_m_m_c_queue_says() -> None:
-    r = run(loads_scenario(SEVEN))
+def test_more_work_turns_the_answer_where_the_m_m_c_queue_says(seven: Result) -> None:
+    r = seven
     assert r.recommendation is not None and r.recommendation.option == "own"
     by = {(w.input, w.change): w for w in r.what_ifs}
     more = by[("workload volume", 0.2)]
     assert more.flips and more.recommended == "cloud"
     assert not by[("workload volume", -0.2)].flips
     assert by[("workload volume", -0.2)].recommended_cash_usd is not None
-    f = r.flip_point
-    assert f is not None and f.input == "workload volume" and f.to == "cloud"
-    # Theory: 1.088. The p95 of ten years of jobs is an estimate; P(W > 24 h) is 2.7 % at 1.05
-    # and 13.5 % at 1.15, so the simulated flip lies between them.
+    (f,) = [f for f in r.flip_points if f.input == "workload volume"]
+    assert f.to == "cloud"
     assert abs(theory_flip() - 1.088) < 0.001
-    assert 1.05 < f.factor < 1.15, f.factor
+    assert 0.05 < f.change < 0.15, f.change
 
 
-def test_the_answer_and_the_report_name_the_input_that_flips_it() -> None:
-    r = run(loads_scenario(SEVEN))
+def test_the_answer_and_the_report_name_the_input_that_flips_it(seven: Result) -> None:
+    r = seven
     text = terminal.render(r)
-    assert "workload volume +20% (cloud)" in text
-    assert "it turns to cloud at" in text
+    (f,) = [f for f in r.flip_points if f.input == "workload volume"]
+    assert f"workload volume {f.change:+.0%} (cloud)" in text
     s = to_summary(r)
-    assert s["flip_point"]["input"] == "workload volume" and s["flip_point"]["to"] == "cloud"
+    (row,) = [x for x in s["flip_points"] if x["input"] == "workload volume"]
+    assert row["to"] == "cloud" and row["unit"] == "fraction"
+    assert abs(row["change"] - f.change) < 1e-6
+    assert {g["group"] for g in s["sensitivity"]} >= {"workload volume", "resale value"}
     names = {w["input"] for w in s["what_ifs"]}
     assert names == {
         "workload volume",
@@ -56,14 +66,14 @@ def test_the_answer_and_the_report_name_the_input_that_flips_it() -> None:
     }
 
 
-def test_without_resale_buying_costs_its_book_value_more() -> None:
+def test_without_resale_buying_costs_its_book_value_more(seven: Result) -> None:
     """Resale is at book value at the horizon: without it, the recommended cluster's cash rises by
     exactly what the resale brought in."""
-    r = run(loads_scenario(SEVEN))
+    r = seven
     own = r.option("own")
     resale = -float(own.ledger.cash["resale"].sum())
     assert resale > 0
-    (w,) = [w for w in r.what_ifs if w.input == "resale value"]
+    (w,) = [w for w in r.what_ifs if w.input == "resale value" and w.change == -1.0]
     assert w.recommended == "own" and w.recommended_cash_usd is not None
     assert abs(w.recommended_cash_usd - (own.total_cash_usd + resale)) < 0.01
 
@@ -74,3 +84,43 @@ def test_a_scenario_without_owned_options_skips_the_owned_changes() -> None:
     )
     r = run(loads_scenario(text))
     assert {w.input for w in r.what_ifs} == {"workload volume", "workload growth"}
+
+
+def test_the_resale_that_turns_the_answer_is_the_cash_gap_over_the_resale(seven: Result) -> None:
+    """Cash is linear in the resale: owning loses its lead when the resale falls by
+    (cloud cash - own cash) / resale, which bisection finds to 1/64."""
+    base = seven
+    own, cloud = base.option("own"), base.option("cloud")
+    resale = -float(own.ledger.cash["resale"].sum())
+    # Price the cloud so that owning leads by 40 % of its resale credit.
+    price = 50 * (own.total_cash_usd + 0.4 * resale) / cloud.total_cash_usd
+    r = run(loads_scenario(SEVEN.replace("usd_per_hour: 50", f"usd_per_hour: {price!r}")))
+    assert abs(r.option("cloud").total_cash_usd - own.total_cash_usd - 0.4 * resale) < 1.0
+    assert r.recommendation is not None and r.recommendation.option == "own"
+    (f,) = [f for f in r.flip_points if f.input == "resale value"]
+    assert f.to == "cloud"
+    assert -0.4 - 1 / 64 <= f.change <= -0.4, f.change
+
+
+def test_the_used_market_curve_is_spotwires_at_its_anchors() -> None:
+    """SpotWire's vintage curve x 'used' 0.72 (shared costs.md section 5) at whole years, and at
+    two years the default salvage (0.43) that the 24-month straight line ends on."""
+    for years, curve in [(0, 1.0), (1, 0.78), (2, 0.60), (3, 0.46), (4, 0.35)]:
+        assert abs(defaults.market_share(years) - curve * 0.72) < 1e-12
+    assert abs(defaults.market_share(1.5) - 0.69 * 0.72) < 1e-12
+    assert abs(defaults.market_share(5) - 0.35 * 0.35 / 0.46 * 0.72) < 1e-12
+    assert abs(defaults.market_share(2) - defaults.SALVAGE_FRACTION) < 0.005
+
+
+def test_market_resale_is_the_curve_at_the_servers_age(seven: Result) -> None:
+    text = SEVEN.replace("servers: 7}", "servers: 7, resale_value: market}")
+    r = run(loads_scenario(text))
+    own = r.option("own")
+    capex = float(own.ledger.cash["capex"].sum())
+    resale = -float(own.ledger.cash["resale"].sum())
+    # Seven workstations bought in month 0 and sold after the 120-month horizon: ten years.
+    assert abs(resale - capex * defaults.market_share(10.0)) < 0.01
+    (w,) = [w for w in seven.what_ifs if w.change == "market"]
+    assert w.input == "resale value" and w.recommended == "own"
+    assert w.recommended_cash_usd is not None
+    assert abs(w.recommended_cash_usd - own.total_cash_usd) < 0.01

@@ -95,6 +95,10 @@ class Owned(OptionModel):
     installation_usd_per_server: NonNeg = 0.0
     depreciation: Depreciation = Depreciation()
     sell_at_horizon: bool = True
+    # What servers sold at the horizon fetch: their book value (cash and accounting agree) or
+    # the used-market curve (defaults.market_share); resale_scale multiplies it (a quote / value).
+    resale_value: Literal["book", "market"] = "book"
+    resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
     power: Power = Power()
     facility: Facility = Facility()
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
@@ -182,6 +186,13 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
             "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
         ),
     )
+
+
+def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
+    value = (
+        book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
+    )
+    return value * o.resale_scale
 
 
 def _basis(plan: OwnedPlan, index: int, d: Delivery) -> float:
@@ -356,7 +367,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         span = min(len(schedule), months - m0)
         dep[m0 : m0 + span] += schedule[:span]
         if o.sell_at_horizon:
-            resale[-1] -= basis - schedule[:span].sum()  # sold at book value
+            resale[-1] -= _resale(o, basis, basis - schedule[:span].sum(), months - m0)
         # The support contract runs from arrival, prorated by the hours in service.
         in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
         support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
