@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tco.simulator import sensitivity
-from tco.simulator.advice import Verdict
+from tco.simulator.advice import Resize, Verdict
 from tco.simulator.kinds import registry
 from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import OptionResult, Result
@@ -111,15 +111,25 @@ def recommendation(result: Result) -> list[str]:
         ]
     for z in rec.resizes:
         if z.servers is None:
-            out.append(f"{z.option}: no cluster size up to 64x meets the level either.")
+            out.append(
+                f"{z.option}: no cluster size up to 64x meets the level either (p95 wait"
+                f" {z.p95_wait_h:,.1f} h at the largest tried: capacity is not what holds the"
+                " work back; the wait for the servers' delivery may be)."
+            )
             continue
         cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
         out.append(
             f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
-            f"{z.option} with {z.servers} servers at {usd(z.cash_usd)} (p95 wait"
+            f"{z.option} with {_size(z)} at {usd(z.cash_usd)} (p95 wait"
             f" {z.p95_wait_h:,.1f} h, on the same jobs)."
         )
     return out
+
+
+def _size(z: Resize) -> str:
+    if z.knob == "servers":
+        return f"{z.servers} servers"
+    return f"{z.servers} more server{'s' if z.servers != 1 else ''} in every tranche"
 
 
 def _cheapest(result: Result, verdicts: dict[str, Verdict]) -> list[str]:

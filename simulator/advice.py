@@ -19,12 +19,14 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Resize:
-    """The smallest owned cluster (servers bought at once) that meets the level."""
+    """The smallest owned cluster that meets the level: ``servers`` bought at once, or (``knob``
+    servers_added_per_tranche) added to every tranche of the scenario's plan."""
 
     option: str
     servers: int | None  # None: no size up to MAX_SERVERS_FACTOR x meets it
     cash_usd: float
     p95_wait_h: float
+    knob: str = "servers"
 
 
 @dataclass(frozen=True)

@@ -33,20 +33,25 @@ def verdict(result: Result, o: OptionResult) -> Verdict:
     return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)
 
 
+# The knobs that size a cluster: servers bought at once, or servers added to every tranche.
+SIZE_KNOBS = ("servers", "servers_added_per_tranche")
+
+
 def smallest_cluster(prepared: Prepared, index: int) -> Resize | None:
     """The smallest size of option ``index`` that meets the level, from its kind's search (None:
-    the kind has no size to search, e.g. cloud options or owned servers in tranches)."""
+    the kind has no size to search, e.g. cloud options)."""
     name = prepared.plans[index].option.name
     configs = search_option(prepared, index, PriceBook("snapshot"))
-    sized = [c for c in configs if "servers" in c.knobs]
+    sized = [c for c in configs if len(c.knobs) == 1 and next(iter(c.knobs)) in SIZE_KNOBS]
     if not sized:
         return None
+    knob = next(iter(sized[0].knobs))
     meeting = [c for c in sized if c.meets_service_level]
     if not meeting:
-        largest = max(sized, key=lambda c: c.knobs["servers"])
-        return Resize(name, None, math.nan, largest.p95_wait_h)  # the wait at the largest tried
-    c = min(meeting, key=lambda c: c.knobs["servers"])
-    return Resize(name, int(c.knobs["servers"]), c.cash_usd, c.p95_wait_h)
+        largest = max(sized, key=lambda c: c.knobs[knob])
+        return Resize(name, None, math.nan, largest.p95_wait_h, knob)  # the largest tried
+    c = min(meeting, key=lambda c: c.knobs[knob])
+    return Resize(name, int(c.knobs[knob]), c.cash_usd, c.p95_wait_h, knob)
 
 
 def recommend(prepared: Prepared, result: Result) -> Recommendation:

@@ -96,6 +96,7 @@ def _recommendation(result: Result) -> dict[str, Any]:
             {
                 "option": z.option,
                 "servers": z.servers,
+                "knob": z.knob,
                 "cash_usd": _usd(z.cash_usd),
                 "p95_wait_h": _num(z.p95_wait_h),
             }

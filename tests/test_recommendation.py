@@ -101,3 +101,23 @@ def test_every_shipped_scenario_recommends_an_option_that_meets_the_level(name: 
     level = r.scenario.service_level
     assert chosen.waits.p95_h <= level.p95_wait_hours
     assert chosen.work.cannot_run == 0
+
+
+def test_a_cluster_bought_in_tranches_is_resized_by_servers_added_to_every_tranche() -> None:
+    """One tranche of one workstation in month 0 is the M/M/c cluster above: adding k servers to
+    every tranche gives 1 + k, so the smallest k is the M/M/c answer minus one."""
+    text = MMC.replace("servers: 1}", "tranches: [{month: 0, servers: 1}]}")
+    rec = run(loads_scenario(text)).recommendation
+    assert rec is not None
+    (resize,) = rec.resizes
+    lam, mu, t = 400 / 730, 0.1, 24.0
+    theory = next(c for c in range(1, 50) if p_wait_over(c, lam, mu, t) <= 0.05)
+    assert resize.knob == "servers_added_per_tranche"
+    assert resize.servers == theory - 1 == 6
+    text2 = MMC.replace(
+        "servers: 1}", "tranches: [{month: 0, servers: 1}, {month: 60, servers: 1}]}"
+    )
+    (later,) = run(loads_scenario(text2)).recommendation.resizes  # type: ignore[union-attr]
+    # A second tranche after five years can only help: never more servers added than without it.
+    assert later.servers is not None and later.servers <= resize.servers
+    assert "more servers in every tranche" in terminal.render(run(loads_scenario(text)))

@@ -39,6 +39,7 @@ if typing.TYPE_CHECKING:
     import pandas as pd
 
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
+TRANCHE_KNOB = "servers_added_per_tranche"
 
 
 class Tranche(Strict):
@@ -188,6 +189,27 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
     )
 
 
+def _smallest(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
+    """Configurations at sizes around the smallest meeting the level: ``at(start)`` first, then
+    doubling until one meets, then bisection above ``floor`` (a size that always misses)."""
+    seen = {start: at(start)}
+    lo, hi = floor, start
+    if not seen[hi].meets_service_level:
+        while not seen[hi].meets_service_level and hi < limit:
+            lo, hi = hi, max(1, hi * 2)
+            seen[hi] = at(hi)
+        if not seen[hi].meets_service_level:
+            return list(seen.values())
+    while hi - lo > 1:  # invariant: lo misses (or is the floor), hi meets
+        mid = (lo + hi) // 2
+        seen[mid] = at(mid)
+        lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
+    for n in (hi - 1, hi + 1, 2 * hi):
+        if n > floor and n not in seen:
+            seen[n] = at(n)
+    return [seen[n] for n in sorted(seen)]
+
+
 def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
     value = (
         book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
@@ -212,31 +234,23 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     def search(
         self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]
     ) -> list[Any]:
-        """Servers bought at once: the wait falls as servers are added, so the smallest cluster
-        meeting the service level is found by doubling, then bisection; its neighbours are
-        evaluated too (the frontier). A plan of tranches is left as the scenario has it."""
-        if not option.servers:
-            return []
+        """The wait falls as servers are added, so the smallest cluster meeting the service level
+        is found by doubling, then bisection; its neighbours are evaluated too (the frontier).
+        Servers bought at once: their number. Tranches: servers added to every tranche (0 = the
+        scenario's plan; the months stay as given)."""
+        if option.servers:
 
-        def at(n: int) -> Any:
-            return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
+            def at(n: int) -> Any:
+                return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
 
-        seen = {option.servers: at(option.servers)}
-        lo, hi = 0, option.servers
-        if not seen[hi].meets_service_level:
-            while not seen[hi].meets_service_level and hi < MAX_SERVERS_FACTOR * option.servers:
-                lo, hi = hi, hi * 2
-                seen[hi] = at(hi)
-            if not seen[hi].meets_service_level:
-                return list(seen.values())
-        while hi - lo > 1:  # invariant: lo misses (0 servers always does), hi meets
-            mid = (lo + hi) // 2
-            seen[mid] = at(mid)
-            lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
-        for n in (hi - 1, hi + 1, 2 * hi):
-            if n >= 1 and n not in seen:
-                seen[n] = at(n)
-        return [seen[n] for n in sorted(seen)]
+            return _smallest(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
+        plan = option.purchase_plan()
+
+        def added(k: int) -> Any:
+            more = [t.model_copy(update={"servers": t.servers + k}) for t in plan]
+            return evaluate(option.model_copy(update={"tranches": more}), {TRANCHE_KNOB: k})
+
+        return _smallest(added, 0, -1, MAX_SERVERS_FACTOR * max(t.servers for t in plan))
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:
