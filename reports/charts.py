@@ -20,7 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from tco.simulator import ledger
+from tco.simulator import ledger, what_if
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
 from tco.simulator.recommendation import recommend_without_resizes, verdict
@@ -233,14 +233,6 @@ def arrivals(result: Result) -> Chart:
     return Chart("arrivals", "Jobs arriving per day, by job class or trace", fig)
 
 
-def _what_if_label(change: float | str, name: str) -> str:
-    if isinstance(change, str):
-        return f"{name}: {change}"
-    if name == "lead time":
-        return f"{name} {change:+.0f} month"
-    return f"{name}: none" if name == "resale value" and change == -1.0 else f"{name} {change:+.0%}"
-
-
 def what_ifs(result: Result) -> Chart:
     """Tornado of the inputs beyond prices: the recommended option's cash under each change,
     against today's recommendation; a bar marked with an option's name changes the answer."""
@@ -251,7 +243,7 @@ def what_ifs(result: Result) -> Chart:
     )
     fig, ax = plt.subplots(figsize=(9, 0.4 * len(ws) + 1.5))
     col = colours(result)
-    labels = [_what_if_label(w.change, w.input) for w in ws]
+    labels = [what_if.describe(w.input, w.change) for w in ws]
     deltas = [((w.recommended_cash_usd or base) - base) for w in ws]
     bars = ax.barh(
         labels,

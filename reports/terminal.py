@@ -8,7 +8,7 @@ import math
 from rich.console import Console
 from rich.table import Table
 
-from tco.simulator import sensitivity
+from tco.simulator import sensitivity, what_if
 from tco.simulator.advice import Resize, Verdict
 from tco.simulator.kinds import registry
 from tco.simulator.recommendation import recommend_without_resizes, verdict
@@ -258,16 +258,6 @@ def _sensitivity(result: Result) -> list[str]:
     return [line]
 
 
-def _change(name: str, change: float | str) -> str:
-    if isinstance(change, str):
-        return change
-    if name == "lead time":
-        return f"{change:+.2g} month"
-    if name == "resale value" and change == -1.0:
-        return "none"
-    return f"{change:+.0%}"
-
-
 def _what_ifs(result: Result) -> list[str]:
     """Which inputs beyond prices change the recommendation, and how far each must move."""
     if not result.what_ifs:
@@ -279,7 +269,7 @@ def _what_ifs(result: Result) -> list[str]:
             " recommendation (what_ifs in summary.json)."
         ]
     turns = [
-        f"{f.input} {_change(f.input, f.change)} ({f.to or 'no option meets the level'})"
+        f"{what_if.describe(f.input, f.change)} ({f.to or 'no option meets the level'})"
         for f in result.flip_points
     ]
     return [

@@ -165,7 +165,7 @@ def _advice(result: Result) -> dict[str, Any]:
         + [
             {
                 "group": w.input,
-                "change": w.change if isinstance(w.change, str) else _num(w.change),
+                "change": _change(w.change),
                 "cheapest": w.cheapest,
                 "gap_usd": _usd(w.gap_usd),
             }
@@ -174,7 +174,7 @@ def _advice(result: Result) -> dict[str, Any]:
         "what_ifs": [
             {
                 "input": w.input,
-                "change": w.change if isinstance(w.change, str) else _num(w.change),
+                "change": _change(w.change),
                 "unit": _unit(w.input, w.change),
                 "recommended": w.recommended,
                 "recommended_cash_usd": None
@@ -188,12 +188,16 @@ def _advice(result: Result) -> dict[str, Any]:
             {
                 "input": f.input,
                 "change": _num(f.change),
-                "unit": what_if.UNITS.get(f.input, "fraction"),
+                "unit": _unit(f.input, f.change),
                 "to": f.to,
             }
             for f in result.flip_points
         ],
     }
+
+
+def _change(change: float | str) -> float | str | None:
+    return change if isinstance(change, str) else _num(change)
 
 
 def _unit(name: str, change: float | str) -> str:

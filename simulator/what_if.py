@@ -96,6 +96,13 @@ CHANGES: list[tuple[str, float | str]] = [
 ]
 
 
+def describe(name: str, change: float | str) -> str:
+    """One change in words, as the answer and the tornado chart show it."""
+    if isinstance(change, str) or (name == "resale value" and change == -1.0):
+        return f"{name}: {'none' if change == -1.0 else change}"
+    return f"{name} {change:+.2g} month" if name in UNITS else f"{name} {change:+.0%}"
+
+
 def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
     scenario = validate(data, base.file, book, check=False)
     return simulate_options(prepare(scenario, book, base.file, base.sha256, base.trace))
