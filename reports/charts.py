@@ -237,14 +237,15 @@ def what_ifs(result: Result) -> Chart:
     """Tornado of the inputs beyond prices: the recommended option's cash under each change,
     against today's recommendation; a bar marked with an option's name changes the answer."""
     base = recommend_without_resizes(result).cash_usd or 0.0
-    ws = sorted(
-        result.what_ifs,
-        key=lambda w: -abs((w.recommended_cash_usd or base) - base),
-    )
+    moved = [
+        (0.0 if w.recommended_cash_usd is None else w.recommended_cash_usd - base, w)
+        for w in result.what_ifs
+    ]
+    moved.sort(key=lambda dw: -abs(dw[0]))  # stable: ties keep the what-ifs' order
+    deltas, ws = [d for d, _ in moved], [w for _, w in moved]
     fig, ax = plt.subplots(figsize=(9, 0.4 * len(ws) + 1.5))
     col = colours(result)
     labels = [what_if.describe(w.input, w.change) for w in ws]
-    deltas = [((w.recommended_cash_usd or base) - base) for w in ws]
     bars = ax.barh(
         labels,
         deltas,

@@ -37,11 +37,11 @@ def verdict(result: Result, o: OptionResult) -> Verdict:
 SIZE_KNOBS = ("servers", "servers_added_per_tranche")
 
 
-def smallest_cluster(prepared: Prepared, index: int) -> Resize | None:
+def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize | None:
     """The smallest size of option ``index`` that meets the level, from its kind's search (None:
     the kind has no size to search, e.g. cloud options)."""
     name = prepared.plans[index].option.name
-    configs = search_option(prepared, index, PriceBook("snapshot"))
+    configs = search_option(prepared, index, book)
     sized = [c for c in configs if len(c.knobs) == 1 and next(iter(c.knobs)) in SIZE_KNOBS]
     if not sized:
         return None
@@ -54,11 +54,12 @@ def smallest_cluster(prepared: Prepared, index: int) -> Resize | None:
     return Resize(name, int(c.knobs[knob]), c.cash_usd, c.p95_wait_h, knob)
 
 
-def recommend(prepared: Prepared, result: Result) -> Recommendation:
-    """The recommendation of a run (``result`` simulated from ``prepared``)."""
+def recommend(prepared: Prepared, result: Result, book: PriceBook) -> Recommendation:
+    """The recommendation of a run (``result`` simulated from ``prepared``; ``book``: the prices
+    the resized clusters are planned with, the run's own)."""
     verdicts = {o.name: verdict(result, o) for o in result.options}
     found = (
-        smallest_cluster(prepared, i)
+        smallest_cluster(prepared, i, book)
         for i, p in enumerate(prepared.plans)
         if not verdicts[p.option.name].meets
     )

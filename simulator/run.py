@@ -52,10 +52,12 @@ def simulate(
         return result
     if seed is not None:
         prepared = prepared.with_seed(seed)
-    changes, flips = what_ifs(prepared, result, book or PriceBook("snapshot"))
+    # Advice re-plans with the prices this run resolved, never asking AWS again.
+    frozen = (book or PriceBook("snapshot")).frozen()
+    changes, flips = what_ifs(prepared, result, frozen)
     return replace(
         result,
-        recommendation=recommend(prepared, result),
+        recommendation=recommend(prepared, result, frozen),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
         flip_points=tuple(flips),

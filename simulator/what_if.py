@@ -23,6 +23,7 @@ from typing import Any
 from tco.pricing.book import PriceBook
 from tco.simulator.advice import FlipPoint, WhatIf
 from tco.simulator.engine import prepare, simulate_options
+from tco.simulator.kinds import registry
 from tco.simulator.prepared import Prepared
 from tco.simulator.recommendation import recommend_without_resizes
 from tco.simulator.result import Result
@@ -50,7 +51,7 @@ def _workload(field: str) -> Apply:
 
 def _owned(change_one: Callable[[dict[str, Any], float], None]) -> Apply:
     def apply(data: dict[str, Any], change: float) -> bool:
-        owned = [o for o in data["options"] if "lead_time_months" in o and "depreciation" in o]
+        owned = [o for o in data["options"] if registry.get(o["kind"]).buys_hardware]
         for o in owned:
             change_one(o, change)
         return bool(owned)
@@ -124,8 +125,9 @@ def _what_if(name: str, change: float | str, now: str | None, result: Result) ->
 def what_ifs(
     base: Prepared, result: Result, book: PriceBook
 ) -> tuple[list[WhatIf], list[FlipPoint]]:
-    """Every change's recommendation, and for each change that alters it, the flip point."""
-    frozen = book.frozen()
+    """Every change's recommendation, and for each change that alters it, the flip point
+    (``book``: a frozen book, so re-runs never call AWS)."""
+    frozen = book
     now = recommend_without_resizes(result).option
     out: list[WhatIf] = []
     for name, change in CHANGES:
