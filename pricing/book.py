@@ -262,6 +262,12 @@ class PriceBook:
             e, e.data.spot_min_usd_per_hour, "spot price (lowest AZ)", instance_type, region
         )
 
+    def spot_interruption_bucket(self, instance_type: str, region: str) -> str | None:
+        """The Spot Instance Advisor's interruption bucket (``<5%`` ... ``>20%``) from the
+        bundled snapshot whatever the price source (no API gives it); None when unknown."""
+        found = snapshot.entry(instance_type, region) if region in snapshot.regions() else None
+        return None if found is None else found.spot_interruption_bucket
+
     def reserved(
         self, instance_type: str, region: str, years: int, offering: str, payment: Payment
     ) -> Price:

@@ -28,6 +28,8 @@ class PriceEntry:
     upfront fee amortised over the term). ``savings_plans``: plan $/h keyed
     ``"<plan>/<years>yr/<payment>"``, None when unknown (the bundled snapshot: AWS does not
     publish them). ``price_list_*``: the Price List version a live answer came from.
+    ``spot_interruption_bucket``: the Spot Instance Advisor's frequency of interruption in the
+    trailing month (``<5%`` ... ``>20%``); bundled data only, no API gives it.
     """
 
     instance_type: str
@@ -38,6 +40,7 @@ class PriceEntry:
     spec: InstanceSpec
     price_list_version: str | None = None
     price_list_publication_date: str | None = None
+    spot_interruption_bucket: str | None = None
 
     @classmethod
     def from_dict(cls, instance_type: str, data: Any) -> PriceEntry:
@@ -51,12 +54,13 @@ class PriceEntry:
         return cls(
             instance_type=instance_type,
             on_demand_usd_per_hour=_usd(data.get("on_demand_usd_per_hour"), "on-demand"),
-            spot_min_usd_per_hour=_usd(data.get("spot_min_usd_per_hour"), "spot"),
+            spot_min_usd_per_hour=_usd(data.get("spot_min_usd_per_hour"), "spot price"),
             reserved=_rates(data.get("reserved") or {}, "reserved"),
             savings_plans=None if sp is None else _rates(sp, "savings_plans"),
             spec=_spec(instance_type, spec),
             price_list_version=data.get("price_list_version"),
             price_list_publication_date=data.get("price_list_publication_date"),
+            spot_interruption_bucket=_bucket(data.get("spot_interruption_bucket")),
         )
 
     def to_dict(self, price_list: bool = True) -> dict[str, Any]:
@@ -67,6 +71,7 @@ class PriceEntry:
             "reserved": dict(self.reserved),
             "savings_plans": None if self.savings_plans is None else dict(self.savings_plans),
             "spot_min_usd_per_hour": self.spot_min_usd_per_hour,
+            "spot_interruption_bucket": self.spot_interruption_bucket,
             "spec": {f: getattr(s, f) for f in _SPEC_FIELDS},
         }
         if price_list:
@@ -87,6 +92,17 @@ def _spec(instance_type: str, s: dict[str, Any]) -> InstanceSpec:
             if f.name not in ("instance_type", "gpu_model")
         },
     )
+
+
+SPOT_BUCKETS = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+
+
+def _bucket(value: Any) -> str | None:
+    if value is None:
+        return None
+    if value in SPOT_BUCKETS:
+        return str(value)
+    raise ValueError(f"spot interruption bucket {value!r} is not one of {', '.join(SPOT_BUCKETS)}")
 
 
 def _usd(value: Any, what: str) -> float | None:

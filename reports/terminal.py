@@ -109,6 +109,9 @@ def recommendation(result: Result) -> list[str]:
         out = [
             f"No option meets the service level ({level}). Closest: {rec.closest}. {rec.reason}."
         ]
+    for o in result.options:
+        if o.name in (rec.option, result.cheapest().name):
+            out.extend(registry.get(o.kind).caveats(o.name, o.quotes))
     for z in rec.resizes:
         if z.servers is None:
             out.append(
@@ -209,8 +212,8 @@ def sentences(result: Result) -> list[str]:
         if not registry.get(o.kind).buys_hardware and o.gpu_utilisation < 0.5:
             out.append(
                 f"{o.name}: jobs use {o.gpu_utilisation:.0%} of the GPU-hours paid for (each job"
-                " rents whole instances); an instance type closer to the jobs' size would cost"
-                " less."
+                " rents whole instances); a fleet of instance types sized to the jobs"
+                " (instance_types) or shared instances (shared_instances) would cost less."
             )
     out.extend(_sensitivity(result))
     out.extend(_what_ifs(result))

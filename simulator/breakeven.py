@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 
 from tco.simulator.advice import BreakEvenVolume
 from tco.simulator.kinds import registry
@@ -26,8 +25,8 @@ MAX_SCALE = 50.0  # searched up to 50x the scenario's work
 
 def _cost_at(prepared: Prepared, o: OptionResult, index: int, k: float) -> float:
     plan = prepared.plans[index]
-    runs = replace(o.runs, gpus=o.runs.gpus * k, units=o.runs.units * k)
-    return float(registry.of(plan.option).ledger(plan, runs, prepared.edges).cash_total().sum())
+    runs = o.runs.scaled(k)
+    return float(registry.costs(plan, runs, prepared.edges).cash_total().sum())
 
 
 def break_even_volumes(prepared: Prepared, result: Result) -> list[BreakEvenVolume]:

@@ -6,6 +6,8 @@ Where a default is an assumption without a public measurement it says so; the mo
 
 from __future__ import annotations
 
+import math
+
 # Cloud VMs lose 5-10 % to virtualization (founding brief); the midpoint is the default.
 # Bare metal and owned servers lose nothing.
 VIRTUALIZATION_OVERHEAD = 0.075
@@ -66,6 +68,31 @@ IDLE_POWER_FRACTION = 0.25
 CLOUD_BILLING_INCREMENT_S = 1.0
 CLOUD_BILLING_MINIMUM_S = 60.0
 
+# Shared cloud instances are released after this many idle minutes: the Ray cluster launcher's
+# default idle_timeout_minutes (docs.ray.io, "Cluster YAML Configuration Options").
+IDLE_RELEASE_MINUTES = 5.0
+
+# Spot interruptions. The Spot Instance Advisor gives, per type and region, the share of capacity
+# reclaimed in the trailing month as a bucket (shared/data/aws README, section 6). Each bucket
+# stands for its midpoint; the open bucket ">20%" for 25 % (a GUESS: the advisor gives no upper
+# bound, and 276 of the 568 GPU rows sit in it). A share p of instances interrupted within a month
+# of running is a Poisson rate of -ln(1 - p) per instance-month.
+SPOT_BUCKET_SHARE = {"<5%": 0.025, "5-10%": 0.075, "10-15%": 0.125, "15-20%": 0.175, ">20%": 0.25}
+HOURS_PER_MONTH = 730.0  # AWS's month of usage: 8,760 h / 12
+
+
+def spot_rate_per_month(bucket: str) -> float:
+    """Interruptions per instance-month that an advisor bucket stands for."""
+    return -math.log1p(-SPOT_BUCKET_SHARE[bucket])
+
+
+# ASSUMPTION (no measurement in the research): a training job writes a checkpoint every hour of
+# work, asynchronously (no pause), and spends 10 minutes after an interruption getting a new
+# instance and reloading. Set them to the job's own figures.
+CHECKPOINT_INTERVAL_HOURS = 1.0
+CHECKPOINT_WRITE_MINUTES = 0.0
+RESTART_OVERHEAD_MINUTES = 10.0
+
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
 BARE_METAL_BILLING_MINIMUM_S = 3600.0
@@ -98,6 +125,9 @@ SOURCES: dict[str, tuple[float, str]] = {
     "busy_power_fraction": (BUSY_POWER_FRACTION, "Epoch server_TDP_fraction() for GPU servers"),
     "idle_power_fraction": (IDLE_POWER_FRACTION, "ASSUMPTION: no public measurement found"),
     "cloud_billing_minimum_s": (CLOUD_BILLING_MINIMUM_S, "AWS per-second billing, 60 s minimum"),
+    "idle_release_minutes": (IDLE_RELEASE_MINUTES, "Ray cluster launcher idle_timeout_minutes"),
+    "checkpoint_interval_hours": (CHECKPOINT_INTERVAL_HOURS, "ASSUMPTION: hourly checkpoints"),
+    "restart_overhead_minutes": (RESTART_OVERHEAD_MINUTES, "ASSUMPTION: new instance + reload"),
     "bare_metal_billing_increment_s": (BARE_METAL_BILLING_INCREMENT_S, "rented by the hour"),
     "partial_upfront_fraction": (PARTIAL_UPFRONT_FRACTION, "AWS: at least half upfront"),
     "backfill_depth": (BACKFILL_DEPTH, "Slurm bf_max_job_test default"),

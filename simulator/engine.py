@@ -12,7 +12,9 @@ from pathlib import Path
 
 from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
+from tco.simulator import storage
 from tco.simulator.calendar import month_edges_h, month_labels
+from tco.simulator.fields import OptionModel
 from tco.simulator.finance import break_even_month
 from tco.simulator.kinds import registry
 from tco.simulator.metrics import cannot_run_examples, measure
@@ -36,10 +38,25 @@ def resolve_plans(
 ) -> tuple[Plan, ...]:
     """Every option resolved into its plan: the run's only price look-ups (``tco validate`` calls
     it too, so a price the run would miss is reported there)."""
-    return tuple(
-        registry.of(o).plan(o, scenario.context(file, i, book))
-        for i, o in enumerate(scenario.options)
-    )
+    return tuple(plan_option(scenario, i, o, book, file) for i, o in enumerate(scenario.options))
+
+
+def plan_option(
+    scenario: Scenario, index: int, option: OptionModel, book: PriceBook, file: str
+) -> Plan:
+    """Option ``index`` (or a variant of it, for the optimiser) resolved by its kind, with the
+    scenario's data costs where its data lives."""
+    kind = registry.of(option)
+    plan: Plan = kind.plan(option, scenario.context(file, index, book))
+    data = scenario.data
+    if data is None or kind.data_site is None:
+        return plan
+    months = scenario.horizon_months
+    if kind.data_site == "cloud":
+        fixed, quotes = storage.cloud(data, months, scenario.region)
+    else:
+        fixed, quotes = storage.owned(data, months, file)
+    return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
 
 
 def prepare(
@@ -83,7 +100,7 @@ def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
     sc = prepared.scenario
     rng = option_rng(sc.seed, plan.option.name, "play")
     runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
-    ledger = kind.ledger(plan, runs, prepared.edges)
+    ledger = registry.costs(plan, runs, prepared.edges)
     return OptionResult(
         name=plan.option.name,
         kind=kind.name,

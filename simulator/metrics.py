@@ -60,6 +60,10 @@ class Metrics:
     jobs_running_at_horizon: int
     jobs_queued_at_horizon: int
     cannot_run: dict[str, int]  # reason text -> jobs
+    paid_gpu_hours: float = 0.0  # in service (owned) or billed (cloud)
+    busy_gpu_hours: float = 0.0  # used by jobs (lost work included)
+    interruptions: int = 0
+    lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
 
 
 def measure(
@@ -94,6 +98,10 @@ def measure(
         jobs_running_at_horizon=int((started & (runs.end_h > horizon_h)).sum()),
         jobs_queued_at_horizon=waits.censored,
         cannot_run=cannot_run,
+        paid_gpu_hours=paid,
+        busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
+        interruptions=0 if runs.interruptions is None else int(runs.interruptions.sum()),
+        lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
     )
 
 

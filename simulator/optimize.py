@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tco.pricing.book import PriceBook
+from tco.simulator.engine import plan_option
 from tco.simulator.fields import OptionModel
 from tco.simulator.kinds import registry
 from tco.simulator.metrics import measure
@@ -49,10 +50,10 @@ def evaluator(prepared: Prepared, index: int, book: PriceBook) -> Evaluate:
         if key in seen:
             return seen[key]
         kind = registry.of(option)
-        plan = kind.plan(option, prepared.scenario.context(prepared.file, index, book))
+        plan = plan_option(prepared.scenario, index, option, book, prepared.file)
         rng = option_rng(prepared.scenario.seed, option.name, "play")
         runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
-        led = kind.ledger(plan, runs, prepared.edges)
+        led = registry.costs(plan, runs, prepared.edges)
         m = measure(prepared.jobs, runs, led, prepared.horizon_h, prepared.scenario.discount_rate)
         share = m.work.cannot_run / m.work.demanded if m.work.demanded > 0 else 0.0
         seen[key] = Config(

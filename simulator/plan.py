@@ -8,7 +8,10 @@ play and ledger need.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from tco.pricing.records import Price
 from tco.simulator import defaults
@@ -63,3 +66,5 @@ class Plan:
     hardware: Hardware
     quotes: tuple[Quote, ...]
     description: str
+    # Monthly USD by ledger category that do not depend on the jobs (the data: block).
+    fixed_costs: Mapping[str, np.ndarray] = field(default_factory=dict)

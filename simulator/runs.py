@@ -6,7 +6,7 @@ metrics read waits and work from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,9 +18,39 @@ REASON_SIZE = "size"
 
 
 @dataclass(frozen=True, kw_only=True)
+class Rentals:
+    """What a rented option was billed for, when that is not one rental per job (instances
+    shared by several jobs, runs cut by interruptions): per rental, the instance shape (an index
+    into the plan's shapes), start and end (h) and how many instances."""
+
+    shape: np.ndarray
+    start_h: np.ndarray
+    end_h: np.ndarray
+    count: np.ndarray
+    fallback: np.ndarray | None = None  # True: billed at on-demand (after interruptions)
+    busy_gpus: np.ndarray | None = None  # GPUs jobs used in each rental (None: from the jobs)
+
+    def subset(self, keep: np.ndarray) -> Rentals:
+        """The rentals where ``keep`` is true."""
+        fb, busy = self.fallback, self.busy_gpus
+        return Rentals(
+            shape=self.shape[keep],
+            start_h=self.start_h[keep],
+            end_h=self.end_h[keep],
+            count=self.count[keep],
+            fallback=None if fb is None else fb[keep],
+            busy_gpus=None if busy is None else busy[keep],
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
 class JobRuns:
     """Per job: run time, GPUs used, units held (GPUs or instances), compute start and end (NaN
-    if never started), and why a job could not run (empty string when it could)."""
+    if never started), and why a job could not run (empty string when it could).
+
+    Rented options may add: the instance shape each job ran on (``shape``; None: the plan's only
+    one), the rentals billed when they are not the jobs' own intervals, and for interrupted runs
+    the interruptions per job and the GPU-hours of work lost to them."""
 
     run_h: np.ndarray
     gpus: np.ndarray
@@ -29,10 +59,22 @@ class JobRuns:
     end_h: np.ndarray
     reason: np.ndarray  # object array of str
     reason_text: dict[str, str]
+    shape: np.ndarray | None = None
+    rentals: Rentals | None = None
+    interruptions: np.ndarray | None = None
+    lost_gpu_h: np.ndarray | None = None
 
     @property
     def runnable(self) -> np.ndarray:
         return np.asarray(self.reason == "")
+
+    def scaled(self, k: float) -> JobRuns:
+        """The same timing at k x the volume: k x the GPUs, instances and rentals held."""
+        rentals = self.rentals
+        if rentals is not None:
+            busy = None if rentals.busy_gpus is None else rentals.busy_gpus * k
+            rentals = replace(rentals, count=rentals.count * k, busy_gpus=busy)
+        return replace(self, gpus=self.gpus * k, units=self.units * k, rentals=rentals)
 
     def __repr__(self) -> str:
         started = int((~np.isnan(self.start_h)).sum())

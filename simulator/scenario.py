@@ -26,6 +26,7 @@ from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
 from tco.simulator.service_level import ServiceLevel
+from tco.simulator.storage import DataSpec
 from tco.simulator.traces import read as read_trace_file
 from tco.simulator.uncertainty import Uncertain, set_path
 from tco.simulator.workload_spec import SpeedOverrides, Workload, unique
@@ -49,6 +50,7 @@ class Scenario(Strict):
     workload: Workload
     speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
+    data: DataSpec | None = None  # data kept and moved (simulator.storage)
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 

@@ -52,6 +52,10 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         },
         "usd_per_delivered_reference_gpu_hour": _usd(o.usd_per_ref_gpu_hour),
         "gpu_utilisation": _num(o.gpu_utilisation),
+        "paid_gpu_hours": _num(o.metrics.paid_gpu_hours),
+        "busy_gpu_hours": _num(o.metrics.busy_gpu_hours),
+        "interruptions": o.metrics.interruptions,
+        "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
         "waits_h": {
             k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()

@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 LAB = (ROOT / "scenarios" / "lab.yaml").read_text()
 
 BROKEN = {
-    "yaml_syntax": (LAB.replace("seed: 20271", "seed: [20271"), "line 13", "YAML syntax error"),
+    "yaml_syntax": (LAB.replace("seed: 20271", "seed: [20271"), "line 16", "YAML syntax error"),
     "unknown_key": (
         LAB.replace("horizon_months: 36", "horizon_month: 36"),
         "horizon_month",
@@ -30,12 +30,12 @@ BROKEN = {
     ),
     "negative": (
         LAB.replace("usd_per_hour: 32.0", "usd_per_hour: -32.0"),
-        "options[3].instance.usd_per_hour",
+        "options[5].instance.usd_per_hour",
         "greater than or equal to 0",
     ),
     "unknown_instance": (
         LAB.replace("instance_type: p4d.24xlarge\n", "instance_type: p4d.24xlarg\n", 1),
-        "options[1].instance_type",
+        "options[4].instance_type",
         "did you mean 'p4d.24xlarge'",
     ),
     "unknown_gpu": (
@@ -48,13 +48,13 @@ BROKEN = {
     ),
     "unknown_kind": (
         LAB.replace("kind: bare_metal", "kind: baremetal"),
-        "options[3].kind",
+        "options[5].kind",
         "did you mean 'bare_metal'",
     ),
     "duplicate_key": (
-        LAB.replace("    discount: 0.40\n", "    discount: 0.40\n    discount: 0.3\n"),
+        LAB.replace("    term_years: 1\n", "    term_years: 1\n    term_years: 3\n"),
         "line",
-        "duplicate key 'discount'",
+        "duplicate key 'term_years'",
     ),
     "not_a_mapping": ("- just\n- a list\n", "", "must be a YAML mapping"),
 }
@@ -193,9 +193,12 @@ def test_catalog_lists_servers(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_savings_plan_rate_says_what_to_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = LAB.replace("    discount: 0.40\n", "").replace(
-        '    rate_source: "founding brief: Savings Plans cut about 40 % off p4d on-demand"\n', ""
+    # g6e.12xlarge has neither a bundled Savings Plan rate nor a reserved rate to stand in.
+    text = LAB.replace(
+        "    instance_types: *fleet\n    plan: Compute",
+        "    instance_types: [g6e.12xlarge]\n    plan: Compute",
     )
+    assert text != LAB
     f = tmp_path / "sp.yaml"
     f.write_text(text)
     with pytest.raises(SystemExit) as exc:

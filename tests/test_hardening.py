@@ -63,10 +63,14 @@ SCENARIO_MUTATIONS = [
     ("usd_per_hour: 32.0", "usd_per_hour: 1e308", "less than or equal to"),
     ("price_as_of: 2025-03-17", "price_as_of: 2027-00", "must be a date"),
     ("servers: 1\n", "servers: 1e9\n", "options[0].servers"),
-    ("instance_type: p4d.24xlarge\n\n", "\n", "give instance_type (an EC2 type"),
+    ("instance_type: p4d.24xlarge\n\n", "\n", "give one of instance_type (an EC2 type"),
     ("V100 SXM2 32GB, gpu_hours: 10", "V100, gpu_hours: 10", "did you mean 'V100 SXM2 16GB'"),
     # found by the fuzz test: a plan without a rate or discount validated, then could not run
-    ("    discount: 0.40\n", "", "rate_usd_per_hour: the Compute Savings Plan 1yr"),
+    (
+        "    instance_types: *fleet\n    plan: Compute",
+        "    instance_types: [g6e.12xlarge]\n    plan: Compute",
+        "rate_usd_per_hour: the Compute Savings Plan 1yr",
+    ),
 ]
 
 

@@ -90,4 +90,4 @@ def test_optimize_finds_the_smallest_m_m_c_cluster_and_never_does_worse() -> Non
 def test_optimize_command_writes_its_files(tmp_path: Path) -> None:
     main(["optimize", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(tmp_path), "--quiet"])
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILES)
-    assert '"option": "own-8xA40"' in (tmp_path / "optimize.json").read_text()
+    assert '"option": "fleet-spot"' in (tmp_path / "optimize.json").read_text()

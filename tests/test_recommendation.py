@@ -83,12 +83,12 @@ def test_when_no_option_meets_the_level_the_closest_is_named() -> None:
 def test_the_answer_leads_with_the_recommendation_and_gives_no_misleading_break_even() -> None:
     r = run_file(ROOT / "scenarios" / "lab.yaml")
     lines = terminal.sentences(r)
-    assert lines[0].startswith("Recommended: p4d-savings-plan-1yr")
-    assert any(
-        s.startswith("Cheaper and meeting the level: own-8xA40 with 2 servers") for s in lines
-    )
+    assert lines[0].startswith("Recommended: fleet-spot")
+    # What the spot answer rests on comes right after it.
+    assert lines[1].startswith("fleet-spot rests on spot prices of one moment")
+    assert any(s.startswith("Meeting the level: own-8xA40 with 2 servers") for s in lines)
     cheapest = next(s for s in lines if s.startswith("Cheapest"))
-    assert "but it misses the service level (p95 wait" in cheapest
+    assert "fleet-spot" in cheapest and "misses" not in cheapest
     assert not any(s.startswith("Buying (own-8xA40)") for s in lines)  # it misses the level
 
 

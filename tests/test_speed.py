@@ -204,7 +204,10 @@ def test_a_scenario_override_reaches_the_run_and_its_prices_table() -> None:
         "source": "founding brief",
     }
     quotes = [q for o in overridden.options for q in o.quotes if "training speed" in q.item]
-    assert len(quotes) == 4 and {q.source for q in quotes} == {"measured"}
+    # One per GPU model of each option: A40; A10G, L4, L40S and A100 in each of three fleets;
+    # A100 (p4d); A100 80GB (bare metal).
+    assert len(quotes) == 1 + 3 * 4 + 1 + 1
+    assert all(q.source.startswith(("measured", "modelled")) for q in quotes)
 
 
 @pytest.mark.parametrize(

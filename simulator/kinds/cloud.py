@@ -1,9 +1,12 @@
-"""What every rented-instance kind shares: the instance (an EC2 type or a custom machine), its
-price, billing by increments with a minimum, and elastic play with an optional quota.
+"""What every rented-instance kind shares: the instances (one EC2 type, a fleet of types, or a
+custom machine), their prices, billing by increments with a minimum, and elastic play with an
+optional quota.
 
-Cloud options without a quota start every job on arrival (plus any provisioning delay) and need
-no events; with a quota, jobs queue for instances (``simulator.scheduler``). Each job rents whole
-instances. :class:`CloudKind` is not registered itself: on-demand, Savings Plan and bare metal
+Each job runs on the instance type that finishes it for the least money (``kinds.fleet``). Cloud
+options without a quota start every job on arrival (plus any provisioning delay) and need no
+events; with a quota, jobs queue for instances (``simulator.scheduler``). Each job rents whole
+instances, unless ``shared_instances`` packs small jobs onto shared ones (``kinds.packing``).
+:class:`CloudKind` is not registered itself: on-demand, Savings Plan, spot and bare metal
 subclass it.
 """
 
@@ -24,12 +27,14 @@ from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import Count, Date, Fraction, GpuCount, NonNeg, OptionModel, Strict
 from tco.simulator.jobs import Jobs
+from tco.simulator.kinds.fleet import Placement, Shape, place
+from tco.simulator.kinds.packing import pack
 from tco.simulator.kinds.registry import Context, Kind
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan, price_quote, speed_quote
-from tco.simulator.runs import JobRuns, feasibility
+from tco.simulator.runs import JobRuns, Rentals
 from tco.simulator.scheduler import QueueInput, simulate
-from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.speed import Hardware
 from tco.simulator.usage import hourly
 
 
@@ -50,10 +55,13 @@ class CloudBase(OptionModel):
 
     name: str = Field(min_length=1)
     instance_type: str | None = None
+    instance_types: list[str] | None = Field(default=None, min_length=1)  # a fleet
     instance: CustomInstance | None = None
     usd_per_hour: NonNeg | None = None  # overrides the price book
     price_source: str | None = None  # required with usd_per_hour
     quota_instances: Count | None = None
+    shared_instances: bool = False  # small jobs pack onto instances (see kinds/packing.py)
+    idle_release_minutes: NonNeg = defaults.IDLE_RELEASE_MINUTES
     provisioning_delay_minutes: NonNeg = 0.0
     virtualization_overhead: Fraction | None = None
     billing_increment_s: Annotated[float, Field(ge=1)] | None = None
@@ -61,21 +69,42 @@ class CloudBase(OptionModel):
 
     @model_validator(mode="after")
     def _one_machine(self) -> CloudBase:
-        if self.instance_type is None and self.instance is None:
+        given = [self.instance_type, self.instance_types, self.instance]
+        if sum(g is not None for g in given) != 1:
             raise ValueError(
-                "give instance_type (an EC2 type, priced from AWS) or instance (a machine"
-                " described in the scenario)"
+                "give one of instance_type (an EC2 type, priced from AWS), instance_types (a"
+                " fleet: each job runs on the type that finishes it for the least money) or"
+                " instance (a machine described in the scenario)"
             )
-        if self.instance_type is not None and self.instance is not None:
-            raise ValueError("give either instance_type (priced from AWS) or instance, not both")
+        if self.instance_types is not None:
+            if len(set(self.instance_types)) != len(self.instance_types):
+                raise ValueError("instance_types lists a type twice")
+            if self.usd_per_hour is not None:
+                raise ValueError("usd_per_hour prices one instance_type, not a fleet")
+            if self.quota_instances is not None:
+                raise ValueError(
+                    "quota_instances counts instances of one type; with instance_types, drop"
+                    " it (fleets run unlimited) or use one instance_type"
+                )
+        if self.shared_instances and self.quota_instances is not None:
+            raise ValueError(
+                "shared_instances runs unlimited; a quota on shared instances is not modelled"
+            )
         if self.usd_per_hour is not None and not self.price_source:
             raise ValueError("usd_per_hour needs price_source: say where the price comes from")
         return self
+
+    def types(self) -> list[str]:
+        """The EC2 instance types this option may rent (none for a custom instance)."""
+        if self.instance_types is not None:
+            return list(self.instance_types)
+        return [self.instance_type] if self.instance_type is not None else []
 
 
 @dataclass(frozen=True, kw_only=True)
 class CloudPlan(Plan):
     option: CloudBase
+    shapes: tuple[Shape, ...]  # hardware and price are the first one's
     price: Price  # per instance-hour
     quota_instances: int | None
     delay_h: float
@@ -106,31 +135,50 @@ def billed_hours(run_h: np.ndarray, increment_s: float, minimum_s: float) -> np.
 
 @dataclass(frozen=True)
 class Usage:
-    """A cloud option's usage: instances billed per clock hour, GPU-hours billed and busy per
-    month."""
+    """A cloud option's usage: instances billed per clock hour of each shape (shapes x hours),
+    GPU-hours billed and busy per month."""
 
     instances_hourly: np.ndarray
     paid_gpu_h: np.ndarray
     busy_gpu_h: np.ndarray
 
+    def on_demand_usd_hourly(self, plan: CloudPlan) -> np.ndarray:
+        """Instances billed each hour at each shape's price."""
+        prices = np.array([s.price.usd_per_hour for s in plan.shapes])
+        return np.asarray(prices @ self.instances_hourly)
+
 
 def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
-    """Billed instances per clock hour (each run rounded up by the plan's billing rules) and
-    GPU-hours billed and busy per month."""
+    """Billed instances per clock hour and shape (each rental rounded up by the plan's billing
+    rules) and GPU-hours billed and busy per month."""
     hours = int(edges[-1])
-    bill_end = runs.start_h + billed_hours(
-        runs.run_h, plan.billing_increment_s, plan.billing_minimum_s
-    )
-    inst_hourly = hourly(runs.start_h, bill_end, runs.units.astype(np.float64), hours)
-    paid_gpu = per_month(inst_hourly, edges) * plan.hardware.gpus_per_unit
-    busy = per_month(hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours), edges)
-    return Usage(inst_hourly, paid_gpu, busy)
+    r = runs.rentals
+    if r is None:  # one rental per job: its own run
+        shape = runs.shape if runs.shape is not None else np.zeros(len(runs.run_h), np.int64)
+        start, span, count = runs.start_h, runs.run_h, runs.units.astype(np.float64)
+    else:
+        shape, start, span, count = r.shape, r.start_h, r.end_h - r.start_h, r.count
+    bill_end = start + billed_hours(span, plan.billing_increment_s, plan.billing_minimum_s)
+    inst = np.zeros((len(plan.shapes), hours))
+    paid_gpu = np.zeros(len(edges) - 1)
+    for s, sh in enumerate(plan.shapes):
+        mine = shape == s
+        if mine.any():
+            inst[s] = hourly(start[mine], bill_end[mine], count[mine], hours)
+            paid_gpu += per_month(inst[s], edges) * sh.hardware.gpus_per_unit
+    if r is not None and r.busy_gpus is not None:  # interrupted runs: only while held
+        busy = per_month(hourly(r.start_h, r.end_h, r.busy_gpus, hours), edges)
+    else:
+        busy_h = hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours)
+        busy = per_month(busy_h, edges)
+    return Usage(inst, paid_gpu, busy)
 
 
 class CloudKind(Kind[C, CP]):
     """Rented instances. Subclasses set the billing defaults and whether the machine is bare."""
 
     bare_metal: ClassVar[bool] = False
+    data_site: ClassVar[str | None] = "cloud"
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
@@ -142,62 +190,88 @@ class CloudKind(Kind[C, CP]):
             guard(ctx, "instance.intra_node", hardware.interconnect, i.intra_node)
             guard(ctx, "instance.inter_node", hardware.interconnect, i.inter_node)
             return
-        assert option.instance_type is not None
-        spec = guard(ctx, "instance_type", ctx.book.spec, option.instance_type, ctx.region)
-        if spec.gpu_model is None:
-            raise ScenarioError(
-                ctx.file,
-                f"{ctx.where}.instance_type",
-                f"{option.instance_type} has {spec.aws_gpu_name} accelerators, which have no"
-                " speed data in the GPU catalog; choose a GPU instance or describe the machine"
-                " with instance:",
-            )
+        fleet = option.instance_types is not None
+        for n, itype in enumerate(option.types()):
+            field = f"instance_types[{n}]" if fleet else "instance_type"
+            spec = guard(ctx, field, ctx.book.spec, itype, ctx.region)
+            if spec.gpu_model is None:
+                raise ScenarioError(
+                    ctx.file,
+                    f"{ctx.where}.{field}",
+                    f"{itype} has {spec.aws_gpu_name} accelerators, which have no speed data in"
+                    " the GPU catalog; choose a GPU instance or describe the machine with"
+                    " instance:",
+                )
 
-    def machine(self, o: C, ctx: Context) -> tuple[Hardware, Price, str]:
-        """Where jobs run, the instance's price and a label, from the book or the scenario."""
-        bare = self.bare_metal
-        if o.instance is not None:
-            g = hardware.gpu(o.instance.gpu)
-            price = Price(
-                o.instance.usd_per_hour, "scenario", o.instance.price_as_of, o.instance.price_source
-            )
-            args = (g.name, g.memory_gb, o.instance.gpus, o.instance.intra_node)
-            inter = o.instance.inter_node
-            label = (
-                f"custom instance: {o.instance.gpus} x {g.name} (price source in the prices table)"
-            )
-        else:
-            assert o.instance_type is not None
-            spec = ctx.book.spec(o.instance_type, ctx.region)
-            assert spec.gpu_model is not None
-            bare = bare or spec.bare_metal
-            args = (spec.gpu_model, spec.gpu_memory_gib, spec.gpu_count, spec.intra_node)
-            inter = spec.inter_node
-            label = f"{o.instance_type} ({spec.gpu_count} x {spec.gpu_model}) in {ctx.region}"
-            if o.usd_per_hour is None:
-                try:
-                    price = ctx.book.on_demand(o.instance_type, ctx.region)
-                except PricingError as exc:
-                    raise ScenarioError(ctx.file, f"{ctx.where}.usd_per_hour", str(exc)) from None
-        if o.usd_per_hour is not None:
-            assert o.price_source is not None
-            price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
+    def instance_price(self, o: C, ctx: Context, itype: str, field: str) -> Price:
+        """The price per instance-hour of an EC2 type for this kind (on-demand by default)."""
+        try:
+            return ctx.book.on_demand(itype, ctx.region)
+        except PricingError as exc:
+            raise ScenarioError(ctx.file, f"{ctx.where}.{field}", str(exc)) from None
+
+    def shapes(self, o: C, ctx: Context) -> tuple[Shape, ...]:
+        """Where jobs can run, each with its price and a label, from the book or the scenario."""
         virt = o.virtualization_overhead
-        if virt is None:
-            virt = 0.0 if bare else defaults.VIRTUALIZATION_OVERHEAD
-        hw = Hardware(*args, inter, virtualization_overhead=virt, speed=ctx.speed(args[0]))
-        return hw, price, label
+        if o.instance is not None:
+            i = o.instance
+            g = hardware.gpu(i.gpu)
+            price = Price(i.usd_per_hour, "scenario", i.price_as_of, i.price_source)
+            if o.usd_per_hour is not None:
+                assert o.price_source is not None
+                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
+            if virt is None:
+                virt = 0.0 if self.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
+            hw = Hardware(
+                g.name, g.memory_gb, i.gpus, i.intra_node, i.inter_node,
+                virtualization_overhead=virt, speed=ctx.speed(g.name),
+            )  # fmt: skip
+            label = f"custom instance: {i.gpus} x {g.name} (price source in the prices table)"
+            return (Shape("custom", hw, price, label),)
+        out = []
+        for n, itype in enumerate(o.types()):
+            field = f"instance_types[{n}]" if o.instance_types is not None else "usd_per_hour"
+            spec = ctx.book.spec(itype, ctx.region)
+            assert spec.gpu_model is not None
+            if o.usd_per_hour is not None:
+                assert o.price_source is not None
+                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
+            else:
+                price = self.instance_price(o, ctx, itype, field)
+            v = virt
+            if v is None:
+                v = 0.0 if self.bare_metal or spec.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
+            hw = Hardware(
+                spec.gpu_model, spec.gpu_memory_gib, spec.gpu_count, spec.intra_node,
+                spec.inter_node, virtualization_overhead=v, speed=ctx.speed(spec.gpu_model),
+            )  # fmt: skip
+            label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {ctx.region}"
+            out.append(Shape(itype, hw, price, label))
+        return tuple(out)
 
     def cloud_plan(self, o: C, ctx: Context) -> CloudPlan:
         """The plan fields every cloud kind shares."""
-        hw, price, label = self.machine(o, ctx)
+        shapes = self.shapes(o, ctx)
+        quotes = []
+        for sh in shapes:
+            item = self.price_item if len(shapes) == 1 else f"{sh.name} {self.price_item}"
+            quotes.append(price_quote(item, sh.price))
+        for gpu in dict.fromkeys(sh.hardware.gpu for sh in shapes):
+            quotes.append(speed_quote(ctx.speed(gpu)))
+        label = shapes[0].label
+        if len(shapes) > 1:
+            label = f"fleet of {len(shapes)} instance types: " + "; ".join(s.label for s in shapes)
+        if o.shared_instances:
+            label += f", small jobs sharing instances (released after {o.idle_release_minutes:g}"
+            label += " idle minutes)"
         minimum = o.billing_minimum_s
         return CloudPlan(
             option=o,
-            hardware=hw,
-            quotes=(price_quote(self.price_item, price), speed_quote(ctx.speed(hw.gpu))),
+            hardware=shapes[0].hardware,
+            quotes=tuple(quotes),
             description=label,
-            price=price,
+            shapes=shapes,
+            price=shapes[0].price,
             quota_instances=o.quota_instances,
             delay_h=o.provisioning_delay_minutes / 60.0,
             billing_increment_s=o.billing_increment_s or self.billing_increment_s,
@@ -205,22 +279,24 @@ class CloudKind(Kind[C, CP]):
         )
 
     def play(self, jobs: Jobs, plan: CP, horizon_h: float, rng: np.random.Generator) -> JobRuns:
-        hw = plan.hardware
-        run = run_hours(jobs, hw)
-        start = np.full(len(jobs), np.nan)
-        units = -(-jobs.gpus // hw.gpus_per_unit)  # whole instances
         quota = plan.quota_instances
-        limit = quota * hw.gpus_per_unit if quota is not None else np.iinfo(np.int64).max
-        reason, text = feasibility(jobs, hw, int(limit), "GPUs of the instance quota")
-        idx = np.nonzero(reason == "")[0]
-        if quota is None:
+        per = plan.hardware.gpus_per_unit
+        limit = quota * per if quota is not None else np.iinfo(np.int64).max
+        shared = plan.option.shared_instances
+        at = place(jobs, plan.shapes, int(limit), "GPUs of the instance quota", shared)
+        start = np.full(len(jobs), np.nan)
+        idx = np.nonzero(at.reason == "")[0]
+        rentals = None
+        if shared:
+            start, rentals = self.shared_starts(jobs, plan, at)
+        elif quota is None:
             start[idx] = jobs.arrival_h[idx] + plan.delay_h
         elif len(idx):
             acquired = simulate(
                 QueueInput(
                     jobs.arrival_h[idx],
-                    units[idx],
-                    run[idx] + plan.delay_h,
+                    at.units[idx],
+                    at.run_h[idx] + plan.delay_h,
                     [(0.0, quota)],
                     horizon_h,
                 )
@@ -228,19 +304,52 @@ class CloudKind(Kind[C, CP]):
             start[idx] = acquired + plan.delay_h
         start[start >= horizon_h] = np.nan
         return JobRuns(
-            run_h=run,
+            run_h=at.run_h,
             gpus=jobs.gpus,
-            units=units,
+            units=at.units,
             start_h=start,
-            end_h=start + run,
-            reason=reason,
-            reason_text=text,
+            end_h=start + at.run_h,
+            reason=at.reason,
+            reason_text=at.reason_text,
+            shape=at.shape if len(plan.shapes) > 1 else None,
+            rentals=rentals,
         )
 
+    def shared_starts(
+        self, jobs: Jobs, plan: CloudPlan, at: Placement
+    ) -> tuple[np.ndarray, Rentals]:
+        """Starts when small jobs pack onto shared instances of their shape (whole instances
+        for the others), and the instance sessions billed."""
+        start = np.full(len(jobs), np.nan)
+        ok = at.reason == ""
+        per = np.array([s.hardware.gpus_per_unit for s in plan.shapes])[at.shape]
+        alone = ok & (jobs.gpus >= per)
+        start[alone] = jobs.arrival_h[alone] + plan.delay_h
+        parts = [(at.shape[alone], start[alone], start[alone] + at.run_h[alone], at.units[alone])]
+        idle_h = plan.option.idle_release_minutes / 60.0
+        for s, sh in enumerate(plan.shapes):
+            small = np.nonzero(ok & ~alone & (at.shape == s))[0]
+            if len(small):
+                p = pack(
+                    jobs.arrival_h[small], jobs.gpus[small], at.run_h[small],
+                    sh.hardware.gpus_per_unit, plan.delay_h, idle_h,
+                )  # fmt: skip
+                start[small] = p.start_h
+                n = len(p.session_start_h)
+                parts.append((np.full(n, s), p.session_start_h, p.session_end_h, np.ones(n)))
+        shape, s0, s1, count = (np.concatenate(x) for x in zip(*parts, strict=True))
+        rentals = Rentals(
+            shape=shape.astype(np.int64),
+            start_h=s0.astype(np.float64),
+            end_h=s1.astype(np.float64),
+            count=count.astype(np.float64),
+        )
+        return start, rentals
+
     def ledger(self, plan: CP, runs: JobRuns, edges: np.ndarray) -> Ledger:
-        """Every billed instance-hour at the instance price."""
+        """Every billed instance-hour at its shape's price."""
         use = usage(plan, runs, edges)
-        compute = per_month(use.instances_hourly, edges) * plan.price.usd_per_hour
+        compute = per_month(use.on_demand_usd_hourly(plan), edges)
         return Ledger(
             cash={"cloud_compute": compute},
             accounting={"cloud_compute": compute.copy()},

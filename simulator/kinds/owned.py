@@ -230,6 +230,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     model = Owned
     label = "owned cluster"
     buys_hardware = True
+    data_site = "owned"
 
     def search(
         self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import dataclasses
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Kind(abc.ABC, Generic[Opt, P]):
     model: ClassVar[type[OptionModel]]  # the option's scenario section
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
+    data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "owned" (storage.py)
 
     def check(self, option: Opt, ctx: Context) -> None:
         """Raise ScenarioError when a name the option refers to is unknown (default: none)."""
@@ -90,11 +92,29 @@ class Kind(abc.ABC, Generic[Opt, P]):
         jobs and returns its figures. Default: nothing to search."""
         return []
 
+    def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
+        """What an answer recommending option ``name`` of this kind rests on beyond its prices'
+        stated sources (``quotes``: its plan's), in sentences. Default: nothing."""
+        return []
+
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger
     ) -> list[tuple[str, pd.DataFrame]]:
         """Tables this kind adds to its section of the reports, as (title, frame)."""
         return []
+
+
+def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+    """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
+    moved) in cash and accounting alike."""
+    led = of(plan.option).ledger(plan, runs, edges)
+    if not plan.fixed_costs:
+        return led
+    cash, acc = dict(led.cash), dict(led.accounting)
+    for name, usd in plan.fixed_costs.items():
+        cash[name] = cash.get(name, 0.0) + usd
+        acc[name] = acc.get(name, 0.0) + usd
+    return dataclasses.replace(led, cash=cash, accounting=acc)
 
 
 _KINDS: dict[str, Kind[Any, Any]] = {}

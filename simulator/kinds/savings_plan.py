@@ -73,6 +73,10 @@ class SavingsPlan(CloudBase):
     def _commitment(self) -> SavingsPlan:
         if (self.commitment_usd_per_hour is None) == (self.commitment_instances is None):
             raise ValueError("give either commitment_usd_per_hour or commitment_instances")
+        if self.rate_usd_per_hour is not None and self.instance_types is not None:
+            raise ValueError(
+                "rate_usd_per_hour prices one instance_type; for a fleet give discount"
+            )
         if self.rate_usd_per_hour is not None and self.discount is not None:
             raise ValueError("give rate_usd_per_hour or discount, not both")
         if (
@@ -85,11 +89,24 @@ class SavingsPlan(CloudBase):
 @dataclass(frozen=True, kw_only=True)
 class SavingsPlanPlan(CloudPlan):
     option: SavingsPlan
-    sp_rate: Price  # $/instance-hour under the plan
+    sp_rate: Price  # $/instance-hour of the first shape under the plan
+    sp_rates: tuple[Price | None, ...]  # per shape; None: not covered (EC2 Instance plan)
 
 
-def _rate(o: SavingsPlan, ctx: Context, on_demand: Price) -> Price:
-    """The plan rate: the scenario's rate or discount, else the price book's (never invented)."""
+# Offline, no Savings Plan rate table is bundled: the reserved-instance rate of the same term and
+# payment stands in (EC2 Instance SP ~ standard RI, Compute SP ~ convertible RI; a GUESS recorded
+# in shared/data/aws/README.md "Not found in this pass"), labelled as such wherever it appears.
+STAND_IN_OFFERING = {"EC2Instance": "standard", "Compute": "convertible"}
+
+
+def family(instance_type: str) -> str:
+    """An EC2 instance family: the type's name before the size (p4d.24xlarge -> p4d)."""
+    return instance_type.split(".", 1)[0]
+
+
+def _rate(o: SavingsPlan, ctx: Context, itype: str | None, on_demand: Price) -> Price:
+    """The plan rate of one instance type: the scenario's rate or discount, else the price
+    book's, else the reserved-instance stand-in (never invented)."""
     if o.rate_usd_per_hour is not None:
         assert o.rate_source is not None
         return Price(o.rate_usd_per_hour, "scenario", "undated", o.rate_source)
@@ -102,15 +119,31 @@ def _rate(o: SavingsPlan, ctx: Context, on_demand: Price) -> Price:
             f"{o.discount:.0%} off {on_demand.label()}; discount from {o.rate_source}",
         )
     field = f"{ctx.where}.rate_usd_per_hour"
-    if o.instance_type is None:
+    if itype is None:
         msg = "a Savings Plan on a custom instance needs rate_usd_per_hour or discount"
         raise ScenarioError(ctx.file, field, msg)
     try:
-        return ctx.book.savings_plan(o.instance_type, ctx.region, o.plan, o.term_years, o.payment)
+        return ctx.book.savings_plan(itype, ctx.region, o.plan, o.term_years, o.payment)
     except PricingError as exc:
+        missing = str(exc)
+    offering = STAND_IN_OFFERING[o.plan]
+    try:
+        ri = ctx.book.reserved(itype, ctx.region, o.term_years, offering, o.payment)
+    except PricingError:
         raise ScenarioError(
-            ctx.file, field, f"{exc}. To fix: set rate_usd_per_hour or discount (with rate_source)"
+            ctx.file,
+            field,
+            f"{missing}, and no {offering} reserved-instance rate stands in for it. To fix: set"
+            " rate_usd_per_hour or discount (with rate_source)",
         ) from None
+    return Price(
+        ri.usd_per_hour,
+        ri.source,
+        ri.as_of,
+        f"STAND-IN for the {o.plan} Savings Plan rate (not bundled, not published): the"
+        f" {offering} RI {o.term_years}yr {o.payment} effective rate ({ri.detail}); EC2 Instance"
+        " SP ~ standard RI, Compute SP ~ convertible RI is an approximation",
+    )
 
 
 def savings_plan_hours(
@@ -124,6 +157,31 @@ def savings_plan_hours(
     return covered, used, commitment_usd - used, (usage_instances - covered) * on_demand
 
 
+def fleet_hours(
+    instances: np.ndarray,
+    commitment_usd: np.ndarray,
+    rates: tuple[float | None, ...],
+    on_demand: tuple[float, ...],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A plan over several shapes (rows of ``instances``): AWS applies the commitment to the
+    usage with the highest discount first. Returns per hour (on-demand USD covered, used
+    commitment USD, on-demand overflow USD)."""
+    remaining = np.asarray(commitment_usd, dtype=np.float64).copy()
+    covered_od = np.zeros(instances.shape[1])
+    overflow = np.zeros(instances.shape[1])
+    covered = [s for s, r in enumerate(rates) if r is not None]
+    for s in sorted(covered, key=lambda s: (rates[s] or 0.0) / on_demand[s]):
+        rate = rates[s]
+        assert rate is not None
+        cov, _, left, over = savings_plan_hours(instances[s], remaining, rate, on_demand[s])
+        remaining = left
+        covered_od += cov * on_demand[s]
+        overflow += over
+    for s in set(range(len(rates))) - set(covered):
+        overflow += instances[s] * on_demand[s]
+    return covered_od, commitment_usd - remaining, overflow
+
+
 @register
 class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
     name = "savings_plan"
@@ -132,11 +190,23 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
 
     def plan(self, option: SavingsPlan, ctx: Context) -> SavingsPlanPlan:
         base = self.cloud_plan(option, ctx)
-        rate = _rate(option, ctx, base.price)
         item = f"{option.plan} Savings Plan rate ({option.term_years}yr, {option.payment})"
+        types = option.types()
+        covers = family(types[0]) if types and option.plan == "EC2Instance" else None
+        rates: list[Price | None] = []
+        quotes = list(base.quotes)
+        for n, sh in enumerate(base.shapes):
+            if covers is not None and family(sh.name) != covers:
+                rates.append(None)  # an EC2 Instance plan covers one family in one region
+                continue
+            rates.append(_rate(option, ctx, types[n] if types else None, sh.price))
+            label = item if len(base.shapes) == 1 else f"{sh.name} {item}"
+            quotes.append(price_quote(label, rates[-1]))  # type: ignore[arg-type]
         shared = {f: getattr(base, f) for f in CloudPlan.__dataclass_fields__}
-        shared["quotes"] = (*base.quotes, price_quote(item, rate))
-        return SavingsPlanPlan(**shared, sp_rate=rate)
+        shared["quotes"] = tuple(quotes)
+        first = rates[0]
+        assert first is not None
+        return SavingsPlanPlan(**shared, sp_rate=first, sp_rates=tuple(rates))
 
     def search(
         self, option: SavingsPlan, prepared: Any, index: int, evaluate: Callable[..., Any]
@@ -148,7 +218,10 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         times it; at it, every term and payment option."""
         plan = prepared.plans[index]
         runs = self.play(prepared.jobs, plan, prepared.horizon_h, np.random.default_rng(0))
-        hourly = usage(plan, runs, prepared.edges).instances_hourly
+        inst = usage(plan, runs, prepared.edges).instances_hourly
+        rates = np.array([r.usd_per_hour if r else 0.0 for r in plan.sp_rates])
+        # Usage at plan rates, in instances of the first shape (its discount is the plan's).
+        hourly = rates @ inst / plan.sp_rate.usd_per_hour
         discount = 1.0 - plan.sp_rate.usd_per_hour / plan.price.usd_per_hour
         best = round(float(np.quantile(hourly, discount)), 2)
         out = []
@@ -195,9 +268,13 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         for t0 in term_starts:
             active[t0 : min(hours, t0 + term_h)] = 1.0
         commit_h = commit * active
-        covered, used_commit, unused_commit, overflow = savings_plan_hours(
-            use.instances_hourly, commit_h, rate, plan.price.usd_per_hour
+        covered_od, used_commit, overflow = fleet_hours(
+            use.instances_hourly,
+            commit_h,
+            tuple(r.usd_per_hour if r else None for r in plan.sp_rates),
+            tuple(sh.price.usd_per_hour for sh in plan.shapes),
         )
+        unused_commit = commit_h - used_commit
         upfront = UPFRONT_SHARE[sp.payment]
         cash_commit = per_month(commit_h, edges) * (1.0 - upfront)
         for t0 in term_starts:
@@ -205,7 +282,8 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
             cash_commit[month] += upfront * commit * term_h
         beyond_h = max(0, term_starts[-1] + term_h - hours)
         compute = per_month(overflow, edges)
-        used, billed = per_month(used_commit, edges), per_month(use.instances_hourly, edges)
+        used = per_month(used_commit, edges)
+        billed = per_month(use.on_demand_usd_hourly(plan), edges)
         cash = {"cloud_compute": compute, "sp_commitment": cash_commit}
         if upfront > 0:  # the prepaid hours beyond the horizon are credited, like resale
             carried = np.zeros(len(edges) - 1)
@@ -222,7 +300,7 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
             gpu_hours_busy=use.busy_gpu_h,
             series={
                 "sp_utilisation": ratio(used, per_month(commit_h, edges)),
-                "sp_coverage": ratio(per_month(covered, edges), billed),
+                "sp_coverage": ratio(per_month(covered_od, edges), billed),
             },
             notes={
                 "commitment_usd_per_hour": commit,

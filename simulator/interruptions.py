@@ -1,0 +1,75 @@
+"""Jobs that can be interrupted: a renewal process with periodic checkpoints.
+
+A job needs ``work`` hours of computing. It writes a checkpoint every ``interval`` hours of work
+(taking ``write`` hours; none after the last piece), so an interruption loses the work since the
+last checkpoint. Interruptions arrive as a Poisson process at ``rate`` per hour while the job
+holds its instances (restarts and checkpoint writes included). After an interruption the job
+waits ``wait`` hours for capacity, spends ``restart`` hours reloading, and resumes from its last
+checkpoint. After ``fallback_after`` interruptions (None: never) the rest runs where nothing
+interrupts it (on-demand), restart included.
+
+This is the model behind Young's (1974) and Daly's (2006) optimum checkpoint intervals; with no
+restart and no wait each piece of ``interval + write`` hours takes (e^{rate x (interval+write)} - 1)
+/ rate hours on average, which ``tests/test_spot.py`` checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One stretch of holding instances: start and end (h), whether it ran uninterruptible
+    (the fallback), and the work hours lost when it ended in an interruption."""
+
+    start_h: float
+    end_h: float
+    fallback: bool
+    lost_h: float
+
+
+@dataclass(frozen=True)
+class Checkpointing:
+    interval_h: float
+    write_h: float
+    restart_h: float
+    wait_h: float
+    fallback_after: int | None
+
+
+def hours_needed(work_h: float, c: Checkpointing) -> float:
+    """Wall-clock hours to do ``work_h`` uninterrupted, checkpoint writes included."""
+    writes = max(0, math.ceil(round(work_h / c.interval_h, 9)) - 1)
+    return work_h + writes * c.write_h
+
+
+def run_job(
+    start_h: float, work_h: float, rate_h: float, c: Checkpointing, rng: np.random.Generator
+) -> list[Attempt]:
+    """The attempts of one job started at ``start_h`` until it finishes."""
+    out: list[Attempt] = []
+    done = 0.0  # checkpointed work
+    t = start_h
+    restart = 0.0  # no reload before the first attempt
+    while True:
+        need = restart + hours_needed(work_h - done, c)
+        if c.fallback_after is not None and len(out) >= c.fallback_after:
+            out.append(Attempt(t, t + need, True, 0.0))
+            return out
+        x = rng.exponential(1.0 / rate_h) if rate_h > 0 else math.inf
+        if x >= need:
+            out.append(Attempt(t, t + need, False, 0.0))
+            return out
+        ran = max(0.0, x - restart)  # time past the reload
+        pieces = min(int(ran // (c.interval_h + c.write_h)), math.ceil(work_h / c.interval_h))
+        saved = min(work_h - done, pieces * c.interval_h)
+        # Held time that saved nothing: all of it, or the part after the last checkpoint.
+        lost = x if pieces == 0 else ran - pieces * (c.interval_h + c.write_h)
+        done += saved
+        out.append(Attempt(t, t + x, False, lost))
+        t += x + c.wait_h
+        restart = c.restart_h
