@@ -23,7 +23,10 @@ FLEET = ["g5.xlarge", "g6.xlarge", "g6e.xlarge", "g5.12xlarge", "g6e.48xlarge", 
 OPTIONS: list[tuple[str, dict[str, Any]]] = [
     ("on-demand, 1 type", {"kind": "on_demand", "instance_type": "p4d.24xlarge"}),
     ("on-demand, fleet of 6", {"kind": "on_demand", "instance_types": FLEET}),
-    ("shared, fleet of 6", {"kind": "on_demand", "instance_types": FLEET, "shared_instances": True}),
+    (
+        "shared, fleet of 6",
+        {"kind": "on_demand", "instance_types": FLEET, "shared_instances": True},
+    ),
     ("spot, fleet of 6", {"kind": "spot", "instance_types": FLEET}),
     (
         "spot, 30/instance-month",

@@ -93,6 +93,24 @@ CHECKPOINT_INTERVAL_HOURS = 1.0
 CHECKPOINT_WRITE_MINUTES = 0.0
 RESTART_OVERHEAD_MINUTES = 10.0
 
+# Financing of owned servers. Rate: CoreWeave's OEM (vendor) financing, 9-10 % effective (10-Q
+# Q2 2025, Note 10; shared/data/hardware/financing.csv), the midpoint; its GPU-backed and other
+# debt ran 7-15 %. Term: 36 months, the short end of GPU sale-leasebacks (36-60 months,
+# gpuleaseindex.com, marketing). Down payment 10 % and lease advance 5 %: midpoints of a GPU
+# vendor's ranges (financing 0-20 % down, operating lease 0-10 % upfront; slyd.com, ~2026).
+FINANCING_ANNUAL_RATE = 0.095
+FINANCING_TERM_MONTHS = 36
+LOAN_DOWN_PAYMENT = 0.10
+LEASE_UPFRONT = 0.05
+
+# GPU failures: Meta's Llama 3 pre-training cluster (16,384 H100, 54 days) saw 268 GPU-attributed
+# unexpected interruptions: 0.303 per 1,000 GPU-days (The Llama 3 Herd of Models, Table 5; row
+# "GPU-attributed interruptions" of shared/data/hardware/reliability.csv). Repair: 14 days, the
+# short end of a server reseller's 2-4 week replacement lead time (same file, "warranty" row); a
+# recoverable fault takes hours (Delta: a 19 h example), so this errs long.
+GPU_FAILURES_PER_1000_GPU_DAYS = 0.303
+REPAIR_DAYS = 14.0
+
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
 BARE_METAL_BILLING_MINIMUM_S = 3600.0
@@ -128,6 +146,16 @@ SOURCES: dict[str, tuple[float, str]] = {
     "idle_release_minutes": (IDLE_RELEASE_MINUTES, "Ray cluster launcher idle_timeout_minutes"),
     "checkpoint_interval_hours": (CHECKPOINT_INTERVAL_HOURS, "ASSUMPTION: hourly checkpoints"),
     "restart_overhead_minutes": (RESTART_OVERHEAD_MINUTES, "ASSUMPTION: new instance + reload"),
+    "financing_annual_rate": (
+        FINANCING_ANNUAL_RATE,
+        "CoreWeave 10-Q Q2 2025: OEM financing 9-10 %",
+    ),
+    "financing_term_months": (FINANCING_TERM_MONTHS, "GPU sale-leasebacks run 36-60 months"),
+    "gpu_failures_per_1000_gpu_days": (
+        GPU_FAILURES_PER_1000_GPU_DAYS,
+        "Llama 3 cluster: GPU-attributed interruptions, 16,384 H100",
+    ),
+    "repair_days": (REPAIR_DAYS, "reseller replacement lead time 2-4 weeks, short end"),
     "bare_metal_billing_increment_s": (BARE_METAL_BILLING_INCREMENT_S, "rented by the hour"),
     "partial_upfront_fraction": (PARTIAL_UPFRONT_FRACTION, "AWS: at least half upfront"),
     "backfill_depth": (BACKFILL_DEPTH, "Slurm bf_max_job_test default"),

@@ -48,6 +48,8 @@ def plan_option(
     scenario's data costs where its data lives."""
     kind = registry.of(option)
     plan: Plan = kind.plan(option, scenario.context(file, index, book))
+    if scenario.escalation.rates():
+        plan = replace(plan, escalation=scenario.escalation.rates())
     data = scenario.data
     if data is None or kind.data_site is None:
         return plan

@@ -64,6 +64,8 @@ class Metrics:
     busy_gpu_hours: float = 0.0  # used by jobs (lost work included)
     interruptions: int = 0
     lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
+    failures: int = 0  # GPUs that failed (owned)
+    gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
 
 
 def measure(
@@ -102,6 +104,8 @@ def measure(
         busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
         interruptions=0 if runs.interruptions is None else int(runs.interruptions.sum()),
         lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
+        failures=runs.failures,
+        gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
     )
 
 

@@ -68,3 +68,5 @@ class Plan:
     description: str
     # Monthly USD by ledger category that do not depend on the jobs (the data: block).
     fixed_costs: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # Yearly escalation of running costs by ledger category (the escalation: block).
+    escalation: Mapping[str, float] = field(default_factory=dict)

@@ -63,6 +63,8 @@ class JobRuns:
     rentals: Rentals | None = None
     interruptions: np.ndarray | None = None
     lost_gpu_h: np.ndarray | None = None
+    failures: int = 0  # GPUs of the option that failed (owned)
+    unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
 
     @property
     def runnable(self) -> np.ndarray:

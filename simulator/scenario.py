@@ -23,6 +23,7 @@ from tco.simulator.arrivals import monthly_rates
 from tco.simulator.errors import ScenarioError
 from tco.simulator.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.fields import Month, OptionModel, Strict
+from tco.simulator.financing import Escalation
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
 from tco.simulator.service_level import ServiceLevel
@@ -51,6 +52,7 @@ class Scenario(Strict):
     speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
+    escalation: Escalation = Field(default_factory=lambda: Escalation())
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 

@@ -56,6 +56,8 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "busy_gpu_hours": _num(o.metrics.busy_gpu_hours),
         "interruptions": o.metrics.interruptions,
         "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
+        "failures": o.metrics.failures,
+        "gpu_availability": _num(o.metrics.gpu_availability),
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
         "waits_h": {
             k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()

@@ -24,9 +24,19 @@ from tco.pricing.errors import PricingError
 from tco.simulator import defaults
 from tco.simulator.calendar import month_edges_h, per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Count, Fraction, GpuCount, NonNeg, OptionModel, Strict
+from tco.simulator.failures import Failures, failed_runs, outages
+from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
 from tco.simulator.finance import depreciation
+from tco.simulator.financing import Financing, Flows, financed, financing_quotes
 from tco.simulator.jobs import Jobs
+from tco.simulator.kinds.owned_parts import (
+    Delivery,
+    Depreciation,
+    Facility,
+    Power,
+    StaffTime,
+    Tranche,
+)
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
@@ -40,45 +50,6 @@ if typing.TYPE_CHECKING:
 
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
-
-
-class Tranche(Strict):
-    """``servers`` ordered in month ``month`` (0 = the first month of the horizon)."""
-
-    month: Annotated[int, Field(ge=0, le=1200)] = 0
-    servers: GpuCount
-
-
-class Depreciation(Strict):
-    """How capex is spread in the accounting view. Salvage is a fraction of the purchase price."""
-
-    method: Literal["straight_line", "declining_balance", "sum_of_years_digits"] = "straight_line"
-    months: Annotated[int, Field(ge=1, le=240)] = defaults.DEPRECIATION_MONTHS
-    salvage_fraction: Fraction = defaults.SALVAGE_FRACTION
-    declining_factor: Annotated[float, Field(gt=0, le=4)] = defaults.DECLINING_BALANCE_FACTOR
-
-
-class Power(Strict):
-    """Electricity: draw (fractions of the server's maximum) x PUE x $/kWh."""
-
-    pue: Annotated[float, Field(ge=1, le=3)] = defaults.PUE
-    usd_per_kwh: NonNeg = defaults.ELECTRICITY_USD_PER_KWH
-    busy_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.BUSY_POWER_FRACTION
-    idle_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.IDLE_POWER_FRACTION
-
-
-class Facility(Strict):
-    """Space and cooling: colocation billed per provisioned kW per month, or an own room."""
-
-    kind: Literal["colocation", "own"] = "colocation"
-    usd_per_kw_month: NonNeg = defaults.COLOCATION_USD_PER_KW_MONTH
-
-
-class StaffTime(Strict):
-    """Share of staff time spent running the servers."""
-
-    fte: NonNeg = 0.0
-    usd_per_fte_year: NonNeg = 0.0
 
 
 class Owned(OptionModel):
@@ -103,6 +74,8 @@ class Owned(OptionModel):
     power: Power = Power()
     facility: Facility = Facility()
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
+    financing: Financing | None = None  # paid in cash when absent
+    failures: Failures | None = None  # GPUs never fail when absent
     staff: StaffTime = StaffTime()
     scheduler: Literal["fifo", "backfill"] = "fifo"
     backfill_depth: Count = defaults.BACKFILL_DEPTH
@@ -119,16 +92,6 @@ class Owned(OptionModel):
             return list(self.tranches)
         assert self.servers is not None
         return [Tranche(month=0, servers=self.servers)]
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """A tranche of servers: ordered in ``order_month``, usable from ``delivery_h``."""
-
-    order_month: int
-    servers: int
-    delivery_h: float  # inf when it arrives after the horizon
-    delivery_month: int | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,6 +223,23 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
+        f = option.financing
+        deliveries = _deliveries(option, ctx)
+        if f is not None and f.end_of_term == "return":
+            for d in deliveries:
+                if (
+                    d.delivery_month is not None
+                    and d.delivery_month + f.term_months < ctx.horizon_months
+                ):
+                    raise ScenarioError(
+                        ctx.file,
+                        f"{ctx.where}.financing.term_months",
+                        f"servers delivered in month {d.delivery_month + 1} would be returned"
+                        f" after {f.term_months} months, before the horizon; the model keeps a"
+                        " cluster's size: make the term at least"
+                        f" {ctx.horizon_months - d.delivery_month} months or choose"
+                        " end_of_term: fmv_buyout or dollar_buyout",
+                    )
         server = hardware.server(option.server)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
@@ -277,11 +257,15 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         return OwnedPlan(
             option=option,
             hardware=hw,
-            quotes=(*_quotes(option, server, price, kw), speed_quote(ctx.speed(gpu.name))),
+            quotes=(
+                *_quotes(option, server, price, kw),
+                *financing_quotes(f),
+                speed_quote(ctx.speed(gpu.name)),
+            ),
             description=f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})",
             price_usd_per_server=price,
             max_kw_per_server=kw,
-            deliveries=_deliveries(option, ctx),
+            deliveries=deliveries,
         )
 
     def play(
@@ -297,27 +281,35 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             for d in plan.deliveries
             if d.delivery_h < horizon_h
         ]
+        f = plan.option.failures
+        out = outages(capacity, f, horizon_h, rng) if f is not None else None
+        hit = failed_runs(jobs.gpus, run, f, rng) if f is not None else None
+        hold = hit.hold_h if hit is not None else run
         idx = np.nonzero(reason == "")[0]
         if len(idx) and capacity:
             start[idx] = simulate(
                 QueueInput(
                     jobs.arrival_h[idx],
                     jobs.gpus[idx],
-                    run[idx],
-                    capacity,
+                    hold[idx],
+                    capacity + (out.changes if out is not None else []),
                     horizon_h,
                     plan.option.scheduler,
                     plan.option.backfill_depth,
                 )
             )
         return JobRuns(
-            run_h=run,
+            run_h=hold,
             gpus=jobs.gpus,
             units=jobs.gpus.copy(),
             start_h=start,
-            end_h=start + run,
+            end_h=start + hold,
             reason=reason,
             reason_text=text,
+            interruptions=None if hit is None else hit.interruptions,
+            lost_gpu_h=None if hit is None else hit.lost_gpu_h,
+            failures=0 if out is None else out.failures,
+            unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
         )
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
@@ -363,26 +355,22 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     )
     busy = per_month(hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours), edges)
 
-    capex = np.zeros(months)
-    dep = np.zeros(months)
-    resale = np.zeros(months)
-    support = np.zeros(months)
+    capex, dep, resale, support = (np.zeros(months) for _ in range(4))
+    extra_cash: dict[str, np.ndarray] = {}
+    extra_acc: dict[str, np.ndarray] = {}
+    notes: dict[str, float] = {}
     for i, d in enumerate(arrived):
         assert d.delivery_month is not None
-        m0 = d.delivery_month
         basis = _basis(plan, i, d)
-        capex[m0] += basis
-        schedule = depreciation(
-            o.depreciation.method,
-            basis,
-            basis * o.depreciation.salvage_fraction,
-            o.depreciation.months,
-            o.depreciation.declining_factor,
-        )
-        span = min(len(schedule), months - m0)
-        dep[m0 : m0 + span] += schedule[:span]
-        if o.sell_at_horizon:
-            resale[-1] -= _resale(o, basis, basis - schedule[:span].sum(), months - m0)
+        t = _tranche(o, basis, d.delivery_month, months)
+        capex += t.cash.pop("capex")
+        resale += t.cash.pop("resale")
+        dep += t.accounting.pop("depreciation")
+        for mine, theirs in ((extra_cash, t.cash), (extra_acc, t.accounting)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0.0) + v
+        for k, x in t.notes.items():
+            notes[k] = notes.get(k, 0.0) + x
         # The support contract runs from arrival, prorated by the hours in service.
         in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
         support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
@@ -396,8 +384,53 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
     shared = {"power": power, "facility": facility, "support": support, "staff": staff}
     return Ledger(
-        cash={"capex": capex, "resale": resale, **shared},
-        accounting={"depreciation": dep, **shared},
+        cash={"capex": capex, "resale": resale, **extra_cash, **shared},
+        accounting={"depreciation": dep, **extra_acc, **shared},
         gpu_hours_paid=server_hours * gps,
         gpu_hours_busy=busy,
+        notes=notes,
     )
+
+
+def _owned(
+    o: Owned, basis: float, m0: int, months: int, out: Flows, new: tuple[float, int]
+) -> None:
+    """Servers owned from month ``m0`` at cost ``basis``: depreciation, and their sale at the
+    horizon (``new``: their price new and the month they arrived, for the market curve)."""
+    schedule = depreciation(
+        o.depreciation.method,
+        basis,
+        basis * o.depreciation.salvage_fraction,
+        o.depreciation.months,
+        o.depreciation.declining_factor,
+    )
+    span = min(len(schedule), months - m0)
+    out.accounting["depreciation"][m0 : m0 + span] += schedule[:span]
+    if o.sell_at_horizon:
+        book = basis - schedule[:span].sum()
+        out.cash["resale"][-1] -= _resale(o, new[0], book, months - new[1])
+
+
+def _tranche(o: Owned, basis: float, m0: int, months: int) -> Flows:
+    """One tranche's capex, depreciation and resale, paid in cash or financed."""
+    out = Flows(months)
+    for name in ("capex", "resale"):
+        out.cash[name] = np.zeros(months)
+    out.accounting["depreciation"] = np.zeros(months)
+    f = o.financing
+    if f is None:
+        out.cash["capex"][m0] += basis
+        _owned(o, basis, m0, months, out, (basis, m0))
+        return out
+    residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
+    flows = financed(f, basis, m0, months, residual)
+    out.cash.update(flows.cash)
+    out.accounting.update(flows.accounting)
+    out.notes.update(flows.notes)
+    if not f.operating:
+        _owned(o, basis, m0, months, out, (basis, m0))
+    elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < months:
+        end = m0 + f.term_months
+        out.cash["capex"][end] += residual  # bought at the value the lessor priced in
+        _owned(o, residual, end, months, out, (basis, m0))
+    return out

@@ -106,14 +106,19 @@ class Kind(abc.ABC, Generic[Opt, P]):
 
 def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
-    moved) in cash and accounting alike."""
+    moved) in cash and accounting alike, with running costs escalated month by month."""
     led = of(plan.option).ledger(plan, runs, edges)
-    if not plan.fixed_costs:
+    if not plan.fixed_costs and not plan.escalation:
         return led
     cash, acc = dict(led.cash), dict(led.accounting)
     for name, usd in plan.fixed_costs.items():
         cash[name] = cash.get(name, 0.0) + usd
         acc[name] = acc.get(name, 0.0) + usd
+    years = np.arange(len(edges) - 1) / 12.0  # month m is m/12 years after the start
+    for name, per_year in plan.escalation.items():
+        for view in (cash, acc):
+            if name in view:
+                view[name] = view[name] * (1.0 + per_year) ** years
     return dataclasses.replace(led, cash=cash, accounting=acc)
 
 

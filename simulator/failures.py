@@ -1,0 +1,130 @@
+"""Hardware failures and repairs of an owned cluster.
+
+GPUs fail as a Poisson process while in service, at ``gpu_failures_per_1000_gpu_days`` (default
+Meta's Llama 3 cluster: 0.303 GPU-attributed interruptions per 1,000 GPU-days, 16,384 H100,
+54 days; shared/data/hardware/reliability.csv, row "GPU-attributed interruptions"), and are back
+``repair_days`` later. A spare GPU, when one is free, takes a failed GPU's place at once (the
+repaired GPU becomes a spare); otherwise the cluster has one GPU fewer until a repair ends. With
+no spares each GPU is an alternating renewal process, so the share of GPU-time in service is
+MTBF / (MTBF + MTTR), which ``tests/test_failures.py`` checks.
+
+Jobs: a running job is interrupted at its GPUs x the rate; it loses the work since its last
+checkpoint, spends the restart overhead and resumes on a GPU the pool lends it
+(``simulator.interruptions``), so its hold grows. That the job does not queue again, and that its
+interruptions are drawn apart from the pool's outages (same rate, not the same events), are
+simplifications of this model.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Annotated
+
+import numpy as np
+from pydantic import Field
+
+from tco.simulator import defaults
+from tco.simulator.fields import NonNeg, Pos, Strict
+
+
+class Failures(Strict):
+    """How often GPUs fail, how long repairs take, spares, and the jobs' checkpoints."""
+
+    gpu_failures_per_1000_gpu_days: NonNeg = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
+    repair_days: Pos = defaults.REPAIR_DAYS
+    spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
+    checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
+    restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
+
+    @property
+    def rate_per_gpu_h(self) -> float:
+        return self.gpu_failures_per_1000_gpu_days / 1000.0 / 24.0
+
+
+@dataclass(frozen=True)
+class Outages:
+    """GPUs out of service: capacity changes (time h, -1 or +1) and GPU-hours lost by the
+    horizon."""
+
+    changes: list[tuple[float, int]]
+    down_gpu_h: float
+    failures: int
+
+
+def outages(
+    slots: list[tuple[float, int]], f: Failures, horizon_h: float, rng: np.random.Generator
+) -> Outages:
+    """Failures and repairs of GPUs entering service as (time h, GPUs) ``slots``."""
+    rate = f.rate_per_gpu_h
+    if rate <= 0:
+        return Outages([], 0.0, 0)
+    repair_h = f.repair_days * 24.0
+    events: list[tuple[float, int, int]] = []  # (time, 0 = failure of slot s / 1 = repair, s)
+    n = 0
+    for t0, gpus in slots:
+        for _ in range(gpus):
+            events.append((t0 + rng.exponential(1.0 / rate), 0, n))
+            n += 1
+    heapq.heapify(events)
+    spares, waiting = f.spare_gpus, []
+    changes: list[tuple[float, int]] = []
+    down_since: dict[int, float] = {}
+    down_h, failures = 0.0, 0
+    while events and events[0][0] < horizon_h:
+        t, what, s = heapq.heappop(events)
+        if what == 0:
+            failures += 1
+            heapq.heappush(events, (t + repair_h, 1, -1))
+            if spares > 0:
+                spares -= 1
+                heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, s))
+            else:
+                waiting.append(s)
+                down_since[s] = t
+                changes.append((t, -1))
+        elif waiting:
+            w = waiting.pop(0)
+            down_h += t - down_since.pop(w)
+            changes.append((t, +1))
+            heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, w))
+        else:
+            spares += 1
+    down_h += sum(horizon_h - t for t in down_since.values())
+    return Outages(changes, down_h, failures)
+
+
+@dataclass(frozen=True)
+class FailedRuns:
+    """Per job: hours it holds its GPUs (restarts and lost work included), interruptions, and
+    GPU-hours of work lost."""
+
+    hold_h: np.ndarray
+    interruptions: np.ndarray
+    lost_gpu_h: np.ndarray
+
+
+def failed_runs(
+    gpus: np.ndarray, run_h: np.ndarray, f: Failures, rng: np.random.Generator
+) -> FailedRuns:
+    """Each job's run stretched by the failures of its GPUs (``simulator.interruptions``)."""
+    from tco.simulator.interruptions import Checkpointing, run_job
+
+    c = Checkpointing(
+        interval_h=f.checkpoint_interval_hours,
+        write_h=0.0,
+        restart_h=f.restart_overhead_minutes / 60.0,
+        wait_h=0.0,
+        fallback_after=None,
+    )
+    hold = np.asarray(run_h, dtype=np.float64).copy()
+    hits = np.zeros(len(run_h), np.int64)
+    lost = np.zeros(len(run_h))
+    rate = f.rate_per_gpu_h
+    for j, (k, r) in enumerate(zip(gpus.tolist(), run_h.tolist(), strict=True)):
+        tries = run_job(0.0, r, k * rate, c, rng)
+        if len(tries) > 1:
+            hold[j] = tries[-1].end_h
+            hits[j] = len(tries) - 1
+            lost[j] = sum(a.lost_h for a in tries) * k
+    return FailedRuns(hold, hits, lost)
