@@ -44,6 +44,26 @@ class Jobs:
     def __repr__(self) -> str:
         return f"Jobs({len(self):,} jobs of {', '.join(self.class_names)})"
 
+    def take(self, idx: np.ndarray, arrival_h: np.ndarray) -> Jobs:
+        """The jobs at ``idx`` (in that order), arriving at ``arrival_h`` instead."""
+        from dataclasses import replace
+
+        def pick(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[idx]
+
+        return replace(
+            self,
+            arrival_h=np.asarray(arrival_h, dtype=np.float64),
+            gpus=self.gpus[idx],
+            work_ref_gpu_h=self.work_ref_gpu_h[idx],
+            memory_gb=self.memory_gb[idx],
+            comm_share=self.comm_share[idx],
+            job_class=self.job_class[idx],
+            reference_gpu=self.reference_gpu[idx],
+            names=pick(self.names),
+            family=pick(self.family),
+        )
+
     def job_ids(self) -> list[str]:
         """Readable ids: the recorded id of a trace job, else '<class>#<n>' numbered within the
         class in arrival order."""

@@ -66,6 +66,8 @@ class Metrics:
     lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
     failures: int = 0  # GPUs that failed (owned)
     gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
+    burst_jobs: int = 0  # sent to the cloud (hybrid)
+    burst_gpu_hours: float = 0.0  # GPU-hours those jobs ran in the horizon
 
 
 def measure(
@@ -106,7 +108,17 @@ def measure(
         lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
         failures=runs.failures,
         gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
+        burst_jobs=0 if runs.burst is None else int(runs.burst.sum()),
+        burst_gpu_hours=_burst_gpu_hours(runs, horizon_h),
     )
+
+
+def _burst_gpu_hours(runs: JobRuns, horizon_h: float) -> float:
+    if runs.burst is None or not runs.burst.any():
+        return 0.0
+    b = runs.burst
+    held = np.minimum(runs.end_h[b], horizon_h) - runs.start_h[b]
+    return float((held * runs.gpus[b]).sum())
 
 
 def _reasons(runs: JobRuns) -> list[str]:

@@ -65,6 +65,8 @@ class JobRuns:
     lost_gpu_h: np.ndarray | None = None
     failures: int = 0  # GPUs of the option that failed (owned)
     unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
+    parts: dict[str, JobRuns] | None = None  # a composite option's parts (hybrid)
+    burst: np.ndarray | None = None  # per job: sent to the cloud (hybrid)
 
     @property
     def runnable(self) -> np.ndarray:
@@ -76,7 +78,8 @@ class JobRuns:
         if rentals is not None:
             busy = None if rentals.busy_gpus is None else rentals.busy_gpus * k
             rentals = replace(rentals, count=rentals.count * k, busy_gpus=busy)
-        return replace(self, gpus=self.gpus * k, units=self.units * k, rentals=rentals)
+        parts = None if self.parts is None else {n: p.scaled(k) for n, p in self.parts.items()}
+        return replace(self, gpus=self.gpus * k, units=self.units * k, rentals=rentals, parts=parts)
 
     def __repr__(self) -> str:
         started = int((~np.isnan(self.start_h)).sum())

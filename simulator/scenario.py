@@ -72,6 +72,7 @@ class Scenario(Strict):
             book=book,
             speed_overrides=dict(self.speed.scores) if self.speed else {},
             speed_source=self.speed.source if self.speed else "",
+            options={o.name: (i, o) for i, o in enumerate(self.options)},
         )
 
 

@@ -43,6 +43,7 @@ class QueueInput:
     horizon_h: float
     policy: str = "fifo"
     depth: int = 500
+    patience_h: float | None = None  # a queued job leaves after waiting this long (hybrid burst)
 
 
 class _Pool:
@@ -65,6 +66,7 @@ class _Pool:
         self.running: list[tuple[float, int, int]] = []
         self.ends: dict[int, float] = {}
         self.pass_pending = False
+        self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
 
     def wake(self) -> None:
         """Ask for one scheduling pass after every event already due at this instant."""
@@ -151,6 +153,9 @@ class _Pool:
             t = arrival[i]
             while i < n and arrival[i] == t:
                 self.queue.append(i)
+                if self.inp.patience_h is not None:
+                    ev = self.env.timeout(self.inp.patience_h, value=i)
+                    ev.callbacks.append(self._give_up)
                 i += 1
             self.wake()
             # As the process did: an arrival not after the clock (now + (t - now) can pass t by
@@ -160,6 +165,16 @@ class _Pool:
         self.next_arrival = i
         if i < n:
             self._arrive_after(arrival[i] - self.env.now)
+
+    def _give_up(self, ev: simpy.Event) -> None:
+        """A job still queued when its patience runs out leaves, wherever it stands (as in
+        Starburst's waiting policies); the jobs behind it may now start."""
+        job = int(ev.value)  # type: ignore[arg-type]
+        if np.isnan(self.start[job]):
+            self.queue.remove(job)
+            self.left[job] = self.env.now
+            if self.queue:
+                self.wake()
 
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u in list(self.future_capacity):
@@ -172,12 +187,18 @@ class _Pool:
 
 def simulate(inp: QueueInput) -> np.ndarray:
     """Start time (h) of every job; NaN for jobs not started before the horizon."""
+    return simulate_patience(inp)[0]
+
+
+def simulate_patience(inp: QueueInput) -> tuple[np.ndarray, np.ndarray]:
+    """Start time (h) of every job, and when a job gave up waiting (``inp.patience_h``); NaN
+    where it did not."""
     pool = _Pool(inp)
     pool.start_arrivals()
     if pool.future_capacity:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
-    return pool.start
+    return pool.start, pool.left
 
 
 def fifo_heapq(inp: QueueInput) -> np.ndarray:

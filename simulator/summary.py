@@ -58,6 +58,8 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
         "failures": o.metrics.failures,
         "gpu_availability": _num(o.metrics.gpu_availability),
+        "burst_jobs": o.metrics.burst_jobs,
+        "burst_gpu_hours": _num(o.metrics.burst_gpu_hours),
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
         "waits_h": {
             k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()

@@ -51,7 +51,13 @@ def _workload(field: str) -> Apply:
 
 def _owned(change_one: Callable[[dict[str, Any], float], None]) -> Apply:
     def apply(data: dict[str, Any], change: float) -> bool:
-        owned = [o for o in data["options"] if registry.get(o["kind"]).buys_hardware]
+        # Options that buy servers themselves (a hybrid refers to one and changes with it).
+        owned = [
+            o
+            for o in data["options"]
+            if registry.get(o["kind"]).buys_hardware
+            and "depreciation" in registry.get(o["kind"]).model.model_fields
+        ]
         for o in owned:
             change_one(o, change)
         return bool(owned)

@@ -30,12 +30,12 @@ BROKEN = {
     ),
     "negative": (
         LAB.replace("usd_per_hour: 32.0", "usd_per_hour: -32.0"),
-        "options[5].instance.usd_per_hour",
+        "options[6].instance.usd_per_hour",
         "greater than or equal to 0",
     ),
     "unknown_instance": (
         LAB.replace("instance_type: p4d.24xlarge\n", "instance_type: p4d.24xlarg\n", 1),
-        "options[4].instance_type",
+        "options[5].instance_type",
         "did you mean 'p4d.24xlarge'",
     ),
     "unknown_gpu": (
@@ -48,7 +48,7 @@ BROKEN = {
     ),
     "unknown_kind": (
         LAB.replace("kind: bare_metal", "kind: baremetal"),
-        "options[5].kind",
+        "options[6].kind",
         "did you mean 'bare_metal'",
     ),
     "duplicate_key": (
@@ -205,7 +205,7 @@ def test_unknown_savings_plan_rate_says_what_to_do(
         main(["simulate", str(f), "--prices", "snapshot", "-q", "--out", str(tmp_path / "o")])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "options[2].rate_usd_per_hour" in err and "not known" in err
+    assert "options[3].rate_usd_per_hour" in err and "not known" in err
     assert "To fix: set rate_usd_per_hour or discount" in err
 
 

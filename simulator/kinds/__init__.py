@@ -4,7 +4,14 @@ See :mod:`tco.simulator.kinds.registry` for the protocol a kind implements. A ne
 module and one line below.
 """
 
-from tco.simulator.kinds import bare_metal, on_demand, owned, savings_plan, spot  # noqa: F401 (register)
+from tco.simulator.kinds import (  # noqa: F401 (register)
+    bare_metal,
+    hybrid,
+    on_demand,
+    owned,
+    savings_plan,
+    spot,
+)
 from tco.simulator.kinds.registry import Context, Kind, get, names, of, register, registered
 
 __all__ = ["Context", "Kind", "get", "names", "of", "register", "registered"]

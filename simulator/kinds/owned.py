@@ -36,12 +36,13 @@ from tco.simulator.kinds.owned_parts import (
     Power,
     StaffTime,
     Tranche,
+    smallest_meeting,
 )
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns, feasibility
-from tco.simulator.scheduler import QueueInput, simulate
+from tco.simulator.scheduler import QueueInput, simulate_patience
 from tco.simulator.speed import Hardware, run_hours
 from tco.simulator.usage import hourly
 
@@ -152,27 +153,6 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
     )
 
 
-def _smallest(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
-    """Configurations at sizes around the smallest meeting the level: ``at(start)`` first, then
-    doubling until one meets, then bisection above ``floor`` (a size that always misses)."""
-    seen = {start: at(start)}
-    lo, hi = floor, start
-    if not seen[hi].meets_service_level:
-        while not seen[hi].meets_service_level and hi < limit:
-            lo, hi = hi, max(1, hi * 2)
-            seen[hi] = at(hi)
-        if not seen[hi].meets_service_level:
-            return list(seen.values())
-    while hi - lo > 1:  # invariant: lo misses (or is the floor), hi meets
-        mid = (lo + hi) // 2
-        seen[mid] = at(mid)
-        lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
-    for n in (hi - 1, hi + 1, 2 * hi):
-        if n > floor and n not in seen:
-            seen[n] = at(n)
-    return [seen[n] for n in sorted(seen)]
-
-
 def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
     value = (
         book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
@@ -193,7 +173,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     model = Owned
     label = "owned cluster"
     buys_hardware = True
-    data_site = "owned"
+    data_site = "premises"
 
     def search(
         self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]
@@ -207,14 +187,14 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             def at(n: int) -> Any:
                 return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
 
-            return _smallest(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
+            return smallest_meeting(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
         plan = option.purchase_plan()
 
         def added(k: int) -> Any:
             more = [t.model_copy(update={"servers": t.servers + k}) for t in plan]
             return evaluate(option.model_copy(update={"tranches": more}), {TRANCHE_KNOB: k})
 
-        return _smallest(added, 0, -1, MAX_SERVERS_FACTOR * max(t.servers for t in plan))
+        return smallest_meeting(added, 0, -1, MAX_SERVERS_FACTOR * max(t.servers for t in plan))
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:
@@ -271,6 +251,18 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     def play(
         self, jobs: Jobs, plan: OwnedPlan, horizon_h: float, rng: np.random.Generator
     ) -> JobRuns:
+        return self.queue(jobs, plan, horizon_h, rng, None)[0]
+
+    def queue(
+        self,
+        jobs: Jobs,
+        plan: OwnedPlan,
+        horizon_h: float,
+        rng: np.random.Generator,
+        patience_h: float | None,
+    ) -> tuple[JobRuns, np.ndarray]:
+        """The jobs queued on the cluster, and when each gave up waiting after ``patience_h``
+        (NaN: it did not; a hybrid option bursts those to the cloud)."""
         hw = plan.hardware
         run = run_hours(jobs, hw)
         start = np.full(len(jobs), np.nan)
@@ -286,8 +278,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         hit = failed_runs(jobs.gpus, run, f, rng) if f is not None else None
         hold = hit.hold_h if hit is not None else run
         idx = np.nonzero(reason == "")[0]
+        left = np.full(len(jobs), np.nan)
         if len(idx) and capacity:
-            start[idx] = simulate(
+            start[idx], left[idx] = simulate_patience(
                 QueueInput(
                     jobs.arrival_h[idx],
                     jobs.gpus[idx],
@@ -296,9 +289,12 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                     horizon_h,
                     plan.option.scheduler,
                     plan.option.backfill_depth,
+                    patience_h,
                 )
             )
-        return JobRuns(
+        elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
+            left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h, horizon_h)
+        runs = JobRuns(
             run_h=hold,
             gpus=jobs.gpus,
             units=jobs.gpus.copy(),
@@ -311,6 +307,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             failures=0 if out is None else out.failures,
             unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
         )
+        return runs, left
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)

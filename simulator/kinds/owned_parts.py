@@ -1,10 +1,11 @@
 """The sections of an owned option's scenario entry (tranches, depreciation, power, facility,
-staff) and a tranche's delivery, shared by the owned kind and its costs."""
+staff), a tranche's delivery, and the search for the smallest cluster meeting the level."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -59,3 +60,24 @@ class Delivery:
     servers: int
     delivery_h: float  # inf when it arrives after the horizon
     delivery_month: int | None
+
+
+def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
+    """Configurations at sizes around the smallest meeting the level: ``at(start)`` first, then
+    doubling until one meets, then bisection above ``floor`` (a size that always misses)."""
+    seen = {start: at(start)}
+    lo, hi = floor, start
+    if not seen[hi].meets_service_level:
+        while not seen[hi].meets_service_level and hi < limit:
+            lo, hi = hi, max(1, hi * 2)
+            seen[hi] = at(hi)
+        if not seen[hi].meets_service_level:
+            return list(seen.values())
+    while hi - lo > 1:  # invariant: lo misses (or is the floor), hi meets
+        mid = (lo + hi) // 2
+        seen[mid] = at(mid)
+        lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
+    for n in (hi - 1, hi + 1, 2 * hi):
+        if n > floor and n not in seen:
+            seen[n] = at(n)
+    return [seen[n] for n in sorted(seen)]

@@ -53,6 +53,12 @@ class Context:
     book: PriceBook
     speed_overrides: Mapping[str, float] = field(default_factory=dict)  # GPU -> score
     speed_source: str = ""
+    # The scenario's options by name, with their positions (a hybrid option refers to others).
+    options: Mapping[str, tuple[int, OptionModel]] = field(default_factory=dict)
+
+    def other(self, name: str, index: int) -> Context:
+        """The context of the option at ``index`` of the same scenario."""
+        return dataclasses.replace(self, where=f"options[{index}]")
 
     def speed(self, gpu: str) -> GpuSpeed:
         """The speed of ``gpu`` for this scenario (its override, else calibrated)."""
@@ -66,7 +72,7 @@ class Kind(abc.ABC, Generic[Opt, P]):
     model: ClassVar[type[OptionModel]]  # the option's scenario section
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
-    data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "owned" (storage.py)
+    data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "premises" (storage.py)
 
     def check(self, option: Opt, ctx: Context) -> None:
         """Raise ScenarioError when a name the option refers to is unknown (default: none)."""

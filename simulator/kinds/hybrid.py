@@ -1,0 +1,159 @@
+"""Hybrid: an owned cluster first, the cloud when the queue is long.
+
+The option names an owned option and a cloud option of the same scenario (``owned``, ``burst``).
+Jobs queue on the owned cluster; a queued job leaves for the cloud exactly when its wait reaches
+``burst_after_wait_hours``, wherever it stands in the queue (Starburst's constant waiting
+policy: Luo et al., ATC '24), and starts there after the cloud option's provisioning delay. Jobs
+the cluster can never run (too large, too little memory) go to the cloud on arrival. One ledger
+holds both parts; the burst jobs and their GPU-hours are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from tco.simulator.errors import ScenarioError
+from tco.simulator.fields import NonNeg, OptionModel
+from tco.simulator.jobs import Jobs
+from tco.simulator.kinds import registry
+from tco.simulator.kinds.registry import Context, Kind, register
+from tco.simulator.ledger import Ledger
+from tco.simulator.plan import Plan
+from tco.simulator.runs import JobRuns
+
+
+class Hybrid(OptionModel):
+    """An owned option of the scenario, bursting to one of its cloud options."""
+
+    kind: Literal["hybrid"]
+    name: str = Field(min_length=1)
+    owned: str = Field(min_length=1)
+    burst: str = Field(min_length=1)
+    burst_after_wait_hours: NonNeg
+
+
+# The fields naming other options: the owned one first, then the one to burst to.
+REFERENCES = tuple(
+    f for f in Hybrid.model_fields if f not in ("kind", "name", "burst_after_wait_hours")
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HybridPlan(Plan):
+    option: Hybrid
+    owned_plan: Plan
+    burst_plan: Plan
+
+
+def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, OptionModel]:
+    name = getattr(o, field)
+    found = ctx.options.get(name)
+    want = "an owned option" if owned else "a cloud option"
+    if found is None or found[1].kind == o.kind:
+        names = [n for n, (_, x) in ctx.options.items() if x.kind != o.kind]
+        raise ScenarioError(
+            ctx.file, f"{ctx.where}.{field}", f"no option {name!r}; valid: {', '.join(names)}"
+        )
+    kind = registry.of(found[1])
+    if kind.buys_hardware != owned or (not owned and kind.data_site != "cloud"):
+        raise ScenarioError(
+            ctx.file, f"{ctx.where}.{field}", f"{name!r} is a {kind.label}; name {want}"
+        )
+    return found
+
+
+@register
+class HybridKind(Kind[Hybrid, HybridPlan]):
+    name = "hybrid"
+    model = Hybrid
+    label = "owned + cloud burst"
+    buys_hardware = True
+    data_site = "premises"
+
+    def check(self, option: Hybrid, ctx: Context) -> None:
+        for n, field in enumerate(REFERENCES):
+            _referenced(option, ctx, field, n == 0)
+
+    def plan(self, option: Hybrid, ctx: Context) -> HybridPlan:
+        plans = []
+        for n, field in enumerate(REFERENCES):
+            i, o = _referenced(option, ctx, field, n == 0)
+            plans.append(registry.of(o).plan(o, ctx.other(o.name, i)))
+        own, burst = plans
+        return HybridPlan(
+            option=option,
+            hardware=own.hardware,
+            quotes=(*own.quotes, *burst.quotes),
+            description=f"{own.description}; jobs waiting {option.burst_after_wait_hours:g} h"
+            f" burst to {burst.description}",
+            owned_plan=own,
+            burst_plan=burst,
+        )
+
+    def play(
+        self, jobs: Jobs, plan: HybridPlan, horizon_h: float, rng: np.random.Generator
+    ) -> JobRuns:
+        owned_kind: Any = registry.of(plan.owned_plan.option)
+        own, left = owned_kind.queue(
+            jobs, plan.owned_plan, horizon_h, rng, plan.option.burst_after_wait_hours
+        )
+        away = np.where(own.reason != "", jobs.arrival_h, left)  # never fits: at once
+        idx = np.nonzero(~np.isnan(away) & (away < horizon_h))[0]
+        idx = idx[np.argsort(away[idx], kind="stable")]
+        burst_kind = registry.of(plan.burst_plan.option)
+        cloud = burst_kind.play(jobs.take(idx, away[idx]), plan.burst_plan, horizon_h, rng)
+        start, end, run = own.start_h.copy(), own.end_h.copy(), own.run_h.copy()
+        units, reason = own.units.copy(), own.reason.copy()
+        start[idx], end[idx], run[idx] = cloud.start_h, cloud.end_h, cloud.run_h
+        units[idx], reason[idx] = cloud.units, cloud.reason
+        burst = np.zeros(len(jobs), bool)
+        burst[idx] = ~np.isnan(cloud.start_h)
+        return JobRuns(
+            run_h=run,
+            gpus=jobs.gpus,
+            units=units,
+            start_h=start,
+            end_h=end,
+            reason=reason,
+            reason_text={**own.reason_text, **cloud.reason_text},
+            interruptions=_sum(own.interruptions, cloud.interruptions, idx, len(jobs)),
+            lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
+            failures=own.failures,
+            unavailable_gpu_h=own.unavailable_gpu_h,
+            parts=dict(zip(REFERENCES, (own, cloud), strict=True)),
+            burst=burst,
+        )
+
+    def ledger(self, plan: HybridPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+        """Both parts' ledgers in one: categories of the same name add up."""
+        assert runs.parts is not None
+        own_runs, burst_runs = (runs.parts[f] for f in REFERENCES)
+        own = registry.of(plan.owned_plan.option).ledger(plan.owned_plan, own_runs, edges)
+        cloud = registry.of(plan.burst_plan.option).ledger(plan.burst_plan, burst_runs, edges)
+        cash, acc = dict(own.cash), dict(own.accounting)
+        for mine, theirs in ((cash, cloud.cash), (acc, cloud.accounting)):
+            for k, v in theirs.items():
+                mine[k] = mine[k] + v if k in mine else v
+        notes = {**own.notes, **{f"burst_{k}": v for k, v in cloud.notes.items()}}
+        notes["burst_cash_usd"] = float(cloud.cash_total().sum())
+        return Ledger(
+            cash=cash,
+            accounting=acc,
+            gpu_hours_paid=own.gpu_hours_paid + cloud.gpu_hours_paid,
+            gpu_hours_busy=own.gpu_hours_busy + cloud.gpu_hours_busy,
+            notes=notes,
+        )
+
+
+def _sum(a: np.ndarray | None, b: np.ndarray | None, idx: np.ndarray, n: int) -> np.ndarray | None:
+    """Per job: the owned part's counts plus the cloud part's (which covers jobs ``idx``)."""
+    if a is None and b is None:
+        return None
+    out = np.zeros(n) if a is None else a.astype(np.float64)
+    if b is not None:
+        out[idx] += b
+    return out

@@ -1,0 +1,81 @@
+"""Hybrid owned + cloud burst: a queued job leaves for the cloud exactly when its wait reaches
+the threshold (Starburst's constant waiting policy), so the p95 wait stays at or under the
+threshold plus the provisioning delay, and the cost lies between owning alone and renting alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tco.simulator.errors import ScenarioError
+from tco.simulator.run import run
+from tests.conftest import make_scenario
+
+OWN = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
+CLOUD = {
+    "name": "cloud",
+    "kind": "on_demand",
+    "instance_types": ["g5.xlarge", "g6e.xlarge", "p4d.24xlarge"],
+    "provisioning_delay_minutes": 6,
+}
+CLASSES = [
+    {"name": "jobs", "arrivals_per_month": 400, "gpus": {"choices": [1, 2, 4]}, "memory_gb": 16,
+     "work": {"reference_gpu": "A40", "gpu_hours": 20, "distribution": "exponential"}},
+]  # fmt: skip
+
+
+def _hybrid(**over: Any) -> dict[str, Any]:
+    return {
+        "name": "hybrid",
+        "kind": "hybrid",
+        "owned": "own",
+        "burst": "cloud",
+        "burst_after_wait_hours": 24,
+        **over,
+    }
+
+
+def test_burst_keeps_the_wait_under_the_threshold_and_costs_in_between() -> None:
+    r = run(make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, _hybrid()]))
+    own, cloud, hybrid = r.options
+    assert own.waits.p95_h > 100  # the cluster alone is overloaded
+    assert hybrid.waits.p95_h <= 24 + 0.1 + 1e-9
+    assert hybrid.waits.max_h <= 24 + 0.1 + 1e-9
+    assert own.total_cash_usd < hybrid.total_cash_usd < cloud.total_cash_usd
+    m = hybrid.metrics
+    assert 0 < m.burst_jobs < len(r.jobs) and m.burst_gpu_hours > 0
+    # A burst job left exactly at the threshold and started after the cloud's delay.
+    b = hybrid.runs.burst
+    assert b is not None
+    waits = hybrid.runs.start_h[b] - r.jobs.arrival_h[b]
+    assert np.allclose(waits, 24 + 0.1)
+    assert hybrid.ledger.notes["burst_cash_usd"] == pytest.approx(
+        hybrid.ledger.cash["cloud_compute"].sum()
+    )
+    # Jobs that stayed ran exactly as they would have on the cluster, or earlier.
+    stay = ~b & ~np.isnan(hybrid.runs.start_h) & ~np.isnan(own.runs.start_h)
+    assert stay.sum() > 100
+    assert np.all(hybrid.runs.start_h[stay] <= own.runs.start_h[stay] + 1e-9)
+
+
+def test_threshold_zero_and_infinite_limits() -> None:
+    big = _hybrid(burst_after_wait_hours=1e6)
+    r = run(make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, big]))
+    own, _, hybrid = r.options
+    assert hybrid.metrics.burst_jobs == 0
+    assert hybrid.total_cash_usd == pytest.approx(own.total_cash_usd)
+
+
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        ({"owned": "nope"}, "options[2].owned: no option 'nope'"),
+        ({"burst": "own"}, "options[2].burst: 'own' is a owned cluster"),
+    ],
+)
+def test_hybrid_input_errors(over: dict[str, Any], words: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        run(make_scenario(options=[OWN, CLOUD, _hybrid(**over)]))
+    assert words in str(e.value)
