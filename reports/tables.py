@@ -15,29 +15,9 @@ from tco.simulator.result import OptionResult, Result
 
 
 def summary(result: Result) -> pd.DataFrame:
-    """One row per option: totals, NPV, cost per GPU-hour, utilisation, waits, jobs."""
-    rows = []
-    for o in result.options:
-        rows.append(
-            {
-                "option": o.name,
-                "kind": o.kind,
-                "total cash (USD)": o.total_cash_usd,
-                "total accounting (USD)": o.total_accounting_usd,
-                "NPV of cash (USD)": o.npv_usd,
-                "USD per delivered GPU-hour": o.usd_per_ref_gpu_hour,
-                "GPU utilisation": o.gpu_utilisation,
-                "mean wait (h)": o.waits.mean_h,
-                "p50 wait (h)": o.waits.p50_h,
-                "p95 wait (h)": o.waits.p95_h,
-                "max wait (h)": o.waits.max_h,
-                "jobs completed": o.jobs_completed,
-                "jobs that cannot run": sum(o.cannot_run.values()),
-                "jobs queued at horizon": o.jobs_queued_at_horizon,
-                "what": o.description,
-            }
-        )
-    return pd.DataFrame(rows)
+    """One row per option: totals, NPV, cost per GPU-hour, utilisation, waits, jobs, the service
+    level and break-even (``Result.comparison_frame``)."""
+    return result.comparison_frame()
 
 
 def monthly(result: Result, o: OptionResult) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
@@ -50,8 +51,40 @@ def _break_even(result: Result, o: OptionResult) -> str:
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
 
 
-def table(result: Result) -> Table:
-    """The comparison table."""
+# The comparison's columns: header, cell, and the narrowest terminal that shows the column.
+# 80 columns show option, total, utilisation, p95 wait, level and break-even; 100 add NPV;
+# 150 show everything.
+FULL_WIDTH, MEDIUM_WIDTH = 150, 100
+
+
+def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResult], str], int]]:
+    full = width >= FULL_WIDTH
+    return [
+        ("option", lambda o: o.name, 0),
+        ("kind", lambda o: o.kind, FULL_WIDTH),
+        ("total USD", lambda o: usd(o.total_cash_usd), 0),
+        ("NPV USD", lambda o: usd(o.npv_usd), MEDIUM_WIDTH),
+        (
+            "USD/GPU-h",
+            lambda o: (
+                "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else f"${o.usd_per_ref_gpu_hour:,.2f}"
+            ),
+            FULL_WIDTH,
+        ),
+        ("GPU util" if full else "util", lambda o: _pct(o.gpu_utilisation), 0),
+        ("p95 wait h" if full else "p95 h", lambda o: _hours(o.waits.p95_h), 0),
+        ("can't run", lambda o: f"{sum(o.cannot_run.values()):,}", FULL_WIDTH),
+        ("level", lambda o: "meets" if verdict(result, o).meets else "misses", 0),
+        (
+            "break-even",
+            lambda o: _break_even(result, o) if full else _break_even(result, o).split(" vs ")[0],
+            0,
+        ),
+    ]
+
+
+def table(result: Result, width: int = FULL_WIDTH) -> Table:
+    """The comparison table, with the columns that fit ``width`` terminal columns."""
     ref = reference_label(result)
     t = Table(
         title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
@@ -63,29 +96,22 @@ def table(result: Result) -> Table:
         "first month from which the option stays cheaper than the cheapest other that meets the"
         " service level (none for an option that misses it)."
     )
-    t.add_column("option", no_wrap=True)
-    t.add_column("kind", no_wrap=True)
-    t.add_column("total USD", justify="right", no_wrap=True)
-    t.add_column("NPV USD", justify="right", no_wrap=True)
-    t.add_column("USD/GPU-h", justify="right", no_wrap=True)
-    t.add_column("GPU util", justify="right", no_wrap=True)
-    t.add_column("p95 wait h", justify="right", no_wrap=True)
-    t.add_column("can't run", justify="right", no_wrap=True)
-    t.add_column("level", no_wrap=True)
-    t.add_column("break-even", no_wrap=True)
-    for o in result.options:
-        t.add_row(
-            o.name,
-            o.kind,
-            usd(o.total_cash_usd),
-            usd(o.npv_usd),
-            "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else f"${o.usd_per_ref_gpu_hour:,.2f}",
-            _pct(o.gpu_utilisation),
-            _hours(o.waits.p95_h),
-            f"{sum(o.cannot_run.values()):,}",
-            "meets" if verdict(result, o).meets else "misses",
-            _break_even(result, o),
+    if width < FULL_WIDTH:  # fewer columns: say what the short headers mean
+        npv = (
+            f"NPV at {result.scenario.discount_rate:.1%} a year; " if width >= MEDIUM_WIDTH else ""
         )
+        t.caption = (
+            f"Cash USD over the horizon; {npv}util: GPU-hours used / paid; p95 h: the 95th"
+            " percentile wait in hours; break-even: first month from which the option stays"
+            " cheaper than the cheapest other that meets the level. Wider terminals show more;"
+            " every figure is in summary.json."
+        )
+    columns = [c for c in _columns(result, width) if width >= c[2]]
+    for header, _, _ in columns:
+        right = header not in ("option", "kind", "level", "break-even")
+        t.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for o in result.options:
+        t.add_row(*(cell(o) for _, cell, _ in columns))
     return t
 
 
@@ -173,6 +199,30 @@ def _break_evens(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
     return out
 
 
+def _resale(result: Result) -> list[str]:
+    """How much of an owner's standing rests on selling the servers at the horizon."""
+    out = []
+    for o in result.options:
+        back = -float(o.ledger.cash["resale"].sum()) if "resale" in o.ledger.cash else 0.0
+        if back <= 0:
+            continue
+        scenario_option = next(x for x in result.scenario.options if x.name == o.name)
+        how = getattr(scenario_option, "resale_value", "book")
+        text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon ({how}"
+        text += " value)"
+        other = _cheapest_other(result, o)
+        lead = None if other is None else other.total_cash_usd - o.total_cash_usd
+        if other is not None and lead is not None and lead > 0:
+            if back >= lead:
+                text += f": without it, its lead of {usd(lead)} over {other.name} would be gone"
+            else:
+                text += f": {back / lead:.0%} of its lead of {usd(lead)} over {other.name}"
+        else:
+            text += f"; without it, it would cost {usd(o.total_cash_usd + back)}"
+        out.append(text + ".")
+    return out
+
+
 def _volumes(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
     out: list[str] = []
     ref = reference_label(result)
@@ -199,6 +249,7 @@ def sentences(result: Result) -> list[str]:
     out += _cheapest(result, verdicts)
     out += _break_evens(result, verdicts)
     out += _volumes(result, verdicts)
+    out += _resale(result)
     for o in result.options:
         if o.waits.censored or o.cannot_run:
             parts = []
@@ -295,6 +346,6 @@ def print_summary(result: Result, console: Console | None = None) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)  # a log file or a pipe: do not wrap at 80 columns
-    console.print(table(result))
+    console.print(table(result, console.width))
     for s in sentences(result):
         console.print(s, highlight=False, soft_wrap=False)

@@ -60,8 +60,11 @@ COLOCATION_USD_PER_KW_MONTH = 184.06
 # A GPU server draws 75 % of its maximum power during training (Epoch server_TDP_fraction()).
 BUSY_POWER_FRACTION = 0.75
 
-# ASSUMPTION (no public measurement in the research): an idle GPU server draws 25 % of its
-# maximum power. Override it with a measured figure where you have one.
+# ASSUMPTION: an idle GPU server draws 25 % of its maximum power. The closest measurements
+# (shared/data/hardware/facility_power.csv, both low confidence, GPU only, no host): an idle H200
+# drew 80 W of 593 W loaded (11 % of its 700 W TDP; a vendor benchmark page), a "hot idle" A100
+# with a model loaded 147 W (37 % of 400 W; a self-published paper). 25 % lies between; read it as
+# 11-37 % and override it with a measured figure where you have one.
 IDLE_POWER_FRACTION = 0.25
 
 # AWS bills Linux instances per second with a 60-second minimum per launch.
@@ -111,6 +114,13 @@ LEASE_UPFRONT = 0.05
 GPU_FAILURES_PER_1000_GPU_DAYS = 0.303
 REPAIR_DAYS = 14.0
 
+# Server prices by purchase date: new-channel prices of one configuration barely move while it is
+# sold (shared/data/hardware/gpu_price_history.csv: A100 80GB SXM $17,500 in 2020 and $17,499 in
+# 2025; HGX A100 8x80GB -11 % over 20 months; HGX H100 +2.5 % over 16 months), so by default a
+# later purchase pays the quoted price. Epoch's 0.14 orders of magnitude a year is the value decay
+# of hardware already bought (the resale curve), not a list-price trend.
+SERVER_PRICE_DECLINE_PER_YEAR = 0.0
+
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
 BARE_METAL_BILLING_MINIMUM_S = 3600.0
@@ -141,7 +151,10 @@ SOURCES: dict[str, tuple[float, str]] = {
     "electricity_usd_per_kwh": (ELECTRICITY_USD_PER_KWH, "US industrial average 2025 (Epoch, EIA)"),
     "colocation_usd_per_kw_month": (COLOCATION_USD_PER_KW_MONTH, "CBRE North America, H2 2024"),
     "busy_power_fraction": (BUSY_POWER_FRACTION, "Epoch server_TDP_fraction() for GPU servers"),
-    "idle_power_fraction": (IDLE_POWER_FRACTION, "ASSUMPTION: no public measurement found"),
+    "idle_power_fraction": (
+        IDLE_POWER_FRACTION,
+        "ASSUMPTION between GPU-only idle readings of 11 % (H200) and 37 % (A100 hot idle)",
+    ),
     "cloud_billing_minimum_s": (CLOUD_BILLING_MINIMUM_S, "AWS per-second billing, 60 s minimum"),
     "idle_release_minutes": (IDLE_RELEASE_MINUTES, "Ray cluster launcher idle_timeout_minutes"),
     "checkpoint_interval_hours": (CHECKPOINT_INTERVAL_HOURS, "ASSUMPTION: hourly checkpoints"),

@@ -155,6 +155,50 @@ class Result:
             }
         )
 
+    def comparison_frame(self) -> pd.DataFrame:
+        """One row per option: the comparison table's figures (USD, hours, shares), whether it
+        meets the service level, and the month from which it stays cheaper than the cheapest
+        other option that meets the level (None: never, or it misses the level)."""
+        import pandas as pd
+
+        level = self.scenario.service_level
+
+        def meets(o: OptionResult) -> bool:
+            share = o.work.cannot_run / o.work.demanded if o.work.demanded > 0 else 0.0
+            return not level.misses(o.waits.p95_h, share)
+
+        ok = {o.name: meets(o) for o in self.options}
+        rows = []
+        for o in self.options:
+            others = [x for x in self.options if x.name != o.name and ok[x.name]]
+            other = min(others, key=lambda x: x.total_cash_usd) if others else None
+            month = o.break_even.get(other.name) if other is not None and ok[o.name] else None
+            rows.append(
+                {
+                    "option": o.name,
+                    "kind": o.kind,
+                    "total cash (USD)": o.total_cash_usd,
+                    "total accounting (USD)": o.total_accounting_usd,
+                    "NPV of cash (USD)": o.npv_usd,
+                    "USD per delivered GPU-hour": o.usd_per_ref_gpu_hour,
+                    "GPU utilisation": o.gpu_utilisation,
+                    "paid GPU-hours": o.metrics.paid_gpu_hours,
+                    "busy GPU-hours": o.metrics.busy_gpu_hours,
+                    "mean wait (h)": o.waits.mean_h,
+                    "p50 wait (h)": o.waits.p50_h,
+                    "p95 wait (h)": o.waits.p95_h,
+                    "max wait (h)": o.waits.max_h,
+                    "jobs completed": o.jobs_completed,
+                    "jobs that cannot run": sum(o.cannot_run.values()),
+                    "jobs queued at horizon": o.jobs_queued_at_horizon,
+                    "meets service level": ok[o.name],
+                    "break-even month": None if month is None else self.months[month - 1],
+                    "break-even against": None if month is None or other is None else other.name,
+                    "what": o.description,
+                }
+            )
+        return pd.DataFrame(rows)
+
     def monthly_frame(self) -> pd.DataFrame:
         """Long table: option, month, view (cash/accounting), category, usd."""
         import pandas as pd

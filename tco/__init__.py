@@ -4,7 +4,8 @@ The library a notebook can use, under the ``tco`` command::
 
     import tco
     result = tco.run_file("scenarios/lab.yaml")
-    result.monthly_frame()            # pandas DataFrame
+    result.comparison_frame()         # pandas DataFrame: one row per option
+    tco.write_report(result, "out", formats=("html", "xlsx"))
     tco.summary.to_summary(result)    # the summary.json document
 
 Names are imported on first use, so ``import tco`` (and ``tco --version``) stays fast.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tco.pricing.book import PriceBook
     from tco.pricing.errors import PricingError
+    from tco.reports.build import write_report
     from tco.simulator import summary
     from tco.simulator.errors import ScenarioError
     from tco.simulator.result import OptionResult, Result
@@ -40,6 +42,7 @@ _HOMES = {
     "simulate": "tco.simulator.run",
     "summary": "tco.simulator.summary",
     "version": "tco.simulator.run",
+    "write_report": "tco.reports.build",
 }
 __all__ = [
     "OptionResult",
@@ -57,6 +60,7 @@ __all__ = [
     "simulate",
     "summary",
     "version",
+    "write_report",
 ]
 
 
@@ -65,7 +69,8 @@ def __getattr__(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module 'tco' has no attribute {name!r}")
     module = importlib.import_module(home)
-    value = module if home.rsplit(".", 1)[-1] == name else getattr(module, name)
+    # ``tco.summary`` is the module; ``tco.run`` is the function of the module of that name.
+    value = module if name == "summary" else getattr(module, name)
     globals()[name] = value
     return value
 

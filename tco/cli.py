@@ -108,9 +108,11 @@ def simulate(
     if not quiet:
         from tco.reports import terminal
 
-        terminal.print_summary(result)
+        out = console()
+        terminal.print_summary(result, out)
         names = sorted({p.relative_to(target).parts[0] for p in written})
-        click.echo(f"Report in {target}/: {', '.join(names)}")
+        # Folded at the terminal's width like the rest (a long path breaks, not the layout).
+        out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -216,6 +218,40 @@ def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], l
             [*row[:-1], f"{s.score():.3f}", f"{s.score('all', 8):.3f}", s.basis, band, row[-1]]
         )
     return [*header[:-1], *extra, header[-1]], out
+
+
+@cli.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="Markdown tables for people, JSON for tools.",
+)
+def compare(old: Path, new: Path, fmt: str) -> None:
+    """What changed between two runs: totals, recommendation, prices, inputs.
+
+    OLD and NEW are summary.json files or report folders.
+
+    \b
+    Example:
+      tco compare tco-report/research-lab-2026 tco-report/research-lab
+    """
+    import json
+
+    from tco.reports import compare as diff
+
+    try:
+        result = diff.compare(diff.load(old), diff.load(new))
+    except diff.CompareError as exc:
+        raise BadInput(str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo(diff.to_markdown(result), nl=False)
 
 
 cli.add_command(optimize)

@@ -10,7 +10,6 @@ totals agree), unless ``sell_at_horizon`` is false.
 
 from __future__ import annotations
 
-import math
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pydantic import Field, model_validator
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator import defaults
-from tco.simulator.calendar import month_edges_h, per_month
+from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
 from tco.simulator.failures import Failures, failed_runs, outages
 from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
@@ -36,6 +35,8 @@ from tco.simulator.kinds.owned_parts import (
     Power,
     StaffTime,
     Tranche,
+    decline_quote,
+    deliveries_of,
     smallest_meeting,
 )
 from tco.simulator.kinds.registry import Context, Kind, register
@@ -60,6 +61,10 @@ class Owned(OptionModel):
     name: str = Field(min_length=1)
     server: str
     price_usd: NonNeg | None = None  # per server; default from the catalog
+    # Yearly fall of the price of a server ordered later than the price's date.
+    price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] = (
+        defaults.SERVER_PRICE_DECLINE_PER_YEAR
+    )
     max_kw: NonNeg | None = None  # per server; default from the catalog
     servers: GpuCount | None = None  # shortcut: all ordered in month 0
     tranches: list[Tranche] | None = None
@@ -70,7 +75,7 @@ class Owned(OptionModel):
     sell_at_horizon: bool = True
     # What servers sold at the horizon fetch: their book value (cash and accounting agree) or
     # the used-market curve (defaults.market_share); resale_scale multiplies it (a quote / value).
-    resale_value: Literal["book", "market"] = "book"
+    resale_value: Literal["book", "market", "none"] = "book"
     resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
     power: Power = Power()
     facility: Facility = Facility()
@@ -101,20 +106,6 @@ class OwnedPlan(Plan):
     price_usd_per_server: float
     max_kw_per_server: float
     deliveries: tuple[Delivery, ...]
-
-
-def _deliveries(o: Owned, ctx: Context) -> tuple[Delivery, ...]:
-    edges = month_edges_h(ctx.start, ctx.horizon_months)
-    out = []
-    for t in o.purchase_plan():
-        at = t.month + o.lead_time_months
-        m = math.floor(at)
-        if m < ctx.horizon_months:
-            h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
-            out.append(Delivery(t.month, t.servers, h, m))
-        else:
-            out.append(Delivery(t.month, t.servers, math.inf, None))
-    return tuple(out)
 
 
 def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
@@ -154,6 +145,8 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
 
 
 def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
+    if o.resale_value == "none":  # kept, scrapped or given away: no value counted
+        return 0.0
     value = (
         book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
     )
@@ -163,7 +156,8 @@ def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> floa
 def _basis(plan: OwnedPlan, index: int, d: Delivery) -> float:
     """Capitalised cost of a tranche: servers, installation, and the network with the first."""
     o = plan.option
-    basis = d.servers * (plan.price_usd_per_server + o.installation_usd_per_server)
+    price = plan.price_usd_per_server * d.price_factor
+    basis = d.servers * (price + o.installation_usd_per_server)
     return basis + (o.network_usd if index == 0 else 0.0)
 
 
@@ -204,7 +198,12 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
         f = option.financing
-        deliveries = _deliveries(option, ctx)
+        server = hardware.server(option.server)
+        dated = server.price_date if option.price_usd is None else "undated"
+        deliveries = deliveries_of(
+            option.purchase_plan(), option.lead_time_months, option.price_decline_per_year,
+            ctx.start, ctx.horizon_months, dated,
+        )  # fmt: skip
         if f is not None and f.end_of_term == "return":
             for d in deliveries:
                 if (
@@ -220,7 +219,6 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                         f" {ctx.horizon_months - d.delivery_month} months or choose"
                         " end_of_term: fmv_buyout or dollar_buyout",
                     )
-        server = hardware.server(option.server)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
@@ -239,6 +237,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             hardware=hw,
             quotes=(
                 *_quotes(option, server, price, kw),
+                decline_quote(option.price_decline_per_year, dated, deliveries),
                 *financing_quotes(f),
                 speed_quote(ctx.speed(gpu.name)),
             ),

@@ -3,6 +3,7 @@ staff), a tranche's delivery, and the search for the smallest cluster meeting th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -10,7 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tco.simulator import defaults
+from tco.simulator.calendar import month_edges_h
 from tco.simulator.fields import Fraction, GpuCount, NonNeg, Strict
+from tco.simulator.plan import Quote
 
 
 class Tranche(Strict):
@@ -60,6 +63,7 @@ class Delivery:
     servers: int
     delivery_h: float  # inf when it arrives after the horizon
     delivery_month: int | None
+    price_factor: float = 1.0  # the server price in its order month / the quoted price
 
 
 def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
@@ -81,3 +85,52 @@ def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: in
         if n > floor and n not in seen:
             seen[n] = at(n)
     return [seen[n] for n in sorted(seen)]
+
+
+def _years_after(start: str, months: int, date: str) -> float:
+    """Years from ``date`` (YYYY[-MM[-DD]]) to ``months`` after ``start`` (YYYY-MM)."""
+    y, m = (int(x) for x in start.split("-")[:2])
+    parts = [int(x) for x in date.split("-")[:2]] + [1]
+    return (y * 12 + m - 1 + months - (parts[0] * 12 + parts[1] - 1)) / 12.0
+
+
+def deliveries_of(
+    tranches: list[Tranche],
+    lead_time_months: float,
+    decline_per_year: float,
+    start: str,
+    horizon_months: int,
+    price_date: str,
+) -> tuple[Delivery, ...]:
+    """Each tranche's delivery and the price factor of its order month (``price_date``: when
+    the quoted price held; "undated", a scenario price, holds at the start)."""
+    edges = month_edges_h(start, horizon_months)
+    out = []
+    for t in tranches:
+        at = t.month + lead_time_months
+        m = math.floor(at)
+        dated = price_date != "undated"
+        years = _years_after(start, t.month, price_date) if dated else t.month / 12.0
+        factor = (1.0 - decline_per_year) ** max(0.0, years)
+        if m < horizon_months:
+            h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
+            out.append(Delivery(t.month, t.servers, h, m, factor))
+        else:
+            out.append(Delivery(t.month, t.servers, math.inf, None, factor))
+    return tuple(out)
+
+
+def decline_quote(decline: float, dated: str, deliveries: tuple[Delivery, ...]) -> Quote:
+    """The price-by-order-month rule an owned option's capex rests on."""
+    factors = ", ".join(f"month {d.order_month + 1}: x{d.price_factor:.3f}" for d in deliveries)
+    default = decline == defaults.SERVER_PRICE_DECLINE_PER_YEAR
+    return Quote(
+        "server price by order month",
+        decline,
+        "fall per year",
+        "default" if default else "scenario",
+        "see detail",
+        f"the quoted price holds as of {dated if dated != 'undated' else 'the first month'};"
+        f" orders ({factors}); default 0: new-channel prices of a configuration barely move"
+        " (gpu_price_history.csv: A100 80GB $17,500 in 2020, $17,499 in 2025)",
+    )

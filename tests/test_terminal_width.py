@@ -1,0 +1,63 @@
+"""The answer fits the terminal: run `tco simulate` in a real pseudo-terminal at 80, 100 and 160
+columns; no line is wider than the terminal and no figure is cut."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def _run_in_pty(width: int, out: Path) -> str:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    cmd = [sys.executable, "-c", "from tco.cli import main; main()", "simulate",
+           str(ROOT / "scenarios" / "lab.yaml"), "--format", "json", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    assert proc.returncode == 0
+    text = ANSI.sub("", b"".join(chunks).decode("utf-8"))
+    # As a terminal shows it: a carriage return goes back to the line's start (the progress
+    # spinner redraws itself in place and is erased).
+    return "\n".join(line.split("\r")[-1] for line in text.replace("\r\n", "\n").split("\n"))
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_the_summary_fits_the_terminal(width: int, tmp_path: Path) -> None:
+    text = _run_in_pty(width, tmp_path)
+    # Warnings are one line each on stderr, as errors are (the terminal wraps them).
+    lines = [line for line in text.split("\n") if line.strip() and not line.startswith("tco: ")]
+    assert max(len(line) for line in lines) <= width
+    assert "…" not in text  # no cell cut short
+    rows = [line for line in lines if line.startswith("│")]
+    assert len(rows) == 7  # one per option of the lab
+    for row in rows:
+        assert re.search(r"\$\d{1,3}(,\d{3})+", row), row  # the whole total shows
+    assert any(line.startswith("Recommended:") for line in lines)
+    if width >= 150:
+        assert "savings_plan" in text and "USD/GPU-h" in text
