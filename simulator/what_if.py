@@ -3,10 +3,10 @@ run again, on the same seed.
 
 - workload volume and workload growth ±20 % (job classes' arrivals and growth, a trace's arrival
   scale and growth), by re-simulation;
-- owned clusters: lead time ±1 month (re-simulation); resale value at the horizon on the
-  used-market curve instead of book value ("market"), or -100 % (none); depreciation life ±25 %
-  (resale is at book value, so the life moves cash). The ledgers change, the runs do not, but the
-  engine is simply run again.
+- owned clusters: lead time ±1 month (re-simulation); resale value at the horizon on the other
+  basis ("market" curve or "book" value, whichever the scenario does not use), or -100 % (none);
+  depreciation life ±25 % (it moves cash only where resale is at book value). The ledgers
+  change, the runs do not, but the engine is simply run again.
 
 Each change gives the option recommended under it (the cheapest meeting the service level, the
 clusters as typed), its cash, and the cheapest option regardless of the level with its lead (the
@@ -77,8 +77,18 @@ def _resale(o: dict[str, Any], change: float) -> None:
     o["resale_scale"] = o["resale_scale"] * (1.0 + change)
 
 
-def _market(data: dict[str, Any], change: float) -> bool:
-    return _owned(lambda o, _: o.update(resale_value="market"))(data, change)
+def _basis(word: str) -> Apply:
+    """Resale on ``word``'s basis (market or book) for every owned option; False when every one
+    already uses it (nothing to change)."""
+
+    def apply(data: dict[str, Any], change: float) -> bool:
+        changed = []
+        _owned(lambda o, _: changed.append(o.get("resale_value") != word))(data, change)
+        if not any(changed):
+            return False
+        return _owned(lambda o, _: o.update(resale_value=word))(data, change)
+
+    return apply
 
 
 INPUTS: dict[str, Apply] = {
@@ -88,7 +98,7 @@ INPUTS: dict[str, Apply] = {
     "resale value": _owned(_resale),
     "depreciation life": _owned(_life),
 }
-MARKET = "market"  # the one change that is a word: resale on the used-market curve
+BASES = ("market", "book")  # the changes that are words: resale on the market curve or at book
 CHANGES: list[tuple[str, float | str]] = [
     ("workload volume", -0.2),
     ("workload volume", 0.2),
@@ -96,7 +106,8 @@ CHANGES: list[tuple[str, float | str]] = [
     ("workload growth", 0.2),
     ("lead time", -1.0),
     ("lead time", 1.0),
-    ("resale value", MARKET),
+    ("resale value", "market"),
+    ("resale value", "book"),
     ("resale value", -1.0),
     ("depreciation life", -0.25),
     ("depreciation life", 0.25),
@@ -117,7 +128,10 @@ def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
 
 def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) -> Result | None:
     data = base.scenario.model_dump()
-    applied = _market(data, 0.0) if change == MARKET else INPUTS[name](data, float(change))
+    if isinstance(change, str):
+        applied = _basis(change)(data, 0.0)
+    else:
+        applied = INPUTS[name](data, float(change))
     return _rerun(base, book, data) if applied else None
 
 
@@ -140,7 +154,7 @@ def what_ifs(
         changed = _changed(base, frozen, name, change)
         if changed is not None:
             out.append(_what_if(name, change, now, changed))
-    flips = [_flip_point(base, frozen, now, w) for w in out if w.flips and w.change != MARKET]
+    flips = [_flip_point(base, frozen, now, w) for w in out if w.flips and w.change not in BASES]
     return out, flips
 
 

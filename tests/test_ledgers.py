@@ -52,6 +52,7 @@ def _owned_scenario(tmp_path: Path, jobs_csv: str | None = None) -> object:
                         "months": 24,
                         "salvage_fraction": 0.25,
                     },
+                    "resale_value": "book",  # the book-value arithmetic below
                 }
             ],
         },

@@ -4,8 +4,8 @@ queue for, and an owner's costs.
 Capex is paid in the month servers arrive and depreciated from then (straight-line, declining
 balance or sum-of-years' digits, to a salvage value); power is idle and busy draw x PUE x $/kWh;
 the facility is billed per provisioned kW; support is a yearly share of capex from arrival; staff
-from the first arrival. Servers sold at the horizon fetch their book value (so cash and accounting
-totals agree), unless ``sell_at_horizon`` is false.
+from the first arrival. Servers sold at the horizon fetch their used-market value by default, or
+their book value (so cash and accounting totals agree), unless ``sell_at_horizon`` is false.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ class Owned(OptionModel):
     installation_usd_per_server: NonNeg = 0.0
     depreciation: Depreciation = Depreciation()
     sell_at_horizon: bool = True
-    # What servers sold at the horizon fetch: their book value (cash and accounting agree) or
-    # the used-market curve (defaults.market_share); resale_scale multiplies it (a quote / value).
-    resale_value: Literal["book", "market", "none"] = "book"
+    # What servers sold at the horizon fetch: the used-market curve (defaults.market_share), their
+    # book value (cash and accounting agree) or nothing; resale_scale multiplies it (quote/value).
+    resale_value: Literal["book", "market", "none"] = "market"
     resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
     power: Power = Power()
     facility: Facility = Facility()
