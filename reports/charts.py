@@ -32,6 +32,15 @@ plt.rcParams.update(
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
 
 
+def money(v: float, _: object = None) -> str:
+    """An axis amount: "$20,000", and "−$20,000" below zero (a minus sign before the
+    currency, as accountants write it, not "$-20,000")."""
+    return f"−${-v:,.0f}" if v < 0 else f"${v:,.0f}"
+
+
+MONEY = FuncFormatter(money)
+
+
 @dataclass(frozen=True)
 class Chart:
     """A chart's file stem, title and figure."""
@@ -65,7 +74,8 @@ def cumulative_cost(result: Result) -> Chart:
     x = _x(result)
     cum = {o.name: np.cumsum(o.ledger.cash_total()) for o in result.options}
     for o in result.options:
-        ax.plot(x, cum[o.name], label=f"{o.name} ({o.kind})", color=col[o.name], linewidth=2)
+        label = f"{o.name} ({registry.get(o.kind).label})"  # plain words, not the code name
+        ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=2)
     marks = 0
     meets = {o.name: verdict(result, o).meets for o in result.options}
     for o in result.options:
@@ -92,7 +102,7 @@ def cumulative_cost(result: Result) -> Chart:
     ax.set_title(f"{result.scenario.name}: cumulative cost (cash)")
     ax.set_ylabel("cumulative cost (USD)")
     ax.set_xlabel("month")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+    ax.yaxis.set_major_formatter(MONEY)
     _month_ticks(ax, result)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -118,7 +128,7 @@ def monthly_cash(result: Result) -> Chart:
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
         ax.set_ylabel("cash out (USD/month)")
-        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+        ax.yaxis.set_major_formatter(MONEY)
         _month_ticks(ax, result)
         ax.legend(fontsize=7, loc="upper right")
     for ax in list(axes.flat)[n:]:
@@ -263,7 +273,7 @@ def what_ifs(result: Result) -> Chart:
             fontsize=8,
         )
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"${x:,.0f}"))
+    ax.xaxis.set_major_formatter(MONEY)
     ax.margins(x=0.45)  # room for the labels at the bars' ends
     ax.set_xlabel(f"change in the recommended option's cash, USD (today ${base:,.0f})")
     ax.invert_yaxis()

@@ -1,8 +1,12 @@
-"""``budget.xlsx`` for finance (openpyxl): a summary sheet, then per option a monthly sheet with
-cash and accounting views by category, quarterly and fiscal-year totals; prices and assumptions.
+"""``budget.xlsx`` for finance (openpyxl): a summary sheet, then per option a monthly sheet (cash
+and accounting by category), a quarters sheet and a fiscal-years sheet, each one Excel table with
+its own frozen header; then prices and assumptions.
 
-Cells hold numbers (not text) with number formats finance expects: USD with thousands separators
-and two decimals, percentages with one decimal. Headers name the unit.
+Totals are live formulas, not copies: each month's totals sum its category cells, each column's
+total sums its months, quarters and fiscal years sum the monthly sheet's rows, and the summary's
+totals point at the monthly sheets, so finance can change an input cell and check every total.
+Months are real dates; partial quarters and fiscal years are marked. Cells hold numbers with the
+formats finance expects: USD with thousands separators and two decimals, percentages.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import pandas as pd
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.table import Table as ExcelTable
+from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
 from tco.reports import tables
 from tco.simulator.atomic import replacing
-from tco.simulator.result import Result
+from tco.simulator.result import OptionResult, Result
 
 ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
@@ -81,6 +87,107 @@ def sheet_name(name: str, used: set[str]) -> str:
     return out
 
 
+def _month_date(month: str) -> dt.date:
+    return dt.date(int(month[:4]), int(month[5:7]), 1)
+
+
+def _monthly_sheet(ws: Worksheet, result: Result, o: OptionResult) -> tuple[int, dict[str, str]]:
+    """The option's months as an Excel table: real dates, values by category, and totals as
+    live formulas (row totals across categories, a column total under each). Returns the row of
+    the column totals and each money column's letter."""
+    frame = tables.monthly(result, o)
+    ws["A1"] = f"{o.name} ({o.kind}): {o.description}"
+    ws["A1"].font = Font(bold=True, size=12)
+    ws["A2"] = "Monthly, USD. Totals are formulas over the category cells: change one, they follow."
+    first, last = 5, 4 + len(frame)
+    cols = list(frame.columns)
+    letter = {c: get_column_letter(j) for j, c in enumerate(cols, start=1)}
+    for j, col in enumerate(cols, start=1):
+        c = ws.cell(row=4, column=j, value=str(col))
+        c.font, c.fill = Font(bold=True), HEADER_FILL
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    groups = {
+        "cash total (USD)": [c for c in cols if c.startswith("cash: ")],
+        "accounting total (USD)": [c for c in cols if c.startswith("accounting: ")],
+    }
+    for i, values in enumerate(frame.itertuples(index=False)):
+        r = first + i
+        for j, (col, v) in enumerate(zip(cols, values, strict=True), start=1):
+            if col == "month":
+                c = ws.cell(row=r, column=j, value=_month_date(str(v)))
+                c.number_format = "yyyy-mm"
+                continue
+            if groups.get(col):
+                parts = groups[col]
+                v = f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})"
+            elif isinstance(v, float) and math.isnan(v):
+                v = None
+            elif hasattr(v, "item"):
+                v = v.item()
+            c = ws.cell(row=r, column=j, value=v)
+            fmt = _format_for(str(col))
+            if fmt:
+                c.number_format = fmt
+    total = last + 1
+    ws.cell(row=total, column=1, value="total").font = Font(bold=True)
+    money = {c: letter[c] for c in cols if c.endswith("(USD)")}
+    for col, x in money.items():
+        c = ws.cell(row=total, column=cols.index(col) + 1, value=f"=SUM({x}{first}:{x}{last})")
+        c.number_format, c.font = USD_FORMAT, Font(bold=True)
+    _table(ws, f"A4:{get_column_letter(len(cols))}{last}", "Monthly")
+    ws.freeze_panes = "B5"
+    _widths(ws, first=12)
+    return total, money
+
+
+def _periods_sheet(
+    ws: Worksheet, result: Result, o: OptionResult, monthly: str, by: str, money: dict[str, str]
+) -> None:
+    """Quarters or fiscal years as sums over the monthly sheet's rows (live formulas), the
+    months each covers, and partial periods marked."""
+    sc = result.scenario
+    key = tables.quarter if by == "quarter" else tables.fiscal_year
+    labels = [key(m, sc.fiscal_year_start_month) for m in result.months]
+    full = 3 if by == "quarter" else 12
+    what = "Quarters" if by == "quarter" else "Fiscal years"
+    ws["A1"] = (
+        f"{o.name}: {what.lower()} (fiscal year starts in month {sc.fiscal_year_start_month})"
+    )
+    ws["A1"].font = Font(bold=True, size=12)
+    ws["A2"] = f"Sums over the monthly sheet '{monthly}' (formulas), USD."
+    header = ["period", "months", "partial", *money]
+    for j, h in enumerate(header, start=1):
+        c = ws.cell(row=4, column=j, value=h)
+        c.font, c.fill = Font(bold=True), HEADER_FILL
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    r, i = 5, 0
+    ref = "'" + monthly.replace("'", "''") + "'"
+    while i < len(labels):
+        j = i
+        while j < len(labels) and labels[j] == labels[i]:
+            j += 1
+        ws.cell(row=r, column=1, value=labels[i])
+        ws.cell(row=r, column=2, value=j - i)
+        ws.cell(row=r, column=3, value=f"partial: {j - i} of {full} months" if j - i < full else "")
+        for k, x in enumerate(money.values(), start=4):
+            c = ws.cell(row=r, column=k, value=f"=SUM({ref}!{x}{5 + i}:{x}{4 + j})")
+            c.number_format = USD_FORMAT
+        r, i = r + 1, j
+    _table(ws, f"A4:{get_column_letter(len(header))}{r - 1}", what.replace(" ", ""))
+    ws.freeze_panes = "B5"
+    _widths(ws, first=14)
+
+
+def _table(ws: Worksheet, ref: str, kind: str) -> None:
+    """An Excel table over ``ref`` (header row first), named after the sheet."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", f"{kind}_{ws.title}")[:250]
+    if not name[0].isalpha():
+        name = "T" + name
+    t = ExcelTable(displayName=name, ref=ref)
+    t.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    ws.add_table(t)
+
+
 def write(result: Result, path: Path) -> Path:
     """Write the workbook atomically."""
     wb = Workbook()
@@ -93,32 +200,37 @@ def write(result: Result, path: Path) -> Path:
     ws["A2"] = (
         f"All money in USD. Prices: {result.price_provenance.get('price_mode')}; bundled"
         f" snapshot as of {result.price_provenance.get('snapshot_as_of')}. tco {result.version}."
+        " Totals are formulas over each option's monthly sheet."
     )
-    _write_frame(ws, tables.summary(result), 4)
+    summary = tables.summary(result)
+    _write_frame(ws, summary, 4)
     _widths(ws)
     used = {"summary", "prices", "assumptions"}
-    for o in result.options:
-        s = wb.create_sheet(sheet_name(o.name, used))
-        s["A1"] = f"{o.name} ({o.kind}): {o.description}"
-        s["A1"].font = Font(bold=True, size=12)
-        row = _write_frame(s, tables.monthly(result, o), 3, "Monthly (USD)")
-        s.freeze_panes = "B5"
-        row = _write_frame(
-            s,
-            tables.periods(result, o, "quarter"),
-            row,
-            f"Quarters (fiscal year starts in month {sc.fiscal_year_start_month})",
-        )
-        row = _write_frame(s, tables.periods(result, o, "year"), row, "Fiscal years")
-        for title, frame in tables.kind_tables(result, o):
-            row = _write_frame(s, frame, row, title)
-        _widths(s, first=14)
+    cash_col = list(summary.columns).index("total cash (USD)") + 1
+    acc_col = list(summary.columns).index("total accounting (USD)") + 1
+    for i, o in enumerate(result.options):
+        name = sheet_name(o.name, used)
+        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o)
+        ref = "'" + name.replace("'", "''") + "'"
+        for col, key in ((cash_col, "cash total (USD)"), (acc_col, "accounting total (USD)")):
+            ws.cell(row=5 + i, column=col, value=f"={ref}!{money[key]}{total_row}")
+        for by, suffix in (("quarter", " Q"), ("year", " FY")):
+            sheet = wb.create_sheet(sheet_name(name[: 31 - len(suffix)] + suffix, used))
+            _periods_sheet(sheet, result, o, name, by, money)
+        extra = tables.kind_tables(result, o)
+        if extra:
+            k = wb.create_sheet(sheet_name(name[:28] + " +", used))
+            row = 1
+            for title, frame in extra:
+                row = _write_frame(k, frame, row, title)
+            _widths(k, first=14)
     p = wb.create_sheet("Prices")
     _write_frame(p, tables.prices(result), 1)
     _widths(p, other=22)
     a = wb.create_sheet("Assumptions")
     _write_frame(a, tables.assumptions(result), 1)
     _widths(a, first=60, other=40)
+    wb.calculation.fullCalcOnLoad = True  # no cached results: the reader computes the formulas
     with replacing(path) as tmp:
         wb.save(tmp)
         _reproducible(tmp)

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import numpy as np
@@ -64,7 +65,30 @@ def test_summary_json_validates(report: Path) -> None:
     jsonschema.validate(json.loads((report / "summary.json").read_text()), summary.schema())
 
 
-def test_spreadsheet_monthly_totals_equal_the_ledger(report: Path, lab: Result) -> None:
+def _cell_value(wb: Any, ws: Any, value: Any) -> Any:
+    """A cell as Excel computes it: numbers as they are, and the workbook's formulas (a sheet
+    reference or SUM over ranges) evaluated from the cells they name."""
+    if not (isinstance(value, str) and value.startswith("=")):
+        return value
+    formula = value[1:]
+    m = re.fullmatch(r"SUM\((.*)\)", formula)
+    refs = m.group(1).split(",") if m else [formula]
+    total = 0.0
+    for ref in refs:
+        sheet, _, cells = ref.rpartition("!")
+        target = wb[sheet.strip("'").replace("''", "'")] if sheet else ws
+        block = target[cells]
+        rows = block if isinstance(block, tuple) else ((block,),)
+        for row in rows:
+            for c in row if isinstance(row, tuple) else (row,):
+                v = _cell_value(wb, target, c.value)
+                total += v or 0.0
+    return total
+
+
+def test_spreadsheet_totals_are_live_formulas_equal_to_the_ledger(
+    report: Path, lab: Result
+) -> None:
     wb = load_workbook(report / "budget.xlsx")
     assert wb.sheetnames[0] == "Summary" and "Prices" in wb.sheetnames
     for o in lab.options:
@@ -72,16 +96,30 @@ def test_spreadsheet_monthly_totals_equal_the_ledger(report: Path, lab: Result) 
         header = [c.value for c in ws[4]]
         cash_col = header.index("cash total (USD)") + 1
         acc_col = header.index("accounting total (USD)") + 1
-        cash = [ws.cell(row=5 + i, column=cash_col).value for i in range(len(lab.months))]
-        acc = [ws.cell(row=5 + i, column=acc_col).value for i in range(len(lab.months))]
-        np.testing.assert_allclose(cash, o.ledger.cash_total(), rtol=1e-12)
-        np.testing.assert_allclose(acc, o.ledger.accounting_total(), rtol=1e-12)
+        first = ws.cell(row=5, column=cash_col).value
+        assert isinstance(first, str) and first.startswith("=SUM(")  # a formula, not a copy
+        cash = [_cell_value(wb, ws, ws.cell(row=5 + i, column=cash_col).value) for i in range(36)]
+        acc = [_cell_value(wb, ws, ws.cell(row=5 + i, column=acc_col).value) for i in range(36)]
+        np.testing.assert_allclose(cash, o.ledger.cash_total(), rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(acc, o.ledger.accounting_total(), rtol=1e-12, atol=1e-9)
         assert ws.cell(row=5, column=cash_col).number_format.startswith("#,##0.00")
-        assert ws.cell(row=5, column=1).value == lab.months[0]
+        assert ws.cell(row=5, column=1).value.strftime("%Y-%m") == lab.months[0]  # a real date
+        assert ws.tables and ws.freeze_panes == "B5"
+        # Quarters and fiscal years: sums over the monthly rows, partial ones marked.
+        for suffix, n in ((" Q", 12), (" FY", 3)):
+            p = wb[o.name[: 31 - len(suffix)] + suffix]
+            head = [c.value for c in p[4]]
+            col = head.index("cash total (USD)") + 1
+            rows = range(5, 5 + n)
+            got = sum(_cell_value(wb, p, p.cell(row=r, column=col).value) for r in rows)
+            assert got == pytest.approx(o.ledger.cash_total().sum())
     summary_ws = wb["Summary"]
     header = [c.value for c in summary_ws[4]]
     col = header.index("total cash (USD)") + 1
-    totals = [summary_ws.cell(row=5 + i, column=col).value for i in range(len(lab.options))]
+    totals = [
+        _cell_value(wb, summary_ws, summary_ws.cell(row=5 + i, column=col).value)
+        for i in range(len(lab.options))
+    ]
     np.testing.assert_allclose(totals, [o.total_cash_usd for o in lab.options])
 
 
@@ -196,3 +234,10 @@ def test_html_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None
     non_white = float((pixels.mean(axis=2) < 0.95).mean())
     assert non_white > 0.05  # text, tables and a chart, not a blank page
     assert float(pixels.std()) > 0.05
+
+
+def test_chart_money_reads_as_accountants_write_it() -> None:
+    from tco.reports.charts import money
+
+    assert money(-20_000) == "\u2212$20,000"  # a minus sign before the currency
+    assert money(1_234.4) == "$1,234" and money(0) == "$0"
