@@ -59,7 +59,13 @@ def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, 
             ctx.file, f"{ctx.where}.{field}", f"no option {name!r}; valid: {', '.join(names)}"
         )
     kind = registry.of(found[1])
-    if kind.buys_hardware != owned or (not owned and kind.data_site != "cloud"):
+    # The owned side must queue jobs with patience (the owned kind's ``queue``).
+    queues = hasattr(kind, "queue")
+    if (
+        kind.buys_hardware != owned
+        or (owned and not queues)
+        or (not owned and kind.data_site != "cloud")
+    ):
         raise ScenarioError(
             ctx.file, f"{ctx.where}.{field}", f"{name!r} is a {kind.label}; name {want}"
         )
@@ -82,7 +88,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         plans = []
         for n, field in enumerate(REFERENCES):
             i, o = _referenced(option, ctx, field, n == 0)
-            plans.append(registry.of(o).plan(o, ctx.other(o.name, i)))
+            plans.append(registry.of(o).plan(o, ctx.other(i)))
         own, burst = plans
         return HybridPlan(
             option=option,

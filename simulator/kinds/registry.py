@@ -56,7 +56,7 @@ class Context:
     # The scenario's options by name, with their positions (a hybrid option refers to others).
     options: Mapping[str, tuple[int, OptionModel]] = field(default_factory=dict)
 
-    def other(self, name: str, index: int) -> Context:
+    def other(self, index: int) -> Context:
         """The context of the option at ``index`` of the same scenario."""
         return dataclasses.replace(self, where=f"options[{index}]")
 

@@ -71,7 +71,7 @@ class SpotPlan(CloudPlan):
     checkpointing: Checkpointing
 
 
-def _rate(o: Spot, ctx: Context, itype: str | None, where: str) -> tuple[float, Quote]:
+def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
     """Interruptions per instance-month, and the quote saying where the figure comes from."""
     item = f"{itype or 'instance'} spot interruptions"
     if o.interruptions_per_instance_month is not None:
@@ -129,7 +129,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         rates, on_demand, quotes = [], [], list(base.quotes)
         for n, _ in enumerate(base.shapes):
             itype = types[n] if types else None
-            rate, quote = _rate(option, ctx, itype, ctx.where)
+            rate, quote = _rate(option, ctx, itype)
             rates.append(rate / defaults.HOURS_PER_MONTH)
             quotes.append(quote)
             od = None
