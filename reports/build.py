@@ -14,11 +14,11 @@ import hashlib
 import json
 from pathlib import Path
 
-from tco.reports.formats import CHART_DIR, FORMATS, MANIFEST
+from tco.reports.formats import CHART_DIR, DEFAULT_FORMATS, FORMATS, MANIFEST
 from tco.simulator.atomic import write_text
 from tco.simulator.result import Result
 
-__all__ = ["CHART_DIR", "FORMATS", "MANIFEST", "verify_report", "write_report"]
+__all__ = ["CHART_DIR", "DEFAULT_FORMATS", "FORMATS", "MANIFEST", "verify_report", "write_report"]
 MANIFEST_SCHEMA = "tco-report-manifest/1"
 
 
@@ -28,9 +28,10 @@ def _charts_and_documents(result: Result, d: Path, formats: tuple[str, ...]) -> 
     written: list[Path] = []
     made = charts.all_charts(result)
     pngs = {c.name: charts.png_bytes(c) for c in made}
-    if "charts" in formats or "md" in formats:  # HTML embeds its charts: no files needed
+    svg = "svg" in formats
+    if "charts" in formats or "md" in formats or svg:  # HTML embeds its charts: no files needed
         for c in made:
-            written += charts.save(c, d / CHART_DIR, pngs[c.name])
+            written += charts.save(c, d / CHART_DIR, pngs[c.name], svg)
     for c in made:
         charts.close(c)
     if "html" in formats:
@@ -43,7 +44,7 @@ def _charts_and_documents(result: Result, d: Path, formats: tuple[str, ...]) -> 
 
 
 def write_report(
-    result: Result, out_dir: str | Path, formats: tuple[str, ...] = FORMATS
+    result: Result, out_dir: str | Path, formats: tuple[str, ...] = DEFAULT_FORMATS
 ) -> list[Path]:
     """Write the chosen parts of the report; return the files written."""
     d = Path(out_dir)
@@ -54,7 +55,7 @@ def write_report(
         from tco.reports import files
 
         written += files.write_data(result, d, json="json" in formats, csv="csv" in formats)
-    if {"charts", "html", "md"} & set(formats):
+    if {"charts", "svg", "html", "md"} & set(formats):
         written += _charts_and_documents(result, d, formats)
     if "xlsx" in formats:
         from tco.reports import spreadsheet

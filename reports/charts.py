@@ -27,7 +27,14 @@ from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import Result
 
 plt.rcParams.update(
-    {"svg.hashsalt": "tco", "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3, "font.size": 9}
+    {
+        "svg.hashsalt": "tco",
+        "figure.dpi": 100,
+        "savefig.dpi": 200,  # PNGs at print resolution: 9 in wide = 1,800 px
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "font.size": 9,
+    }
 )
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
 
@@ -307,13 +314,15 @@ def close(chart: Chart) -> None:
     plt.close(chart.figure)
 
 
-def save(chart: Chart, out_dir: Path, png: bytes) -> list[Path]:
-    """Write a chart as PNG (already rendered) and SVG."""
+def save(chart: Chart, out_dir: Path, png: bytes, svg: bool = False) -> list[Path]:
+    """Write a chart as PNG (already rendered) and, when asked, SVG."""
     out_dir.mkdir(parents=True, exist_ok=True)
     png_path = out_dir / f"{chart.name}.png"
-    svg_path = out_dir / f"{chart.name}.svg"
     with replacing(png_path) as tmp:
         tmp.write_bytes(png)
+    if not svg:
+        return [png_path]
+    svg_path = out_dir / f"{chart.name}.svg"
     with replacing(svg_path) as tmp:
         chart.figure.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
     return [png_path, svg_path]

@@ -3,7 +3,10 @@ light module: the CLI imports it at start-up)."""
 
 import re
 
-FORMATS = ("json", "csv", "charts", "html", "md", "xlsx")
+FORMATS = ("json", "csv", "charts", "svg", "html", "md", "xlsx")  # every part there is
+# Written unless --format says otherwise: SVG copies of the charts only when asked for (the PNGs
+# are at print resolution; rendering both doubled the charts' share of a run).
+DEFAULT_FORMATS = tuple(f for f in FORMATS if f != "svg")
 CHART_DIR = "charts"
 MANIFEST = "manifest.json"  # written last: a folder without it is incomplete
 

@@ -27,7 +27,7 @@ from tco.cli_prices import prices
 from tco.cli_sweep import sweep
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
-from tco.reports.formats import FORMATS, folder_name
+from tco.reports.formats import DEFAULT_FORMATS, FORMATS, folder_name
 from tco.simulator.errors import ScenarioError
 
 
@@ -56,7 +56,7 @@ def cli(debug: bool) -> None:
 @click.option(
     "--format",
     "formats",
-    default=",".join(FORMATS),
+    default=",".join(DEFAULT_FORMATS),
     show_default=True,
     help=f"Comma-separated parts of the report to write: {', '.join(FORMATS)}.",
 )

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,16 @@ def test_every_file_is_written(report: Path) -> None:
     ):
         assert (report / name).stat().st_size > 0, name
     for chart in CHARTS:
-        for ext in ("png", "svg"):
-            assert (report / "charts" / f"{chart}.{ext}").stat().st_size > 1000
+        png = (report / "charts" / f"{chart}.png").read_bytes()
+        width, _ = struct.unpack(">II", png[16:24])
+        assert width >= 1800, (chart, width)  # print resolution: 200 dpi
+        assert not (report / "charts" / f"{chart}.svg").exists()  # SVG only when asked
+
+
+def test_svg_charts_when_asked(lab: Result, tmp_path: Path) -> None:
+    written = write_report(lab, tmp_path, formats=("svg",))
+    svgs = sorted(p.name for p in written if p.suffix == ".svg")
+    assert svgs == sorted(f"{c}.svg" for c in CHARTS)
 
 
 def test_summary_json_validates(report: Path) -> None:
