@@ -91,11 +91,20 @@ def _month_date(month: str) -> dt.date:
     return dt.date(int(month[:4]), int(month[5:7]), 1)
 
 
-def _monthly_sheet(ws: Worksheet, result: Result, o: OptionResult) -> tuple[int, dict[str, str]]:
+KWH = "electricity used (kWh, PUE included)"
+POWER = ("cash: power (USD)", "accounting: power (USD)")
+
+
+def _monthly_sheet(
+    ws: Worksheet, result: Result, o: OptionResult, price: tuple[str, float] | None
+) -> tuple[int, dict[str, str]]:
     """The option's months as an Excel table: real dates, values by category, and totals as
-    live formulas (row totals across categories, a column total under each). Returns the row of
-    the column totals and each money column's letter."""
+    live formulas (row totals across categories, a column total under each). ``price``: the
+    Inputs cell holding the option's electricity price and its value; the power cells are then
+    kWh x that cell. Returns the row of the column totals and each money column's letter."""
     frame = tables.monthly(result, o)
+    if price is not None:
+        frame[KWH] = frame[POWER[0]] / price[1]
     ws["A1"] = f"{o.name} ({o.kind}): {o.description}"
     ws["A1"].font = Font(bold=True, size=12)
     ws["A2"] = "Monthly, USD. Totals are formulas over the category cells: change one, they follow."
@@ -120,6 +129,8 @@ def _monthly_sheet(ws: Worksheet, result: Result, o: OptionResult) -> tuple[int,
             if groups.get(col):
                 parts = groups[col]
                 v = f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})"
+            elif price is not None and col in POWER:
+                v = f"=PRODUCT({letter[KWH]}{r},{price[0]})"
             elif isinstance(v, float) and math.isnan(v):
                 v = None
             elif hasattr(v, "item"):
@@ -178,6 +189,35 @@ def _periods_sheet(
     _widths(ws, first=14)
 
 
+def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, tuple[str, float]]:
+    """Inputs finance may change: each owned option's electricity price, which its monthly
+    power cells multiply. Returns option -> (cell, price)."""
+    ws["A1"] = "Inputs: change a value and every power cost, total and period follows."
+    ws["A1"].font = Font(bold=True, size=12)
+    ws["A2"] = (
+        "Power cells are the month's kWh (PUE included) x this price; where running costs"
+        " escalate, the escalation is folded into the kWh."
+    )
+    for j, h in enumerate(("option", "electricity (USD/kWh)", "source"), start=1):
+        c = ws.cell(row=4, column=j, value=h)
+        c.font, c.fill = Font(bold=True), HEADER_FILL
+    out, r = {}, 5
+    for o in result.options:
+        option = next(x for x in result.scenario.options if x.name == o.name)
+        power = getattr(option, "power", None)
+        usd = getattr(power, "usd_per_kwh", None)
+        if not usd or "power" not in o.ledger.cash:
+            continue
+        ws.cell(row=r, column=1, value=o.name)
+        ws.cell(row=r, column=2, value=usd).number_format = "0.0000"
+        quote = next((q for q in o.quotes if q.item == "electricity"), None)
+        ws.cell(row=r, column=3, value=quote.detail if quote else "")
+        out[o.name] = (f"Inputs!$B${r}", float(usd))
+        r += 1
+    _widths(ws, first=28, other=24)
+    return out
+
+
 def _table(ws: Worksheet, ref: str, kind: str) -> None:
     """An Excel table over ``ref`` (header row first), named after the sheet."""
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{kind}_{ws.title}")[:250]
@@ -205,12 +245,13 @@ def write(result: Result, path: Path) -> Path:
     summary = tables.summary(result)
     _write_frame(ws, summary, 4)
     _widths(ws)
-    used = {"summary", "prices", "assumptions"}
+    used = {"summary", "inputs", "prices", "assumptions"}
+    inputs = _inputs_sheet(wb.create_sheet("Inputs"), result)
     cash_col = list(summary.columns).index("total cash (USD)") + 1
     acc_col = list(summary.columns).index("total accounting (USD)") + 1
     for i, o in enumerate(result.options):
         name = sheet_name(o.name, used)
-        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o)
+        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name))
         ref = "'" + name.replace("'", "''") + "'"
         for col, key in ((cash_col, "cash total (USD)"), (acc_col, "accounting total (USD)")):
             ws.cell(row=5 + i, column=col, value=f"={ref}!{money[key]}{total_row}")

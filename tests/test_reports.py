@@ -79,10 +79,10 @@ def _cell_value(wb: Any, ws: Any, value: Any) -> Any:
     reference or SUM over ranges) evaluated from the cells they name."""
     if not (isinstance(value, str) and value.startswith("=")):
         return value
-    formula = value[1:]
-    m = re.fullmatch(r"SUM\((.*)\)", formula)
-    refs = m.group(1).split(",") if m else [formula]
-    total = 0.0
+    formula = value[1:].replace("$", "")
+    m = re.fullmatch(r"(SUM|PRODUCT)\((.*)\)", formula)
+    refs = m.group(2).split(",") if m else [formula]
+    numbers = []
     for ref in refs:
         sheet, _, cells = ref.rpartition("!")
         target = wb[sheet.strip("'").replace("''", "'")] if sheet else ws
@@ -90,9 +90,8 @@ def _cell_value(wb: Any, ws: Any, value: Any) -> Any:
         rows = block if isinstance(block, tuple) else ((block,),)
         for row in rows:
             for c in row if isinstance(row, tuple) else (row,):
-                v = _cell_value(wb, target, c.value)
-                total += v or 0.0
-    return total
+                numbers.append(_cell_value(wb, target, c.value) or 0.0)
+    return float(np.prod(numbers)) if m and m.group(1) == "PRODUCT" else float(sum(numbers))
 
 
 def test_spreadsheet_totals_are_live_formulas_equal_to_the_ledger(
@@ -130,6 +129,24 @@ def test_spreadsheet_totals_are_live_formulas_equal_to_the_ledger(
         for i in range(len(lab.options))
     ]
     np.testing.assert_allclose(totals, [o.total_cash_usd for o in lab.options])
+
+
+def test_the_electricity_price_is_an_input_the_power_cells_use(report: Path, lab: Result) -> None:
+    wb = load_workbook(report / "budget.xlsx")
+    inputs = wb["Inputs"]
+    (row,) = [r for r in range(5, 12) if inputs.cell(row=r, column=1).value == "own-8xA40"]
+    assert inputs.cell(row=row, column=2).value == pytest.approx(0.0826)  # EIA/Epoch default
+    ws = wb["own-8xA40"]
+    header = [c.value for c in ws[4]]
+    power = header.index("cash: power (USD)") + 1
+    cash = header.index("cash total (USD)") + 1
+    assert "Inputs!" in ws.cell(row=5 + 6, column=power).value
+    own = lab.option("own-8xA40")
+    before = _cell_value(wb, ws, ws.cell(row=11, column=cash).value)
+    assert before == pytest.approx(own.ledger.cash_total()[6])
+    inputs.cell(row=row, column=2).value = 2 * 0.0826  # finance doubles the price
+    after = _cell_value(wb, ws, ws.cell(row=11, column=cash).value)
+    assert after - before == pytest.approx(own.ledger.cash["power"][6])
 
 
 def test_fiscal_year_totals_add_up(lab: Result) -> None:
