@@ -20,6 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from tco.reports.formatting import money
 from tco.simulator import ledger, what_if
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
@@ -37,12 +38,6 @@ plt.rcParams.update(
     }
 )
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
-
-
-def money(v: float, _: object = None) -> str:
-    """An axis amount: "$20,000", and "−$20,000" below zero (a minus sign before the
-    currency, as accountants write it, not "$-20,000")."""
-    return f"−${-v:,.0f}" if v < 0 else f"${v:,.0f}"
 
 
 MONEY = FuncFormatter(money)

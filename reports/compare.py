@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tco.reports.formatting import money
+
 SUMMARY = "summary.json"
 
 
@@ -113,7 +115,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 
 def _usd(x: float | None) -> str:
-    return "-" if x is None else (f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}")
+    return "-" if x is None else money(x)
 
 
 def _num(x: float | None) -> str:

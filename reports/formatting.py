@@ -7,6 +7,12 @@ import math
 import pandas as pd
 
 
+def money(v: float, _: object = None) -> str:
+    """Whole dollars: "$20,000", and "−$20,000" below zero (a minus sign before the
+    currency, as accountants write it, not "$-20,000"). Also a matplotlib tick formatter."""
+    return f"−${-v:,.0f}" if v < 0 else f"${v:,.0f}"
+
+
 def cell(column: str, value: object) -> str:
     """Format one value by what its column holds (the unit is in the column name)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):

@@ -203,8 +203,7 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, tuple[str, float]]
         c.font, c.fill = Font(bold=True), HEADER_FILL
     out, r = {}, 5
     for o in result.options:
-        option = next(x for x in result.scenario.options if x.name == o.name)
-        power = getattr(option, "power", None)
+        power = getattr(result.scenario.option(o.name), "power", None)
         usd = getattr(power, "usd_per_kwh", None)
         if not usd or "power" not in o.ledger.cash:
             continue

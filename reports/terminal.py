@@ -206,8 +206,7 @@ def _resale(result: Result) -> list[str]:
         back = -float(o.ledger.cash["resale"].sum()) if "resale" in o.ledger.cash else 0.0
         if back <= 0:
             continue
-        scenario_option = next(x for x in result.scenario.options if x.name == o.name)
-        how = getattr(scenario_option, "resale_value", "book")
+        how = getattr(result.scenario.option(o.name), "resale_value", "book")
         text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon ({how}"
         text += " value)"
         other = _cheapest_other(result, o)

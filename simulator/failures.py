@@ -26,6 +26,7 @@ from pydantic import Field
 
 from tco.simulator import defaults
 from tco.simulator.fields import NonNeg, Pos, Strict
+from tco.simulator.interruptions import Checkpointing, run_job
 
 
 class Failures(Strict):
@@ -108,8 +109,6 @@ def failed_runs(
     gpus: np.ndarray, run_h: np.ndarray, f: Failures, rng: np.random.Generator
 ) -> FailedRuns:
     """Each job's run stretched by the failures of its GPUs (``simulator.interruptions``)."""
-    from tco.simulator.interruptions import Checkpointing, run_job
-
     c = Checkpointing(
         interval_h=f.checkpoint_interval_hours,
         write_h=0.0,

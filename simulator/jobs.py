@@ -6,7 +6,7 @@ Drawn job classes (``simulator.arrivals``) and replayed traces (``simulator.repl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -46,7 +46,6 @@ class Jobs:
 
     def take(self, idx: np.ndarray, arrival_h: np.ndarray) -> Jobs:
         """The jobs at ``idx`` (in that order), arriving at ``arrival_h`` instead."""
-        from dataclasses import replace
 
         def pick(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[idx]

@@ -61,6 +61,13 @@ class Scenario(Strict):
         unique([o.name for o in self.options], "option")
         return self
 
+    def option(self, name: str) -> OptionModel:
+        """The option called ``name`` as the scenario gives it (KeyError if none)."""
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
     def context(self, file: str, index: int, book: PriceBook) -> registry.Context:
         """What option ``index`` is checked and resolved with."""
         return registry.Context(
