@@ -14,10 +14,13 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display; must precede pyplot
 
+import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from tco.reports.formatting import money
@@ -35,6 +38,7 @@ plt.rcParams.update(
         "axes.grid": True,
         "grid.alpha": 0.3,
         "font.size": 9,
+        "svg.fonttype": "none",  # SVG text stays text: selectable and searchable
     }
 )
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
@@ -58,91 +62,142 @@ def colours(result: Result) -> dict[str, tuple[float, ...]]:
 
 
 def _x(result: Result) -> np.ndarray:
-    return np.arange(1, len(result.months) + 1)
+    """The first day of each month of the horizon: a real date axis."""
+    return np.array([f"{m}-01" for m in result.months], dtype="datetime64[D]")
 
 
 def _month_ticks(ax: Axes, result: Result) -> None:
-    n = len(result.months)
-    step = max(1, n // 12)
-    ticks = list(range(1, n + 1, step))
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([result.months[t - 1] for t in ticks], rotation=45, ha="right")
+    """Dates on the x axis: months, with the year written once where it changes."""
+    locator = mdates.AutoDateLocator(minticks=4, maxticks=10)  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_locator(locator)
+    formatter = mdates.ConciseDateFormatter(locator, show_offset=False)  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_formatter(formatter)
+
+
+def _legend_outside(ax: Axes, fontsize: float = 8, title: str | None = None) -> None:
+    """The legend under the plot, where it hides no line and leaves the plot its width."""
+    handles, labels = ax.get_legend_handles_labels()
+    ax.figure.legend(
+        handles, labels, loc="outside lower center", ncol=2, fontsize=fontsize, title=title
+    )
+
+
+def _blank() -> Line2D:
+    return Line2D([], [], linestyle="", marker="", label=" ")
 
 
 def cumulative_cost(result: Result) -> Chart:
     """Cumulative cash cost per option, with break-even points of owned options marked."""
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 5.5 + 0.13 * len(result.options)))
     col = colours(result)
     x = _x(result)
     cum = {o.name: np.cumsum(o.ledger.cash_total()) for o in result.options}
     for o in result.options:
         label = f"{o.name} ({registry.get(o.kind).label})"  # plain words, not the code name
         ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=2)
-    marks = 0
     meets = {o.name: verdict(result, o).meets for o in result.options}
+    points: list[tuple[str, str, int]] = []
     for o in result.options:
         if not registry.get(o.kind).buys_hardware or not meets[o.name]:
             continue  # no break-even for, or against, an option that misses the service level
         for other, m in o.break_even.items():
             if m is None or m <= 1 or registry.get(result.option(other).kind).buys_hardware:
                 continue
-            if not meets[other]:
-                continue
-            y = cum[o.name][m - 1]
-            ax.scatter([m], [y], color=col[other], edgecolor="black", zorder=5, s=50)
-            # Labels are stacked below the line so that nearby break-even points stay readable.
-            ax.annotate(
-                f"{o.name} breaks even vs {other}: {result.months[m - 1]}",
-                (m, y),
-                textcoords="offset points",
-                xytext=(12, -16 - 11 * marks),
-                fontsize=7,
-                color=col[other],
-                arrowprops={"arrowstyle": "-", "color": "0.6"},
+            if meets[other]:
+                points.append((o.name, other, m))
+    # Each break-even point is a numbered marker; the words go in the legend under the plot, so
+    # labels of nearby points never collide with each other or with the axis.
+    handles = []
+    for i, (name, other, m) in enumerate(sorted(points, key=lambda p: (p[2], p[0], p[1])), 1):
+        y = cum[name][m - 1]
+        ax.scatter([x[m - 1]], [y], color=col[other], edgecolor="black", zorder=5, s=60)
+        ax.annotate(
+            str(i),
+            (x[m - 1], y),
+            textcoords="offset points",
+            xytext=(0, 7),
+            ha="center",
+            fontsize=7,
+            fontweight="bold",
+            zorder=6,
+        )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                marker="o",
+                linestyle="",
+                color=tuple(col[other][:3]),  # type: ignore[arg-type]
+                markeredgecolor="black",
+                label=f"{i}: {name} cheaper than {other} from {result.months[m - 1]}",
             )
-            marks += 1
+        )
     ax.set_title(f"{result.scenario.name}: cumulative cost (cash)")
     ax.set_ylabel("cumulative cost (USD)")
     ax.set_xlabel("month")
     ax.yaxis.set_major_formatter(MONEY)
     _month_ticks(ax, result)
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
+    # One legend, options in the left column and break-even points in the right.
+    lines = ax.get_legend_handles_labels()[0]
+    if handles:
+        rows = max(len(lines), len(handles))
+        lines += [_blank()] * (rows - len(lines))
+        handles += [_blank()] * (rows - len(handles))
+    fig.legend(handles=lines + handles, loc="outside lower center", ncol=2, fontsize=7.5)
     return Chart("cumulative_cost", "Cumulative cost per option, break-even points marked", fig)
 
 
 def monthly_cash(result: Result) -> Chart:
-    """Monthly cash out, stacked by category, one panel per option (same y scale)."""
+    """Monthly cash out, stacked by category, one panel per option (same y scale); one legend
+    of the categories, in plain words, under the panels."""
     n = len(result.options)
     cols = min(2, n)
     rows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(9, 3.2 * rows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        layout="constrained",
+        figsize=(9, 2.6 * rows + 0.6),
+        squeeze=False,
+        sharey=True,
+        sharex=True,
+    )
     x = _x(result)
+    # Month edges: each month a step of its own width (stairs: one artist per category, not
+    # one rectangle per month, which made this the slowest chart).
+    last = np.datetime64(result.months[-1], "M") + 1
+    edges = np.append(x, last.astype("datetime64[D]"))
+    shown: dict[str, Artist] = {}
     for ax, o in zip(axes.flat, result.options, strict=False):
         pos = np.zeros(len(x))
         neg = np.zeros(len(x))
         for cat, values in o.ledger.cash.items():
             if not np.any(values):
                 continue
+            c = ledger.category(cat)
             base = np.where(values >= 0, pos, neg)
-            ax.bar(x, values, bottom=base, label=cat, color=ledger.category(cat).colour, width=0.85)
+            bars = ax.stairs(
+                base + values, edges, baseline=base, fill=True, color=c.colour, linewidth=0
+            )
+            shown.setdefault(c.label, bars)
             pos += np.where(values >= 0, values, 0)
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
-        ax.set_ylabel("cash out (USD/month)")
         ax.yaxis.set_major_formatter(MONEY)
         _month_ticks(ax, result)
-        ax.legend(fontsize=7, loc="upper right")
-    for ax in list(axes.flat)[n:]:
+    for ax in axes[:, 0]:
+        ax.set_ylabel("cash out (USD/month)")
+    for i, ax in enumerate(list(axes.flat)[n:], start=n):
         ax.set_visible(False)
+        axes.flat[i - cols].xaxis.set_tick_params(labelbottom=True)  # the panel above: dates
+    fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncol=4, fontsize=8)
     fig.suptitle(f"{result.scenario.name}: monthly cash out by category")
-    fig.tight_layout()
     return Chart("monthly_cash", "Monthly cash out by category, per option", fig)
 
 
 def utilisation(result: Result) -> Chart:
     """GPU utilisation of owned clusters and Savings Plan commitment utilisation per month."""
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 4))
     col = colours(result)
     x = _x(result)
     for o in result.options:
@@ -171,14 +226,13 @@ def utilisation(result: Result) -> Chart:
     ax.set_title(f"{result.scenario.name}: owned GPU and Savings Plan commitment utilisation")
     _month_ticks(ax, result)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+        _legend_outside(ax, fontsize=8)
     return Chart("utilisation", "Utilisation of owned GPUs and of Savings Plan commitments", fig)
 
 
 def waits(result: Result) -> Chart:
     """Distribution of job waits per option (empirical CDF, hours, log scale)."""
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 4))
     col = colours(result)
     for o in result.options:
         out = o.runs
@@ -199,14 +253,13 @@ def waits(result: Result) -> Chart:
     ax.set_xlabel("wait before start (hours, log scale; under 1 minute shown at 1 minute)")
     ax.set_ylabel("jobs that waited at most this long (%)")
     ax.set_title(f"{result.scenario.name}: distribution of job waits")
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    _legend_outside(ax, fontsize=8)
     return Chart("waits", "Distribution of job waits per option", fig)
 
 
 def cost_per_gpu_hour(result: Result) -> Chart:
     """Cost per delivered reference GPU-hour, per option."""
-    fig, ax = plt.subplots(figsize=(9, 3.5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 3.5))
     col = colours(result)
     names = [o.name for o in result.options]
     values = [o.usd_per_ref_gpu_hour for o in result.options]
@@ -219,29 +272,29 @@ def cost_per_gpu_hour(result: Result) -> Chart:
     ax.set_xlabel(f"USD per delivered {ref} GPU-hour")
     ax.invert_yaxis()
     ax.set_title(f"{result.scenario.name}: cost per delivered GPU-hour")
-    fig.tight_layout()
     return Chart("cost_per_gpu_hour", "Cost per delivered GPU-hour per option", fig)
 
 
 def arrivals(result: Result) -> Chart:
     """Jobs arriving per day over the horizon (drawn from job classes or replayed from a trace)."""
-    fig, ax = plt.subplots(figsize=(9, 3.5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 3.5))
     days = np.floor(result.jobs.arrival_h / 24.0).astype(np.int64)
     n_days = int(np.ceil(result.horizon_h / 24.0))
+    dates = np.datetime64(f"{result.months[0]}-01") + np.arange(n_days)
     for c, name in enumerate(result.jobs.class_names):
         counts = np.bincount(days[result.jobs.job_class == c], minlength=n_days)
         ax.plot(
-            np.arange(n_days) + 1,
+            dates,
             counts,
             linewidth=1,
             label=name,
             color=PALETTE[(c + 3) % len(PALETTE)],
         )
-    ax.set_xlabel("day of the horizon")
+    ax.set_xlabel("day")
     ax.set_ylabel("jobs arriving per day")
     ax.set_title(f"{result.scenario.name}: arrivals per day ({len(result.jobs):,} jobs)")
-    ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
+    _month_ticks(ax, result)
+    _legend_outside(ax, fontsize=8, title="job class")
     return Chart("arrivals", "Jobs arriving per day, by job class or trace", fig)
 
 
@@ -255,7 +308,7 @@ def what_ifs(result: Result) -> Chart:
     ]
     moved.sort(key=lambda dw: -abs(dw[0]))  # stable: ties keep the what-ifs' order
     deltas, ws = [d for d, _ in moved], [w for _, w in moved]
-    fig, ax = plt.subplots(figsize=(9, 0.4 * len(ws) + 1.5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 0.4 * len(ws) + 1.5))
     col = colours(result)
     labels = [what_if.describe(w.input, w.change) for w in ws]
     bars = ax.barh(
@@ -265,11 +318,11 @@ def what_ifs(result: Result) -> Chart:
         hatch=["//" if w.flips else "" for w in ws],
     )
     for b, w, v in zip(bars, ws, deltas, strict=True):
-        note = f" -> {w.recommended or 'none meets the level'}" if w.flips else ""
+        note = f" → {w.recommended or 'none meets the level'}" if w.flips else ""
         ax.text(
             b.get_x() + b.get_width(),
             b.get_y() + b.get_height() / 2,
-            f" {'+' if v >= 0 else '-'}${abs(v):,.0f}{note} ",
+            f" {'+' if v >= 0 else ''}{money(v)}{note} ",
             va="center",
             ha="left" if v >= 0 else "right",
             fontsize=8,
@@ -280,7 +333,6 @@ def what_ifs(result: Result) -> Chart:
     ax.set_xlabel(f"change in the recommended option's cash, USD (today ${base:,.0f})")
     ax.invert_yaxis()
     ax.set_title(f"{result.scenario.name}: what the recommendation depends on beyond prices")
-    fig.tight_layout()
     return Chart("what_ifs", "What the recommendation depends on beyond prices", fig)
 
 

@@ -1,101 +1,190 @@
-"""The report as an ordered list of sections, rendered to self-contained HTML or to Markdown.
+"""The report as an ordered list of sections, rendered to self-contained HTML (a Jinja2
+template, ``templates/report.html.j2``) or to Markdown.
 
-Both renderings carry the same content: the answer, the comparison, the charts, the monthly
-budget, quarterly and fiscal-year totals, the depreciation schedules, the prices used with their
-source and date, and every assumption.
+Both renderings carry the same content, answer first: the recommendation and the service level,
+what it rests on, warnings about the run (in their own box), the comparison, break-even, charts,
+each option's budget (cash, accounting, usage; quarters and fiscal years), the prices with their
+sources and dates, every assumption with its value, and what the model leaves out.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import tables, terminal
+from tco.reports import answer, provenance, tables
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table
+from tco.simulator.kinds import registry
 from tco.simulator.result import Result
+from tco.simulator.scope import LEFT_OUT
+
+
+@dataclass
+class Table:
+    caption: str
+    frame: pd.DataFrame
+    cards: bool = False  # on a narrow screen, one card per row (a few columns that all matter)
+    prose: tuple[str, ...] = ()  # columns of sentences, which wrap
 
 
 @dataclass
 class Section:
+    id: str
     title: str
+    headline: str = ""
     text: list[str] = field(default_factory=list)
-    frames: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    lists: list[tuple[str, list[str]]] = field(default_factory=list)  # (title, items)
+    tables: list[Table] = field(default_factory=list)
     charts: list[str] = field(default_factory=list)  # chart names
+    box: str = ""  # "warnings": set apart from the answer
+    new_page: bool = False  # printed from a new page (the answer, comparison and break-even
+    # share the first pages)
+
+
+def _answer(result: Result) -> Section:
+    rests_on = answer.caveats(result) + answer.resale(result) + answer.robustness(result)
+    found = (
+        answer.resizes(result)
+        + answer.cheapest(result)
+        + answer.open_work(result)
+        + answer.waste(result)
+        + [f"Trace: {note}." for note in result.jobs.notes]
+    )
+    return Section(
+        "answer",
+        "The answer",
+        headline=answer.headline(result, with_level=False),
+        text=[f"Service level: {answer.level_text(result)}."],
+        lists=[
+            (t, items) for t, items in (("What it rests on", rests_on), ("Also", found)) if items
+        ],
+    )
+
+
+def _comparison(result: Result) -> Section:
+    ref = answer.reference_label(result)
+    return Section(
+        "comparison",
+        "Comparison",
+        text=[
+            f"Cash over {result.scenario.horizon_months} months, USD; NPV at"
+            f" {result.scenario.discount_rate:.1%} a year; USD per GPU-hour of work delivered,"
+            f" counted in {ref} GPU-hours; utilisation: GPU-hours used / paid for; break-even: the"
+            " first month from which the option stays cheaper than the cheapest other option"
+            " that meets the service level. Every figure is in summary.json and budget.xlsx."
+        ],
+        tables=[Table("", tables.comparison(result), cards=True)],
+    )
+
+
+def _break_even(result: Result) -> Section | None:
+    frame = tables.break_even(result)
+    if frame.empty:
+        return None
+    return Section(
+        "break-even",
+        "Break-even: owning against renting",
+        text=[
+            "Each owned option against each rented one that meets the service level: the month"
+            " from which owning stays cheaper, and the volume of work at which both cost the same"
+            " over the horizon (above it, owning is cheaper)."
+        ],
+        tables=[Table("", frame, prose=("times this scenario's work",))],
+    )
+
+
+def _budget(result: Result, name: str) -> Section:
+    sc = result.scenario
+    o = result.option(name)
+    s = Section(
+        f"budget-{name}",
+        f"Budget: {name}",
+        text=[f"{registry.get(o.kind).label}: {o.description}."],
+        new_page=True,
+    )
+    for view, frame in tables.by_view(tables.monthly(result, o)):
+        s.tables.append(Table(f"Month by month, {view}", frame))
+    for by, title in (
+        ("quarter", f"Quarters (fiscal year starts in month {sc.fiscal_year_start_month})"),
+        ("year", "Fiscal years"),
+    ):
+        for view, frame in tables.by_view(tables.periods(result, o, by)):
+            s.tables.append(Table(f"{title}, {view}", frame))
+    s.tables.extend(Table(c, f) for c, f in tables.kind_tables(result, o))
+    if o.cannot_run:
+        rows = [(r, n, ", ".join(o.cannot_run_examples[r])) for r, n in o.cannot_run.items()]
+        frame = pd.DataFrame(rows, columns=["reason", "jobs", "examples"])
+        s.tables.append(Table("Jobs that cannot run", frame, prose=("reason", "examples")))
+    notes = [
+        f"{k.removesuffix('_usd').replace('_', ' ')}: ${v:,.2f}"
+        for k, v in o.ledger.notes.items()
+        if k.endswith("_usd")
+    ]
+    if notes:
+        s.lists.append(("Notes", notes))
+    return s
 
 
 def sections(result: Result, chart_names: list[str]) -> list[Section]:
-    sc = result.scenario
-    out = [
-        Section(
-            "The answer",
-            text=terminal.sentences(result) + [f"Warning: {w}" for w in result.price_warnings],
-        )
-    ]
-    out.append(Section("Comparison", frames=[("", tables.summary(result))]))
-    out.append(Section("Charts", charts=chart_names))
-    for o in result.options:
-        s = Section(f"Monthly budget: {o.name}", text=[f"{o.kind}: {o.description}"])
-        s.frames.append(
-            (
-                "Month by month (cash view: when money leaves; accounting view: "
-                "depreciation and amortised commitments)",
-                tables.monthly(result, o),
+    out = [_answer(result)]
+    if result.price_warnings:
+        out.append(
+            Section(
+                "warnings",
+                "Warnings about this run",
+                lists=[("", list(result.price_warnings))],
+                box="warnings",
             )
         )
-        s.frames.append(
-            (
-                f"Quarters (fiscal year starts in month {sc.fiscal_year_start_month})",
-                tables.periods(result, o, "quarter"),
-            )
-        )
-        s.frames.append(("Fiscal years", tables.periods(result, o, "year")))
-        s.frames.extend(tables.kind_tables(result, o))
-        if o.cannot_run:
-            s.frames.append(
-                (
-                    "Jobs that cannot run",
-                    pd.DataFrame(
-                        [
-                            (r, n, ", ".join(o.cannot_run_examples[r]))
-                            for r, n in o.cannot_run.items()
-                        ],
-                        columns=["reason", "jobs", "examples"],
-                    ),
-                )
-            )
-        for k, v in o.ledger.notes.items():
-            if k.endswith("_usd"):
-                s.text.append(f"{k.removesuffix('_usd').replace('_', ' ')}: ${v:,.2f}")
-        out.append(s)
+    out.append(_comparison(result))
+    be = _break_even(result)
+    if be is not None:
+        out.append(be)
+    out.append(Section("charts", "Charts", charts=chart_names, new_page=True))
+    out.extend(_budget(result, o.name) for o in result.options)
     out.append(
         Section(
-            "Prices used",
-            text=[
-                f"Price mode: {result.price_provenance.get('price_mode', '?')}; bundled snapshot"
-                f" as of {result.price_provenance.get('snapshot_as_of', '?')}."
+            "prices",
+            "Prices and their sources",
+            new_page=True,
+            text=[provenance.mode(result)],
+            tables=[
+                Table("Sources and their dates", provenance.dates(result), prose=("used by",)),
+                Table(
+                    "Every price and cost figure used",
+                    tables.prices(result, plain=True),
+                    prose=("item", "source", "detail"),
+                ),
             ],
-            frames=[("", tables.prices(result))],
         )
     )
-    out.append(Section("Assumptions", frames=[("", tables.assumptions(result))]))
+    out.append(
+        Section(
+            "assumptions",
+            "Assumptions",
+            new_page=True,
+            text=[
+                "Every input of the scenario, with the defaults it did not override, then the"
+                " model's own defaults and their sources. The key is where to change it in the"
+                " scenario file."
+            ],
+            tables=[
+                Table(
+                    "",
+                    tables.assumptions(result),
+                    prose=("value", "source"),
+                )
+            ],
+        )
+    )
+    out.append(Section("left-out", "What this model leaves out", lists=[("", list(LEFT_OUT))]))
     return out
-
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:1200px;color:#222;line-height:1.4}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;font-size:.8em;margin:.5em 0 1.5em;display:block;overflow-x:auto}
-th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
-figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
-.meta{color:#666;font-size:.9em}
-"""
 
 
 def _title(result: Result) -> str:
@@ -111,35 +200,56 @@ def _meta(result: Result) -> str:
     )
 
 
+@dataclass
+class HtmlTable:
+    """A table as the template lays it out: headers, text cells, which columns are numbers."""
+
+    caption: str
+    headers: list[str]
+    rows: list[list[str]]
+    numeric: list[bool]
+    prose: list[bool]
+    cards: bool
+
+
+def _html_table(t: Table) -> HtmlTable:
+    cols = [str(c) for c in t.frame.columns]
+    text = as_text(t.frame)
+    return HtmlTable(
+        caption=t.caption,
+        headers=cols,
+        rows=[[str(v) for v in row] for row in text.itertuples(index=False)],
+        numeric=[pd.api.types.is_numeric_dtype(t.frame[c]) for c in t.frame.columns],
+        prose=[c in t.prose for c in cols],
+        cards=t.cards,
+    )
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("tco.reports", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
 def render_html(result: Result, charts: list[Chart], pngs: dict[str, bytes]) -> str:
     """One self-contained HTML file: charts embedded as data URIs, no external references."""
-    titles = {c.name: c.title for c in charts}
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(_title(result))}</title>",
-        f"<style>{CSS}</style></head><body>",
-        f"<h1>{html.escape(_title(result))}</h1>",
-        f'<p class="meta">{html.escape(_meta(result))}</p>',
-    ]
-    if result.scenario.description:
-        parts.append(f"<p>{html.escape(result.scenario.description.strip())}</p>")
-    for s in sections(result, [c.name for c in charts]):
-        parts.append(f"<h2>{html.escape(s.title)}</h2>")
-        parts.extend(f"<p>{html.escape(t)}</p>" for t in s.text)
-        for name in s.charts:
-            data = base64.b64encode(pngs[name]).decode()
-            parts.append(
-                f'<figure><img src="data:image/png;base64,{data}" '
-                f'alt="{html.escape(titles[name])}"><figcaption>'
-                f"{html.escape(titles[name])}</figcaption></figure>"
-            )
-        for caption, frame in s.frames:
-            if caption:
-                parts.append(f"<h3>{html.escape(caption)}</h3>")
-            parts.append(as_text(frame).to_html(index=False, escape=True, border=0))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    env = _environment()
+    return env.get_template("report.html.j2").render(
+        title=_title(result),
+        meta=_meta(result),
+        description=(result.scenario.description or "").strip(),
+        sections=sections(result, [c.name for c in charts]),
+        table=_html_table,
+        charts={c.name: (c.title, base64.b64encode(pngs[c.name]).decode("ascii")) for c in charts},
+        css=env.loader.get_source(env, "report.css")[0],  # type: ignore[union-attr]
+        print_css=env.loader.get_source(env, "print.css")[0],  # type: ignore[union-attr]
+    )
 
 
 def render_markdown(result: Result, charts: list[Chart], chart_dir: str) -> str:
@@ -150,12 +260,19 @@ def render_markdown(result: Result, charts: list[Chart], chart_dir: str) -> str:
         lines += [result.scenario.description.strip(), ""]
     for s in sections(result, [c.name for c in charts]):
         lines += [f"## {s.title}", ""]
+        quote = "> " if s.box else ""
+        if s.headline:
+            lines += [f"**{s.headline}**", ""]
         for t in s.text:
             lines += [t, ""]
+        for heading, items in s.lists:
+            if heading:
+                lines += [f"{quote}**{heading}**", quote.rstrip()]
+            lines += [f"{quote}- {item}" for item in items] + [""]
         for name in s.charts:
             lines += [f"![{titles[name]}]({Path(chart_dir) / (name + '.png')})", ""]
-        for caption, frame in s.frames:
-            if caption:
-                lines += [f"### {caption}", ""]
-            lines += [markdown_table(frame), ""]
+        for tb in s.tables:
+            if tb.caption:
+                lines += [f"### {tb.caption}", ""]
+            lines += [markdown_table(tb.frame), ""]
     return "\n".join(lines)

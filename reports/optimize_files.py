@@ -70,7 +70,7 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 5))
     names = list(dict.fromkeys(c.option for c in configs))
     for i, n in enumerate(names):
         mine = [c for c in configs if c.option == n]
@@ -92,7 +92,6 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
     ax.legend(fontsize=8)
     ax.set_title(f"{prepared.scenario.name}: configurations evaluated (large: meets the level)")
-    fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
     plt.close(fig)

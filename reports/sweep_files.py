@@ -103,7 +103,7 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
 
     names = [o.name for o in reps[0].options]
     x = np.arange(1, len(prepared.months) + 1)
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 5))
     for i, n in enumerate(names):
         cum = np.array([r.options[i].cumulative_cash_usd for r in reps])
         p10, p50, p90 = np.percentile(cum, [10, 50, 90], axis=0)
@@ -115,15 +115,15 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(f"{prepared.scenario.name}: cumulative cost over {len(reps)} futures")
-    fig.tight_layout()
     fan = _png(fig)
     plt.close(fig)
-    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.2 * len(names)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(names), 1, layout="constrained", figsize=(9, 2.2 * len(names)), squeeze=False
+    )
     for i, (ax, n) in enumerate(zip(axes[:, 0], names, strict=True)):
         ax.hist([r.options[i].cash_usd for r in reps], bins=30, color=plt.get_cmap("tab10")(i % 10))
         ax.set_title(f"{n}: total cost (USD)", fontsize=9)
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
-    fig.tight_layout()
     hist = _png(fig)
     plt.close(fig)
     return fan, hist

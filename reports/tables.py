@@ -20,6 +20,77 @@ def summary(result: Result) -> pd.DataFrame:
     return result.comparison_frame()
 
 
+def comparison(result: Result) -> pd.DataFrame:
+    """The comparison a reader scans: one row per option, the figures that decide, break-even
+    against the cheapest other option that meets the service level (the terminal's columns)."""
+    from tco.reports.answer import break_even_cell
+
+    full = result.comparison_frame()
+    return pd.DataFrame(
+        {
+            "option": full["option"],
+            "what": [registry.get(o.kind).label for o in result.options],
+            "total cash (USD)": full["total cash (USD)"],
+            "NPV of cash (USD)": full["NPV of cash (USD)"],
+            "USD per delivered GPU-hour": full["USD per delivered GPU-hour"],
+            "GPU utilisation": full["GPU utilisation"],
+            "p95 wait (h)": full["p95 wait (h)"],
+            "jobs that cannot run": full["jobs that cannot run"],
+            "service level": ["meets" if m else "misses" for m in full["meets service level"]],
+            "break-even": [break_even_cell(result, o) for o in result.options],
+        }
+    )
+
+
+def break_even(result: Result) -> pd.DataFrame:
+    """Each owned option against each rented one that meets the service level: the month from
+    which owning stays cheaper, and the volume of work at which both cost the same."""
+    from tco.reports.answer import break_even_pairs, reference_label
+    from tco.simulator.recommendation import verdict
+
+    volumes = {(v.owned, v.rented): v for v in result.break_even_volumes}
+    ref = reference_label(result)
+    rows = []
+    for o, other in break_even_pairs(result, owned_must_meet=False):
+        m = o.break_even[other.name]
+        v = volumes.get((o.name, other.name))
+        if not verdict(result, o).meets:
+            when = "- (misses the service level)"
+        else:
+            when = "never (within the horizon)" if m is None else f"{result.months[m - 1]}"
+        same = "n/a" if v is None else (v.note if v.scale is None else f"{v.scale:.2f}x")
+        rows.append(
+            {
+                "owning": o.name,
+                "against renting": other.name,
+                "owning cheaper from": when,
+                "same cost at utilisation": None if v is None else v.utilisation,
+                f"same cost at {ref} GPU-hours a month": None
+                if v is None or v.gpu_hours_per_month is None
+                else round(v.gpu_hours_per_month),
+                "times this scenario's work": same,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def by_view(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """A monthly or period table split into its cash view, its accounting view and its usage,
+    each narrow enough to print (the first column, month or period, repeated in each)."""
+    key = frame.columns[0]
+    out = []
+    for view, title in (("cash", "cash"), ("accounting", "accounting")):
+        cols = [c for c in frame.columns if c.startswith(f"{view}:") or c == f"{view} total (USD)"]
+        if cols:
+            part = frame[[key, *cols]]
+            names = {c: c.removeprefix(f"{view}: ") for c in cols}
+            out.append((title, part.rename(columns=names)))
+    usage = [c for c in frame.columns if c != key and not c.endswith("(USD)")]
+    if usage:
+        out.append(("usage", frame[[key, *usage]]))
+    return out
+
+
 def monthly(result: Result, o: OptionResult) -> pd.DataFrame:
     """Month by month for one option: cash and accounting by category, totals, usage."""
     data: dict[str, Any] = {"month": list(result.months)}
@@ -64,8 +135,11 @@ def kind_tables(result: Result, o: OptionResult) -> list[tuple[str, pd.DataFrame
     return registry.get(o.kind).report_tables(result.months, o.ledger)
 
 
-def prices(result: Result) -> pd.DataFrame:
-    """Every price and cost figure used, with unit, source and date."""
+def prices(result: Result, plain: bool = False) -> pd.DataFrame:
+    """Every price and cost figure used, with unit, source and date; ``plain``: the source and
+    date in words for a reader (``provenance.plain_*``), as the HTML and Markdown show them."""
+    from tco.reports import provenance
+
     rows = []
     for o in result.options:
         for q in o.quotes:
@@ -75,33 +149,52 @@ def prices(result: Result) -> pd.DataFrame:
                     "item": q.item,
                     "value": q.value,
                     "unit": q.unit,
-                    "source": q.source,
-                    "as of": q.as_of,
-                    "detail": q.detail,
+                    "source": provenance.plain_source(q.source) if plain else q.source,
+                    "as of": provenance.plain_date(q.as_of) if plain else q.as_of,
+                    "detail": provenance.plain_detail(q.detail) if plain else q.detail,
                 }
             )
     return pd.DataFrame(rows)
 
 
-def _flatten(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+def _plain(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _flatten(
+    path: str, label: list[str], value: Any, out: list[tuple[str, list[str], str]]
+) -> None:
+    """(YAML path, plain-word label parts, value) for every leaf; list items are named by their
+    ``name`` when they have one, else numbered from 1."""
     if isinstance(value, dict):
         for k, v in value.items():
-            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+            _flatten(f"{path}.{k}" if path else str(k), [*label, _plain(str(k))], v, out)
     elif isinstance(value, list) and value and isinstance(value[0], dict):
         for i, v in enumerate(value):
-            _flatten(f"{prefix}[{i}]", v, out)
+            name = v.get("name") if isinstance(v, dict) else None
+            item = f"{label[-1] if label else 'item'} {name or i + 1}"
+            _flatten(f"{path}[{i}]", [*label[:-1], item], v, out)
     elif value is not None:
-        out.append((prefix, str(value)))
+        out.append((path, label, str(value)))
 
 
 def assumptions(result: Result) -> pd.DataFrame:
-    """Every scenario input (defaults filled in), then the model defaults with their sources."""
-    rows: list[tuple[str, str]] = []
-    _flatten("", result.scenario.model_dump(mode="json"), rows)
-    frame = pd.DataFrame(rows, columns=["input", "value"])
-    frame["source"] = "scenario file (or its documented default)"
-    d = pd.DataFrame(
-        [(f"default: {k}", f"{v:g}", src) for k, (v, src) in defaults.SOURCES.items()],
-        columns=["input", "value", "source"],
-    )
-    return pd.concat([frame, d], ignore_index=True)
+    """Every scenario input (defaults filled in), then the model defaults with their sources.
+
+    ``where`` is the option (by name), the workload or the scenario; ``setting`` is the input in
+    plain words; ``key`` is where to change it in the scenario file."""
+    leaves: list[tuple[str, list[str], str]] = []
+    _flatten("", [], result.scenario.model_dump(mode="json"), leaves)
+    rows = []
+    for key, label, value in leaves:
+        if key.startswith("options[") and key.endswith("].name"):
+            continue  # the option's name is its "where"
+        where, rest = "scenario", label
+        if key.startswith("options["):
+            where, rest = label[0].removeprefix("options "), label[1:]
+        elif len(label) > 1:
+            where, rest = label[0], label[1:]
+        rows.append((where, ": ".join(rest) or where, value, "scenario file (or its default)", key))
+    for k, (v, src) in defaults.SOURCES.items():
+        rows.append(("model default", _plain(k), f"{v:g}", src, f"defaults.{k}"))
+    return pd.DataFrame(rows, columns=["where", "setting", "value", "source", "key"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 import tco
-from tco.reports import terminal
+from tco.reports import answer
 from tco.simulator.recommendation import verdict
 from tests.conftest import ROOT
 
@@ -22,7 +22,7 @@ def test_comparison_frame_is_the_comparison_table(tmp_path: Path) -> None:
         assert row["p95 wait (h)"] == o.waits.p95_h
         assert row["meets service level"] == verdict(r, o).meets
         # The same break-even the terminal table prints.
-        shown = terminal._break_even(r, o)
+        shown = answer.break_even_cell(r, o)
         if pd.isna(row["break-even month"]):
             assert shown == "-" or shown.startswith("never")
         else:

@@ -149,7 +149,7 @@ def test_a_kind_registered_in_a_test_runs_end_to_end(tmp_path: Path) -> None:
     assert toy["monthly"]["cash_usd"]["rental"] == [FEE_USD_PER_MONTH] * 6
     assert toy["jobs"]["completed"] > 0
     html = (tmp_path / "report.html").read_text()
-    assert "Flat fees of the toy rental" in html and "cash: rental (USD)" in html
+    assert "Flat fees of the toy rental" in html and ">rental (USD)</th>" in html
     book = openpyxl.load_workbook(tmp_path / "budget.xlsx")
     cells = {str(c.value) for ws in book.worksheets for row in ws.iter_rows() for c in row}
     assert "Flat fees of the toy rental" in cells

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tco.reports import terminal
+from tco.reports import answer, terminal
 from tco.simulator.run import run, run_file
 from tco.simulator.scenario import loads_scenario
 from tests.conftest import ROOT
@@ -82,7 +82,7 @@ def test_when_no_option_meets_the_level_the_closest_is_named() -> None:
 
 def test_the_answer_leads_with_the_recommendation_and_gives_no_misleading_break_even() -> None:
     r = run_file(ROOT / "scenarios" / "lab.yaml")
-    lines = terminal.sentences(r)
+    lines = answer.sentences(r)
     assert lines[0].startswith("Recommended: fleet-spot")
     # What the spot answer rests on comes right after it.
     assert lines[1].startswith("fleet-spot rests on spot prices of one moment")

@@ -80,6 +80,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     buys_hardware = True
     data_site = "premises"
 
+    def resale_basis(self, option: Hybrid, options: tuple[OptionModel, ...]) -> str | None:
+        own = next(o for o in options if o.name == getattr(option, REFERENCES[0]))
+        return registry.of(own).resale_basis(own, options)
+
     def check(self, option: Hybrid, ctx: Context) -> None:
         for n, field in enumerate(REFERENCES):
             _referenced(option, ctx, field, n == 0)

@@ -311,6 +311,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)
 
+    def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
+        return option.resale_value if option.sell_at_horizon else None
+
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger
     ) -> list[tuple[str, pd.DataFrame]]:

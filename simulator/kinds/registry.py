@@ -109,6 +109,11 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """Tables this kind adds to its section of the reports, as (title, frame)."""
         return []
 
+    def resale_basis(self, option: Opt, options: tuple[OptionModel, ...]) -> str | None:
+        """How the hardware the option sells at the horizon is valued ("market", "book"), or
+        None when it sells none (``options``: the scenario's, for a kind that names another)."""
+        return None
+
 
 def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and

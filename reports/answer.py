@@ -1,0 +1,342 @@
+"""The answer in words, shared by the terminal, the HTML and the Markdown report: the
+recommendation and what it rests on, the cheapest option, break-even, resale, notes.
+
+Each group is its own function so a report can place it (the HTML puts warnings in a box and
+break-even in a table); :func:`sentences` gives all of them in the terminal's order.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tco.simulator import sensitivity, what_if
+from tco.simulator.advice import Resize, Verdict
+from tco.simulator.kinds import registry
+from tco.simulator.recommendation import recommend_without_resizes, verdict
+from tco.simulator.result import OptionResult, Result
+from tco.simulator.service_level import DEFAULT_P95_WAIT_HOURS
+
+
+def usd(x: float) -> str:
+    """'$1,234,567' (whole dollars), or 'n/a'."""
+    return "n/a" if math.isnan(x) else f"${x:,.0f}"
+
+
+def pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.0%}"
+
+
+def hours(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def reference_label(result: Result) -> str:
+    """'V100 SXM2 32GB' when every job class uses the same reference GPU."""
+    refs = result.jobs.reference_gpus
+    return refs[0] if len(refs) == 1 else "reference"
+
+
+def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
+    """The cheapest other option that meets the service level (break-even against one that
+    does not do the work would mislead)."""
+    others = [x for x in result.options if x.name != o.name and verdict(result, x).meets]
+    return min(others, key=lambda x: x.total_cash_usd) if others else None
+
+
+def break_even_cell(result: Result, o: OptionResult) -> str:
+    other = _cheapest_other(result, o)
+    if other is None or not verdict(result, o).meets:
+        return "-"
+    m = o.break_even[other.name]
+    return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
+
+
+def level_text(result: Result) -> str:
+    """The service level in words, saying when it is the default."""
+    lvl = result.scenario.service_level
+    return (
+        f"p95 wait at most {lvl.p95_wait_hours:g} h"
+        + (" (the default, an assumption)" if lvl.p95_wait_hours == DEFAULT_P95_WAIT_HOURS else "")
+        + f", at most {lvl.max_cannot_run_share:.0%} of the work unable to run"
+    )
+
+
+def headline(result: Result, with_level: bool = True) -> str:
+    """The answer first: the option that meets the service level for the least money, or why
+    none does (``with_level``: the level in brackets, for a reader who sees it nowhere else)."""
+    rec = result.recommendation or recommend_without_resizes(result)
+    level = f" ({level_text(result)})" if with_level else ""
+    if rec.option is None:
+        return f"No option meets the service level{level}. Closest: {rec.closest}. {rec.reason}."
+    return (
+        f"Recommended: {rec.option} at {usd(rec.cash_usd or 0.0)} cash over"
+        f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0)}):"
+        f" {rec.reason}{level}."
+    )
+
+
+def caveats(result: Result) -> list[str]:
+    """What the recommended and the cheapest option rest on, in their kinds' words."""
+    rec = result.recommendation or recommend_without_resizes(result)
+    out: list[str] = []
+    for o in result.options:
+        if o.name in (rec.option, result.cheapest().name):
+            out.extend(registry.get(o.kind).caveats(o.name, o.quotes))
+    return out
+
+
+def resizes(result: Result) -> list[str]:
+    """Owned clusters that miss the level, resized until they meet it."""
+    rec = result.recommendation or recommend_without_resizes(result)
+    out: list[str] = []
+    for z in rec.resizes:
+        if z.servers is None:
+            out.append(
+                f"{z.option}: no cluster size up to 64x meets the level either (p95 wait"
+                f" {z.p95_wait_h:,.1f} h at the largest tried: capacity is not what holds the"
+                " work back; the wait for the servers' delivery may be)."
+            )
+            continue
+        cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
+        out.append(
+            f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
+            f"{z.option} with {_size(z)} at {usd(z.cash_usd)} (p95 wait"
+            f" {z.p95_wait_h:,.1f} h, on the same jobs)."
+        )
+    return out
+
+
+def recommendation(result: Result) -> list[str]:
+    """The headline, what it rests on, and resized clusters that would meet the level."""
+    return [headline(result), *caveats(result), *resizes(result)]
+
+
+def _size(z: Resize) -> str:
+    if z.knob == "servers":
+        return f"{z.servers} servers"
+    return f"{z.servers} more server{'s' if z.servers != 1 else ''} in every tranche"
+
+
+def _cheapest(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+    best = result.cheapest()
+    ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
+    line = (
+        f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
+        f"{usd(best.total_cash_usd)} (cash, USD)"
+    )
+    if len(ranked) > 1:
+        nxt = ranked[1]
+        line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
+    if not verdicts[best.name].meets:
+        line += f", but it misses the service level ({'; '.join(verdicts[best.name].reasons)})"
+    return [line + "."]
+
+
+def break_even_pairs(
+    result: Result, owned_must_meet: bool = True
+) -> list[tuple[OptionResult, OptionResult]]:
+    """(owned, rented) pairs whose break-even means something: the rented option meets the
+    service level (a break-even against renting that does not do the work would mislead), and so
+    does the owned one unless ``owned_must_meet`` is False (its volume at equal cost still
+    informs)."""
+    verdicts = _verdicts(result)
+    owned = [
+        o
+        for o in result.options
+        if registry.get(o.kind).buys_hardware and (verdicts[o.name].meets or not owned_must_meet)
+    ]
+    rented = [
+        o
+        for o in result.options
+        if not registry.get(o.kind).buys_hardware and verdicts[o.name].meets
+    ]
+    return [(o, other) for o in owned for other in rented]
+
+
+def _break_evens(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+    out: list[str] = []
+    for o, other in break_even_pairs(result):
+        m = o.break_even[other.name]
+        if m is None:
+            out.append(
+                f"Buying ({o.name}) does not break even against {other.name} within the horizon."
+            )
+        else:
+            out.append(
+                f"Buying ({o.name}) breaks even against {other.name} in month {m} "
+                f"({result.months[m - 1]})."
+            )
+    return out
+
+
+def _resale(result: Result) -> list[str]:
+    """How much of an owner's standing rests on selling the servers at the horizon."""
+    out = []
+    for o in result.options:
+        back = -float(o.ledger.cash["resale"].sum()) if "resale" in o.ledger.cash else 0.0
+        if back <= 0:
+            continue
+        spec = result.scenario.option(o.name)
+        how = registry.of(spec).resale_basis(spec, tuple(result.scenario.options))
+        text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon ({how}"
+        text += " value)"
+        other = _cheapest_other(result, o)
+        lead = None if other is None else other.total_cash_usd - o.total_cash_usd
+        if other is not None and lead is not None and lead > 0:
+            if back >= lead:
+                text += f": without it, its lead of {usd(lead)} over {other.name} would be gone"
+            else:
+                text += f": {back / lead:.0%} of its lead of {usd(lead)} over {other.name}"
+        else:
+            text += f"; without it, it would cost {usd(o.total_cash_usd + back)}"
+        out.append(text + ".")
+    return out
+
+
+def _volumes(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+    out: list[str] = []
+    ref = reference_label(result)
+    for v in result.break_even_volumes:
+        if not verdicts[v.rented].meets:
+            continue  # not against renting that does not do the work
+        if v.scale is None:
+            out.append(f"Owning ({v.owned}) against {v.rented}: {v.note}.")
+        else:
+            out.append(
+                f"Owning ({v.owned}) costs the same as {v.rented} at"
+                f" {v.utilisation or 0.0:.0%} utilisation ({v.gpu_hours_per_month or 0.0:,.0f}"
+                f" {ref} GPU-hours of work a month, {v.scale:.2f}x this scenario's); above it,"
+                " owning is cheaper."
+            )
+    return out
+
+
+def open_work(result: Result) -> list[str]:
+    """Work an option could not do: jobs that cannot run, jobs still queued at the horizon."""
+    out = []
+    for o in result.options:
+        if o.waits.censored or o.cannot_run:
+            parts = []
+            if o.cannot_run:
+                parts.append(", ".join(f"{n:,} cannot run ({r})" for r, n in o.cannot_run.items()))
+            if o.waits.censored:
+                parts.append(f"{o.waits.censored:,} still queued at the horizon")
+            out.append(f"{o.name}: " + "; ".join(parts) + ".")
+    return out
+
+
+def waste(result: Result) -> list[str]:
+    """Cloud options paying for far more GPU-hours than their jobs use."""
+    out = []
+    for o in result.options:
+        # A job smaller than an instance pays for the whole instance: say so when it dominates.
+        if not registry.get(o.kind).buys_hardware and o.gpu_utilisation < 0.5:
+            out.append(
+                f"{o.name}: jobs use {o.gpu_utilisation:.0%} of the GPU-hours paid for (each job"
+                " rents whole instances); a fleet of instance types sized to the jobs"
+                " (instance_types) or shared instances (shared_instances) would cost less."
+            )
+    return out
+
+
+def robustness(result: Result) -> list[str]:
+    """How far the answer moves with prices and with the other inputs."""
+    return _sensitivity(result) + _what_ifs(result)
+
+
+def price_sources(result: Result) -> list[str]:
+    """Where the cloud prices came from and as of when."""
+    sources = sorted(
+        {
+            f"{q.source} as of {q.as_of}"
+            for o in result.options
+            for q in o.quotes
+            if q.unit == "USD/h"
+        }
+    )
+    if not sources:
+        return []
+    return [f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."]
+
+
+def cheapest(result: Result) -> list[str]:
+    return _cheapest(result, _verdicts(result))
+
+
+def break_evens(result: Result) -> list[str]:
+    """When buying breaks even, and at which volume of work owning and renting cost the same."""
+    verdicts = _verdicts(result)
+    return _break_evens(result, verdicts) + _volumes(result, verdicts)
+
+
+def resale(result: Result) -> list[str]:
+    return _resale(result)
+
+
+def _verdicts(result: Result) -> dict[str, Verdict]:
+    return {o.name: verdict(result, o) for o in result.options}
+
+
+def sentences(result: Result) -> list[str]:
+    """The answer in words, in the terminal's order: the recommendation, the cheapest option
+    (and whether it meets the service level), when buying breaks even, resale, open work, waste,
+    how robust the answer is, trace notes, price sources."""
+    return [
+        *recommendation(result),
+        *cheapest(result),
+        *break_evens(result),
+        *resale(result),
+        *open_work(result),
+        *waste(result),
+        *robustness(result),
+        *(f"Trace: {note}." for note in result.jobs.notes),
+        *price_sources(result),
+    ]
+
+
+def _sensitivity(result: Result) -> list[str]:
+    """The input group the answer depends on most, and whether ±20 % changes the answer."""
+    top = sensitivity.most_sensitive(result)
+    if top is None:
+        return []
+    best = result.cheapest().name
+    flips = sorted(
+        {
+            f"{s.group} {s.change:+.0%} ({s.cheapest} would be cheapest)"
+            for s in sensitivity.swings(result)
+            if s.cheapest != best
+        }
+    )
+    runner, group, moved = top
+    line = (
+        f"The lead of {best} over {runner} depends most on {group}: ±{sensitivity.CHANGE:.0%}"
+        f" there moves it by {usd(moved)}."
+    )
+    if flips:
+        line += " These changes alone would change the answer: " + "; ".join(flips) + "."
+    else:
+        line += (
+            f" No ±{sensitivity.CHANGE:.0%} change in cloud prices, server prices,"
+            " electricity, facility or staff alone changes which option is cheapest."
+        )
+    return [line]
+
+
+def _what_ifs(result: Result) -> list[str]:
+    """Which inputs beyond prices change the recommendation, and how far each must move."""
+    if not result.what_ifs:
+        return []
+    tried = sorted({w.input for w in result.what_ifs})
+    if not result.flip_points:
+        return [
+            "Beyond prices: no single change in " + ", ".join(tried) + " changes the"
+            " recommendation (what_ifs in summary.json)."
+        ]
+    turns = [
+        f"{what_if.describe(f.input, f.change)} ({f.to or 'no option meets the level'})"
+        for f in result.flip_points
+    ]
+    return [
+        "Beyond prices, the recommendation turns at: " + "; ".join(turns) + " (flip_points in"
+        " summary.json)."
+    ]

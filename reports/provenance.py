@@ -1,0 +1,99 @@
+"""Where the report's prices come from, in words a reader of the report understands.
+
+The prices carry terse source tags and research notes ("snapshot", "catalog", "GUESS",
+"CONFLICT ... verify"): right for summary.json and the spreadsheet, which keep them as they are,
+but a presented report says what they mean.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from tco.simulator.result import Result
+
+# Source tags the pricing and catalog code write, and what they mean.
+SOURCES = {
+    "snapshot": "AWS prices bundled with tco (dated snapshot)",
+    "bundled snapshot": "AWS prices bundled with tco (dated snapshot)",
+    "live": "AWS, fetched live",
+    "cache": "AWS, fetched live earlier (cached)",
+    "catalog": "hardware catalog bundled with tco",
+    "default": "tco's default (see detail)",
+    "scenario": "the scenario file",
+    "measured": "published benchmark measurement",
+}
+
+DATES = {
+    "undated": "no date given",
+    "see detail": "in the detail",
+}
+
+# Research markers in catalog notes, as a reader should read them.
+_MARKERS = [
+    (re.compile(r"\bASSUMPTION\b:?\s*"), "Assumption: "),
+    (re.compile(r"\bGUESS\b"), "estimate"),
+    (re.compile(r"\bCONFLICT\b"), "sources disagree"),
+    (re.compile(r"\bDERIVED\b"), "derived"),
+    (re.compile(r"\bSTAND-IN\b"), "stand-in"),
+    (re.compile(r"\s*-\s*verify against ([^.]*?) before use"), r" (to be checked against \1)"),
+]
+
+
+def plain_source(tag: str) -> str:
+    return SOURCES.get(tag, tag)
+
+
+def plain_date(as_of: str) -> str:
+    return DATES.get(as_of, as_of)
+
+
+def plain_detail(text: str) -> str:
+    for pattern, words in _MARKERS:
+        text = pattern.sub(words, text)
+    return text
+
+
+def dates(result: Result) -> pd.DataFrame:
+    """One row per source of prices: its dates and how many figures it gave. A report holds
+    prices of several dates (the AWS snapshot, the hardware catalog, the scenario's own); this
+    says which is which."""
+    by: dict[str, tuple[set[str], set[str], int]] = {}
+    for o in result.options:
+        for q in o.quotes:
+            when, options, n = by.setdefault(plain_source(q.source), (set(), set(), 0))
+            when.add(plain_date(q.as_of))
+            options.add(o.name)
+            by[plain_source(q.source)] = (when, options, n + 1)
+    rows = [
+        {
+            "source": source,
+            "as of": ", ".join(sorted(when)),
+            "figures": n,
+            "used by": ", ".join(o.name for o in result.options if o.name in options),
+        }
+        for source, (when, options, n) in sorted(by.items())
+    ]
+    return pd.DataFrame(rows, columns=["source", "as of", "figures", "used by"])
+
+
+MODES = {
+    "snapshot": "the AWS prices bundled with tco only",
+    "cache": "AWS prices fetched live earlier and cached on this machine",
+    "live": "AWS prices fetched live for this run",
+    "auto": "live AWS prices where the run could fetch them, else the AWS prices bundled with tco",
+}
+
+
+def mode(result: Result) -> str:
+    """How the run chose its AWS prices, in a sentence."""
+    p = result.price_provenance
+    how = p.get("price_mode", "?")
+    words = MODES.get(how.split(" ")[0], how)
+    return (
+        f"AWS prices: {words} (price mode {how}; the bundled prices are as of"
+        f" {p.get('snapshot_as_of', '?')}). Prices written in the scenario file are used as given."
+        " The table below gives each source's dates; every figure is in the prices table, with its"
+        " source."
+    )

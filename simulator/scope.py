@@ -1,0 +1,23 @@
+"""What the model leaves out, said once: the HTML and Markdown reports list it, and
+docs/MODEL.md's "Left out" section holds the same lines (a test keeps them equal)."""
+
+from __future__ import annotations
+
+LEFT_OUT: tuple[str, ...] = (
+    "Taxes: depreciation is shown for the books, without its tax effect.",
+    "Software licences, and the cost of people waiting for GPUs (waits are reported, not priced).",
+    "Node failures: owned GPUs fail one at a time. A job hit by a failure loses the work since"
+    " its last checkpoint and resumes in place after a restart rather than queueing again; its"
+    " interruptions are drawn apart from the pool's outages (same rate, not the same events).",
+    "Placement of jobs on particular servers: an owned cluster is one pool of GPUs (a job's GPUs"
+    " may span servers), so GPUs left idle by fragmentation are not counted.",
+    "Refresh to newer GPU generations during the horizon.",
+    "Currencies other than USD.",
+    "Hybrid burst policies by job size or by cost: a job bursts when its wait reaches one"
+    " threshold.",
+    "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
+    "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"
+    " source).",
+    "Regional storage and egress prices: us-east-1's are applied everywhere.",
+    "Savings Plan or reserved rates outside us-east-1 and us-west-2 when offline.",
+)
