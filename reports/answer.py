@@ -239,6 +239,20 @@ def waste(result: Result) -> list[str]:
     return out
 
 
+def fragmentation(result: Result) -> list[str]:
+    """Owned GPUs idle because free GPUs were scattered over servers (placement on servers)."""
+    out = []
+    for o in result.options:
+        lost = o.metrics.fragmented_gpu_hours
+        if lost > 0 and o.metrics.paid_gpu_hours > 0:
+            out.append(
+                f"{o.name}: {lost:,.0f} GPU-hours ({lost / o.metrics.paid_gpu_hours:.1%} of those"
+                " in service) sat idle while the next job in line would have fit the free GPUs"
+                " but no single server (fragmentation; placement: pool would ignore servers)."
+            )
+    return out
+
+
 def robustness(result: Result) -> list[str]:
     """How far the answer moves with prices and with the other inputs."""
     return _sensitivity(result) + _what_ifs(result)
@@ -288,6 +302,7 @@ def sentences(result: Result) -> list[str]:
         *resale(result),
         *open_work(result),
         *waste(result),
+        *fragmentation(result),
         *robustness(result),
         *(f"Trace: {note}." for note in result.jobs.notes),
         *price_sources(result),

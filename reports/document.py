@@ -54,6 +54,7 @@ def _answer(result: Result) -> Section:
         + answer.cheapest(result)
         + answer.open_work(result)
         + answer.waste(result)
+        + answer.fragmentation(result)
         + [f"Trace: {note}." for note in result.jobs.notes]
     )
     return Section(

@@ -18,7 +18,7 @@ simplifications of this model.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 import numpy as np
@@ -51,6 +51,14 @@ class Outages:
     changes: list[tuple[float, int]]
     down_gpu_h: float
     failures: int
+    gpus: list[int] = field(default_factory=list)  # per change: which GPU (numbered by slot)
+
+    def on_servers(self, gpus_per_server: int) -> list[tuple[float, int, int]]:
+        """The changes as (time h, server, +/-1), GPUs numbered server by server in the order
+        the slots brought them."""
+        return [
+            (t, g // gpus_per_server, u) for (t, u), g in zip(self.changes, self.gpus, strict=True)
+        ]
 
 
 def outages(
@@ -70,6 +78,7 @@ def outages(
     heapq.heapify(events)
     spares, waiting = f.spare_gpus, []
     changes: list[tuple[float, int]] = []
+    which: list[int] = []
     down_since: dict[int, float] = {}
     down_h, failures = 0.0, 0
     while events and events[0][0] < horizon_h:
@@ -84,15 +93,17 @@ def outages(
                 waiting.append(s)
                 down_since[s] = t
                 changes.append((t, -1))
+                which.append(s)
         elif waiting:
             w = waiting.pop(0)
             down_h += t - down_since.pop(w)
             changes.append((t, +1))
+            which.append(w)
             heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, w))
         else:
             spares += 1
     down_h += sum(horizon_h - t for t in down_since.values())
-    return Outages(changes, down_h, failures)
+    return Outages(changes, down_h, failures, which)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ class JobRuns:
     lost_gpu_h: np.ndarray | None = None
     failures: int = 0  # GPUs of the option that failed (owned)
     unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
+    fragmented_gpu_h: float = 0.0  # GPU-hours idle while a waiting job fit the free GPUs of
+    # the pool but of no server (placement on servers)
     parts: dict[str, JobRuns] | None = None  # a composite option's parts (hybrid)
     burst: np.ndarray | None = None  # per job: sent to the cloud (hybrid)
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
+
+from tco.simulator.placement import Allocation, Servers
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,23 @@ class QueueInput:
     horizon_h: float
     policy: str = "fifo"
     depth: int = 500
-    patience_h: float | None = None  # a queued job leaves after waiting this long (hybrid burst)
+    # A queued job leaves after waiting this long (hybrid burst): one figure, or one per job.
+    patience_h: float | np.ndarray | None = None
+    # Placement on servers of this many GPUs (0: one pool). Then ``capacity`` adds whole servers
+    # and ``server_changes`` (time h, server, GPUs +/-) are failures and repairs of one server's
+    # GPUs (servers numbered in the order capacity adds them).
+    server_gpus: int = 0
+    server_changes: list[tuple[float, int, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Queued:
+    """What the queue did: start time (h) of every job and when a job gave up waiting (NaN
+    where it did not), and on servers the GPU-hours left idle by fragmentation."""
+
+    start_h: np.ndarray
+    left_h: np.ndarray
+    stranded_gpu_h: float = 0.0
 
 
 class _Pool:
@@ -58,7 +76,16 @@ class _Pool:
         self.units = inp.units.tolist()
         self.hold = inp.hold_h.tolist()
         self.free = sum(u for t, u in inp.capacity if t <= 0)
-        self.future_capacity = sorted((t, u) for t, u in inp.capacity if t > 0)
+        # (time, units, server): server -1 adds units (new servers when placed on servers).
+        self.future_capacity = sorted(
+            [(t, u, -1) for t, u in inp.capacity if t > 0]
+            + [(t, u, srv) for t, srv, u in inp.server_changes]
+        )
+        self.servers: Servers | None = None
+        self.alloc: dict[int, Allocation] = {}
+        if inp.server_gpus:
+            self.servers = Servers(inp.server_gpus)
+            self.servers.add_servers(self.free)
         self.queue: deque[int] = deque()
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
@@ -67,6 +94,10 @@ class _Pool:
         self.ends: dict[int, float] = {}
         self.pass_pending = False
         self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
+        self.patience: list[float] | None = None
+        if inp.patience_h is not None:
+            each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
+            self.patience = each.tolist()
 
     def wake(self) -> None:
         """Ask for one scheduling pass after every event already due at this instant."""
@@ -79,16 +110,21 @@ class _Pool:
     def on_finish(self, ev: simpy.Event) -> None:
         job = int(ev.value)  # type: ignore[arg-type]
         self.free += self.units[job]
+        if self.servers is not None:
+            self.servers.release(self.alloc.pop(job))
         if self.backfill:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
         if self.queue:  # with nobody waiting a pass would start nothing: no event for it
             self.wake()
 
-    def start_job(self, job: int) -> None:
+    def start_job(self, job: int, alloc: Allocation | None = None) -> None:
         now = self.env.now
         self.start[job] = now
         self.free -= self.units[job]
+        if self.servers is not None and alloc is not None:
+            self.servers.take(alloc)
+            self.alloc[job] = alloc
         done = self.env.timeout(self.hold[job], value=job)
         done.callbacks.append(self.on_finish)
         if self.backfill:
@@ -99,16 +135,73 @@ class _Pool:
     def schedule_pass(self, _: simpy.Event) -> None:
         self.pass_pending = False
         q = self.queue
+        if self.servers is not None:
+            self.placed_pass()
+            return
         while q and self.units[q[0]] <= self.free:
             self.start_job(q.popleft())
         if self.backfill and len(q) > 1 and self.free > 0:
             self.backfill_pass()  # with no unit free nothing can start: skip the shadow time
 
+    def placed_pass(self) -> None:
+        """The pass on servers: the head starts where it fits (first fit); with backfill, a
+        later job starts if it fits now and ends before the head's shadow time (the pool's
+        second rule, units the head will not need, is not applied: on servers it would need
+        the head's future placement, so this backfill is the more cautious one)."""
+        q, srv = self.queue, self.servers
+        assert srv is not None
+        while q:
+            alloc = srv.place(self.units[q[0]])
+            if alloc is None:
+                break
+            self.start_job(q.popleft(), alloc)
+        if self.backfill and len(q) > 1 and srv.total_free > 0:
+            now = self.env.now
+            shadow = self.placed_shadow(self.units[q[0]])
+            started = []
+            for pos in range(1, min(len(q), self.inp.depth)):
+                job = q[pos]
+                if now + self.hold[job] > shadow:
+                    continue
+                alloc = srv.place(self.units[job])
+                if alloc is not None:
+                    started.append(pos)
+                    self.start_job(job, alloc)
+            for pos in reversed(started):
+                del q[pos]
+        srv.note(self.env.now, self.units[q[0]] if q else None)
+
+    def placed_shadow(self, need: int) -> float:
+        """When the head could first be placed, releasing running jobs' GPUs and applying
+        capacity changes in time order."""
+        srv = self.servers
+        assert srv is not None
+        free = list(srv.free)
+        changes = heapq.merge(
+            ((t, 0, job) for t, _, job in self.running),
+            ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
+        )
+        for t, what, i in changes:
+            if what == 0:
+                for s, n in self.alloc[i]:
+                    free[s] += n
+            else:
+                _, u, s = self.future_capacity[i]
+                if s < 0:
+                    free.extend([srv.size] * (u // srv.size))
+                else:
+                    free[s] += u
+            if srv.place(need, free) is not None:
+                return t
+        return float("inf")
+
     def shadow(self, need: int) -> tuple[float, int]:
         """When the head's ``need`` units will be free (releases in time order), and how many
         units beyond its need are free then."""
         avail = self.free
-        releases = heapq.merge(((t, u) for t, u, _ in self.running), self.future_capacity)
+        releases = heapq.merge(
+            ((t, u) for t, u, _ in self.running), ((t, u) for t, u, _ in self.future_capacity)
+        )
         for t, u in releases:
             avail += u
             if avail >= need:
@@ -153,8 +246,8 @@ class _Pool:
             t = arrival[i]
             while i < n and arrival[i] == t:
                 self.queue.append(i)
-                if self.inp.patience_h is not None:
-                    ev = self.env.timeout(self.inp.patience_h, value=i)
+                if self.patience is not None:
+                    ev = self.env.timeout(self.patience[i], value=i)
                     ev.callbacks.append(self._give_up)
                 i += 1
             self.wake()
@@ -175,30 +268,38 @@ class _Pool:
             self.left[job] = self.env.now
             if self.queue:
                 self.wake()
+            elif self.servers is not None:
+                self.servers.note(self.env.now, None)  # nobody waits: nothing is stranded
 
     def deliveries(self) -> simpy.events.ProcessGenerator:
-        for t, u in list(self.future_capacity):
+        for t, u, s in list(self.future_capacity):
             yield self.env.timeout(t - self.env.now)
             self.free += u
-            self.future_capacity.remove((t, u))
+            if self.servers is not None:
+                if s < 0:
+                    self.servers.add_servers(u)
+                else:
+                    self.servers.change(s, u)
+            self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()
 
 
 def simulate(inp: QueueInput) -> np.ndarray:
     """Start time (h) of every job; NaN for jobs not started before the horizon."""
-    return simulate_patience(inp)[0]
+    return simulate_queue(inp).start_h
 
 
-def simulate_patience(inp: QueueInput) -> tuple[np.ndarray, np.ndarray]:
-    """Start time (h) of every job, and when a job gave up waiting (``inp.patience_h``); NaN
-    where it did not."""
+def simulate_queue(inp: QueueInput) -> Queued:
+    """Start time (h) of every job, when a job gave up waiting (``inp.patience_h``), and on
+    servers the GPU-hours idle by fragmentation."""
     pool = _Pool(inp)
     pool.start_arrivals()
     if pool.future_capacity:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
-    return pool.start, pool.left
+    stranded = pool.servers.close(inp.horizon_h) if pool.servers is not None else 0.0
+    return Queued(pool.start, pool.left, stranded)
 
 
 def fifo_heapq(inp: QueueInput) -> np.ndarray:

@@ -9,12 +9,11 @@ LEFT_OUT: tuple[str, ...] = (
     "Node failures: owned GPUs fail one at a time. A job hit by a failure loses the work since"
     " its last checkpoint and resumes in place after a restart rather than queueing again; its"
     " interruptions are drawn apart from the pool's outages (same rate, not the same events).",
-    "Placement of jobs on particular servers: an owned cluster is one pool of GPUs (a job's GPUs"
-    " may span servers), so GPUs left idle by fragmentation are not counted.",
+    "Network topology within a cluster: a job on several servers runs at the inter-node link's"
+    " speed whichever servers it gets.",
     "Refresh to newer GPU generations during the horizon.",
     "Currencies other than USD.",
-    "Hybrid burst policies by job size or by cost: a job bursts when its wait reaches one"
-    " threshold.",
+    "A hybrid burst policy by cloud cost (constant and by job size are modelled).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
     "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"
     " source).",

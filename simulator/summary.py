@@ -58,6 +58,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
         "failures": o.metrics.failures,
         "gpu_availability": _num(o.metrics.gpu_availability),
+        "fragmented_gpu_hours": _num(o.metrics.fragmented_gpu_hours),
         "burst_jobs": o.metrics.burst_jobs,
         "burst_gpu_hours": _num(o.metrics.burst_gpu_hours),
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},

@@ -73,9 +73,39 @@ def test_threshold_zero_and_infinite_limits() -> None:
     [
         ({"owned": "nope"}, "options[2].owned: no option 'nope'"),
         ({"burst": "own"}, "options[2].burst: 'own' is a owned cluster"),
+        (
+            {"burst_policy": "by_size"},
+            "burst_policy by_size needs burst_wait_hours_per_gpu_hour",
+        ),
+        ({"burst_policy": "by_cost"}, "burst_policy"),
     ],
 )
 def test_hybrid_input_errors(over: dict[str, Any], words: str) -> None:
     with pytest.raises(ScenarioError) as e:
         run(make_scenario(options=[OWN, CLOUD, _hybrid(**over)]))
     assert words in str(e.value)
+
+
+def test_by_size_each_job_waits_in_proportion_to_its_work() -> None:
+    """Starburst's compute-weighted wait: a job bursts after k x its GPU-hours of work, so the
+    large jobs, dear in the cloud, wait longer for the owned cluster than under a constant wait
+    of the same mean."""
+    k = 0.5  # hours of wait per reference GPU-hour
+    sized = _hybrid(burst_policy="by_size", burst_wait_hours_per_gpu_hour=k)
+    del sized["burst_after_wait_hours"]
+    r = run(make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, sized]))
+    own, cloud, hybrid = r.options
+    b = hybrid.runs.burst
+    assert b is not None and 0 < b.sum() < len(r.jobs)
+    size = r.jobs.work_ref_gpu_h
+    waits = hybrid.runs.start_h - r.jobs.arrival_h
+    assert np.allclose(waits[b], k * size[b] + 0.1)  # left exactly at its own threshold
+    stay = ~b & ~np.isnan(hybrid.runs.start_h)
+    assert np.all(waits[stay] <= k * size[stay] + 1e-9)
+    assert own.total_cash_usd < hybrid.total_cash_usd < cloud.total_cash_usd
+    # Against a constant wait of the same mean: the burst jobs are smaller.
+    same = _hybrid(burst_after_wait_hours=float(k * size.mean()))
+    r2 = run(make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, same]))
+    b2 = r2.options[2].runs.burst
+    assert b2 is not None
+    assert size[b].mean() < size[b2].mean()

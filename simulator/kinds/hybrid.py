@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import NonNeg, OptionModel
@@ -33,12 +33,39 @@ class Hybrid(OptionModel):
     name: str = Field(min_length=1)
     owned: str = Field(min_length=1)
     burst: str = Field(min_length=1)
-    burst_after_wait_hours: NonNeg
+    # Starburst's waiting policies (Luo et al., ATC '24): ``constant``, every job bursts after
+    # burst_after_wait_hours; ``by_size``, a job bursts after burst_wait_hours_per_gpu_hour x its
+    # work in reference GPU-hours (their compute-weighted wait: large jobs, dear in the cloud,
+    # wait longer for the owned cluster).
+    burst_policy: Literal["constant", "by_size"] = "constant"
+    burst_after_wait_hours: NonNeg | None = None
+    burst_wait_hours_per_gpu_hour: NonNeg | None = None
+
+    @model_validator(mode="after")
+    def _policy_has_its_figure(self) -> Hybrid:
+        need = {
+            "constant": "burst_after_wait_hours",
+            "by_size": "burst_wait_hours_per_gpu_hour",
+        }[self.burst_policy]
+        if getattr(self, need) is None:
+            raise ValueError(f"burst_policy {self.burst_policy} needs {need} (hours)")
+        return self
+
+    def waits_h(self, jobs: Jobs) -> np.ndarray:
+        """How long each job waits for the owned cluster before it bursts."""
+        if self.burst_policy == "by_size":
+            return float(self.burst_wait_hours_per_gpu_hour or 0.0) * jobs.work_ref_gpu_h
+        return np.full(len(jobs), float(self.burst_after_wait_hours or 0.0))
+
+    def policy_text(self) -> str:
+        if self.burst_policy == "by_size":
+            return f"{self.burst_wait_hours_per_gpu_hour:g} h per GPU-hour of work"
+        return f"{self.burst_after_wait_hours:g} h"
 
 
 # The fields naming other options: the owned one first, then the one to burst to.
 REFERENCES = tuple(
-    f for f in Hybrid.model_fields if f not in ("kind", "name", "burst_after_wait_hours")
+    f for f in Hybrid.model_fields if f not in ("kind", "name") and not f.startswith("burst_")
 )
 
 
@@ -98,7 +125,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             option=option,
             hardware=own.hardware,
             quotes=(*own.quotes, *burst.quotes),
-            description=f"{own.description}; jobs waiting {option.burst_after_wait_hours:g} h"
+            description=f"{own.description}; jobs waiting {option.policy_text()}"
             f" burst to {burst.description}",
             owned_plan=own,
             burst_plan=burst,
@@ -109,7 +136,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     ) -> JobRuns:
         owned_kind: Any = registry.of(plan.owned_plan.option)
         own, left = owned_kind.queue(
-            jobs, plan.owned_plan, horizon_h, rng, plan.option.burst_after_wait_hours
+            jobs, plan.owned_plan, horizon_h, rng, plan.option.waits_h(jobs)
         )
         away = np.where(own.reason != "", jobs.arrival_h, left)  # never fits: at once
         idx = np.nonzero(~np.isnan(away) & (away < horizon_h))[0]
@@ -134,6 +161,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
             failures=own.failures,
             unavailable_gpu_h=own.unavailable_gpu_h,
+            fragmented_gpu_h=own.fragmented_gpu_h,
             parts=dict(zip(REFERENCES, (own, cloud), strict=True)),
             burst=burst,
         )

@@ -37,13 +37,14 @@ from tco.simulator.kinds.owned_parts import (
     Tranche,
     decline_quote,
     deliveries_of,
+    queue_input,
     smallest_meeting,
 )
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns, feasibility
-from tco.simulator.scheduler import QueueInput, simulate_patience
+from tco.simulator.scheduler import simulate_queue
 from tco.simulator.speed import Hardware, run_hours
 from tco.simulator.usage import hourly
 
@@ -84,6 +85,9 @@ class Owned(OptionModel):
     failures: Failures | None = None  # GPUs never fail when absent
     staff: StaffTime = StaffTime()
     scheduler: Literal["fifo", "backfill"] = "fifo"
+    # Jobs placed on servers (a job inside one server when it fits in one; first fit), or the
+    # cluster as one pool of GPUs (a job's GPUs may span servers): simulator/placement.py.
+    placement: Literal["servers", "pool"] = "servers"
     backfill_depth: Count = defaults.BACKFILL_DEPTH
 
     @model_validator(mode="after")
@@ -258,10 +262,12 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         plan: OwnedPlan,
         horizon_h: float,
         rng: np.random.Generator,
-        patience_h: float | None,
+        patience_h: float | np.ndarray | None,
     ) -> tuple[JobRuns, np.ndarray]:
         """The jobs queued on the cluster, and when each gave up waiting after ``patience_h``
         (NaN: it did not; a hybrid option bursts those to the cloud)."""
+        if patience_h is not None:  # one figure per job
+            patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
         hw = plan.hardware
         run = run_hours(jobs, hw)
         start = np.full(len(jobs), np.nan)
@@ -278,21 +284,25 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         hold = hit.hold_h if hit is not None else run
         idx = np.nonzero(reason == "")[0]
         left = np.full(len(jobs), np.nan)
+        stranded = 0.0
         if len(idx) and capacity:
-            start[idx], left[idx] = simulate_patience(
-                QueueInput(
-                    jobs.arrival_h[idx],
-                    jobs.gpus[idx],
-                    hold[idx],
-                    capacity + (out.changes if out is not None else []),
+            o = plan.option
+            how = (o.scheduler, o.backfill_depth, o.placement, hw.gpus_per_unit)
+            q = simulate_queue(
+                queue_input(
+                    jobs,
+                    hold,
+                    idx,
+                    capacity,
+                    out,
                     horizon_h,
-                    plan.option.scheduler,
-                    plan.option.backfill_depth,
-                    patience_h,
+                    None if patience_h is None else patience_h[idx],
+                    how,
                 )
             )
+            start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
         elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
-            left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h, horizon_h)
+            left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h[idx], horizon_h)
         runs = JobRuns(
             run_h=hold,
             gpus=jobs.gpus,
@@ -305,6 +315,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             lost_gpu_h=None if hit is None else hit.lost_gpu_h,
             failures=0 if out is None else out.failures,
             unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
+            fragmented_gpu_h=stranded,
         )
         return runs, left
 

@@ -1,0 +1,96 @@
+"""Jobs placed on servers: which GPUs of which server a gang job takes.
+
+A job of up to one server's GPUs runs inside one server; a larger job takes whole free servers
+plus one server for the remainder. Servers are tried in order, first fit (Slurm's default
+``select/cons_tres`` order without topology, and Starburst's placement). A pool would start a
+job whenever enough GPUs are free anywhere; on servers the free GPUs may be scattered so that
+none can hold it: *fragmentation*. :class:`Servers` keeps the free GPUs per server and counts
+the GPU-hours left idle that way (:attr:`Servers.stranded_gpu_h`).
+
+A GPU that fails leaves its server (its count of free GPUs may go below zero while a job still
+runs on it; the job's GPUs come back to the server when it ends, paying the debt), and comes
+back when repaired. Capacity changes name their server; a delivery adds whole new servers.
+"""
+
+from __future__ import annotations
+
+Allocation = list[tuple[int, int]]  # (server, GPUs taken)
+
+
+class Servers:
+    """Free GPUs per server of ``size`` GPUs each."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("a server has at least one GPU")
+        self.size = size
+        self.free: list[int] = []
+        self.total_free = 0
+        self.stranded_gpu_h = 0.0
+        self._stranded = 0  # GPUs idle by fragmentation since _since
+        self._since = 0.0
+
+    def add_servers(self, gpus: int) -> None:
+        """A delivery: ``gpus`` / size new servers, every GPU free."""
+        n, rest = divmod(gpus, self.size)
+        if rest:
+            raise ValueError(f"{gpus} GPUs are not whole servers of {self.size}")
+        self.free.extend([self.size] * n)
+        self.total_free += gpus
+
+    def change(self, server: int, gpus: int) -> None:
+        """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``."""
+        self.free[server] += gpus
+        self.total_free += gpus
+
+    def place(self, need: int, free: list[int] | None = None) -> Allocation | None:
+        """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
+        ``free`` (a copy, for looking ahead) instead of the servers' own counts."""
+        f = self.free if free is None else free
+        size = self.size
+        if need <= size:
+            for s, n in enumerate(f):
+                if n >= need:
+                    return [(s, need)]
+            return None
+        whole, rest = divmod(need, size)
+        taken: Allocation = []
+        for s, n in enumerate(f):
+            if n == size:
+                taken.append((s, size))
+                if len(taken) == whole:
+                    break
+        if len(taken) < whole:
+            return None
+        if rest:
+            used = {s for s, _ in taken}
+            part = next((s for s, n in enumerate(f) if n >= rest and s not in used), None)
+            if part is None:
+                return None
+            taken.append((part, rest))
+        return taken
+
+    def take(self, alloc: Allocation) -> None:
+        for s, n in alloc:
+            self.free[s] -= n
+            self.total_free -= n
+
+    def release(self, alloc: Allocation) -> None:
+        for s, n in alloc:
+            self.free[s] += n
+            self.total_free += n
+
+    def note(self, now: float, blocked_need: int | None) -> None:
+        """After a scheduling pass at ``now``: the job at the head of the queue needs
+        ``blocked_need`` GPUs and could not be placed (None: nobody waits, or the head
+        started). If a pool of the same free GPUs would have started it, those free GPUs are
+        idle by fragmentation until the next pass."""
+        self.stranded_gpu_h += self._stranded * (now - self._since)
+        self._since = now
+        free = sum(n for n in self.free if n > 0)
+        self._stranded = free if blocked_need is not None and free >= blocked_need else 0
+
+    def close(self, horizon_h: float) -> float:
+        """The GPU-hours idle by fragmentation up to the horizon."""
+        self.note(horizon_h, None)
+        return self.stranded_gpu_h

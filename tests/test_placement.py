@@ -1,0 +1,229 @@
+"""Jobs placed on servers (simulator/placement.py in the SimPy scheduler): a job inside one
+server when it fits in one, whole servers plus one for the remainder otherwise, first fit.
+
+Checked against a bare heapq event loop written here with its own first fit (identical start
+times, not merely close), against hand-worked cases (fragmentation GPU-hours to the hour), and
+against the pool where placement cannot matter (one server)."""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+
+import numpy as np
+import pytest
+
+import tco
+from tco.simulator.placement import Servers
+from tco.simulator.scenario import load_scenario
+from tco.simulator.scheduler import QueueInput, simulate, simulate_queue
+from tests.conftest import ROOT
+
+
+def _first_fit(free: list[int], size: int, need: int) -> list[tuple[int, int]] | None:
+    if need <= size:
+        s = next((i for i, n in enumerate(free) if n >= need), None)
+        return None if s is None else [(s, need)]
+    whole = [i for i, n in enumerate(free) if n == size][: need // size]
+    if len(whole) < need // size:
+        return None
+    rest = need % size
+    if not rest:
+        return [(i, size) for i in whole]
+    part = next((i for i, n in enumerate(free) if n >= rest and i not in whole), None)
+    return None if part is None else [(i, size) for i in whole] + [(part, rest)]
+
+
+def fifo_placed_heapq(inp: QueueInput) -> np.ndarray:
+    """FIFO on servers as a bare event loop: every change due at an instant, then one pass."""
+    size = inp.server_gpus
+    n = len(inp.arrival_h)
+    start = np.full(n, np.nan)
+    free = [size] * (sum(u for t, u in inp.capacity if t <= 0) // size)
+    # Capacity changes as the model's deliveries process applies them: in time order, each
+    # at prev + (t - prev) (SimPy's arithmetic).
+    changes = sorted(
+        [(t, u, -1) for t, u in inp.capacity if t > 0]
+        + [(t, u, s) for t, s, u in inp.server_changes]
+    )
+    events: list[tuple[float, int, int, object]] = []  # (time, seq, kind, payload)
+    seq, prev = 0, 0.0
+    for t, u, s in changes:
+        prev = prev + (t - prev)
+        events.append((prev, seq, 0, (u, s)))
+        seq += 1
+    heapq.heapify(events)
+    arrival = inp.arrival_h.tolist()
+    queue: deque[int] = deque()
+    i, last_arrival = 0, 0.0
+    while True:
+        nxt = arrival[i] if i < n else float("inf")
+        arr_time = last_arrival + (nxt - last_arrival) if nxt > last_arrival else last_arrival
+        now = min(arr_time, events[0][0] if events else float("inf"))
+        if now >= inp.horizon_h:
+            break
+        while events and events[0][0] == now:
+            _, _, kind, payload = heapq.heappop(events)
+            if kind == 0:
+                u, s = payload  # type: ignore[misc]
+                if s < 0:
+                    free.extend([size] * (u // size))
+                else:
+                    free[s] += u
+            else:
+                for s, g in payload:  # type: ignore[union-attr]
+                    free[s] += g
+        if i < n and arr_time == now:
+            last_arrival = now
+            a = arrival[i]
+            while i < n and arrival[i] == a:
+                queue.append(i)
+                i += 1
+        while queue:
+            alloc = _first_fit(free, size, int(inp.units[queue[0]]))
+            if alloc is None:
+                break
+            job = queue.popleft()
+            start[job] = now
+            for s, g in alloc:
+                free[s] -= g
+            heapq.heappush(events, (now + float(inp.hold_h[job]), seq, 1, alloc))
+            seq += 1
+    return start
+
+
+def _random_input(seed: int, size: int) -> QueueInput:
+    rng = np.random.default_rng(seed)
+    n = 400
+    arrival = np.sort(np.round(rng.uniform(0, 2000, n), 1))  # ties on purpose
+    units = rng.choice(
+        [1, 2, 3, 4, size, size + 2, 2 * size], n, p=[0.3, 0.2, 0.1, 0.15, 0.1, 0.1, 0.05]
+    )
+    hold = np.round(rng.exponential(30, n), 2) + 0.5
+    capacity = [(0.0, 2 * size), (300.0, 2 * size)]
+    # GPUs failing and coming back on given servers (a server of the second delivery too).
+    failures = [(100.0, 0, -1), (150.0, 1, -1), (400.0, 0, +1), (450.0, 3, -1), (600.0, 1, +1)]
+    return QueueInput(arrival, units, hold, capacity, 2500.0, "fifo", 500, None, size, failures)
+
+
+@pytest.mark.parametrize("seed,size", [(1, 8), (2, 8), (3, 4), (4, 4)])
+def test_fifo_on_servers_matches_a_heapq_loop_exactly(seed: int, size: int) -> None:
+    inp = _random_input(seed, size)
+    got = simulate(inp)
+    want = fifo_placed_heapq(inp)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+    # Placement matters here: the pool starts some jobs earlier.
+    pool = simulate(
+        QueueInput(
+            inp.arrival_h,
+            inp.units,
+            inp.hold_h,
+            inp.capacity + [(t, u) for t, _, u in inp.server_changes],
+            inp.horizon_h,
+        )
+    )
+    assert not np.array_equal(np.nan_to_num(pool, nan=-1), np.nan_to_num(got, nan=-1))
+
+
+def test_gpus_scattered_over_servers_are_stranded_for_a_whole_server_job() -> None:
+    # Two servers of 8. Jobs of 4 GPUs take server 0 (0-10 h) and, being first fit, server 0
+    # again (0-20 h)... so a third 4-GPU job goes to server 1 (0-30 h). An 8-GPU job arriving
+    # at 1 h finds 4 free GPUs on server 1 only... then at 10 h server 0 has 4 free and server 1
+    # has 4 free: a pool would start it, servers cannot, until 20 h frees server 0.
+    inp = QueueInput(
+        np.array([0.0, 0.0, 0.0, 1.0]),
+        np.array([4, 4, 4, 8]),
+        np.array([10.0, 20.0, 30.0, 5.0]),
+        [(0.0, 16)],
+        100.0,
+        server_gpus=8,
+    )
+    q = simulate_queue(inp)
+    assert q.start_h.tolist() == [0.0, 0.0, 0.0, 20.0]
+    assert q.stranded_gpu_h == pytest.approx(8 * (20.0 - 10.0))  # 4 + 4 free GPUs, 10 h
+    pool = simulate_queue(QueueInput(inp.arrival_h, inp.units, inp.hold_h, inp.capacity, 100.0))
+    assert pool.start_h.tolist() == [0.0, 0.0, 0.0, 10.0] and pool.stranded_gpu_h == 0.0
+
+
+def test_a_job_larger_than_a_server_takes_whole_servers_and_one_for_the_rest() -> None:
+    s = Servers(8)
+    s.add_servers(24)
+    s.take([(1, 2)])  # free: 8, 6, 8
+    assert s.place(12) == [(0, 8), (1, 4)]  # the first whole server, the rest first fit
+    assert s.place(20) == [(0, 8), (2, 8), (1, 4)]
+    assert s.place(6) == [(0, 6)]  # first fit, not best fit (server 1 has exactly 6)
+    s.take([(0, 8), (1, 4)])  # free: 0, 2, 8
+    assert s.place(9) == [(2, 8), (1, 1)]  # one whole server and the rest on server 1
+    s.take([(1, 2)])  # free: 0, 0, 8
+    assert s.place(9) is None and s.place(8) == [(2, 8)]
+    s.change(2, -1)  # a GPU of server 2 fails
+    assert s.place(8) is None and s.place(7) == [(2, 7)] and s.total_free == 7
+
+
+def test_backfill_on_servers_never_delays_the_head() -> None:
+    # Servers of 8 x 2. A (8, 0-10 h) and B (8, 0-5 h) fill both; C needs 16 at 1 h: it can
+    # start at 10 h (its shadow). E (4 GPUs, 3 h) arriving at 6 h ends at 9 h: it backfills.
+    # F (4 GPUs, 5 h) would end at 11 h, after the shadow: it waits behind C.
+    inp = QueueInput(
+        np.array([0.0, 0.0, 1.0, 6.0, 6.0]),
+        np.array([8, 8, 16, 4, 4]),
+        np.array([10.0, 5.0, 4.0, 3.0, 5.0]),
+        [(0.0, 16)],
+        100.0,
+        policy="backfill",
+        server_gpus=8,
+    )
+    assert simulate(inp).tolist() == [0.0, 0.0, 10.0, 6.0, 14.0]
+
+
+def test_one_server_places_as_the_pool_does() -> None:
+    """The lab has one 8-GPU server: every job fits in it, so placement changes nothing."""
+    sc = load_scenario(ROOT / "scenarios" / "lab.yaml")
+    own = sc.options[0]
+    runs = {}
+    for how in ("servers", "pool"):
+        opts = [own.model_copy(update={"placement": how})]
+        r = tco.simulate(tco.prepare(sc.model_copy(update={"options": opts})), advise=False)
+        runs[how] = r.option(own.name)
+    a, b = runs["servers"], runs["pool"]
+    assert np.array_equal(a.runs.start_h, b.runs.start_h, equal_nan=True)
+    assert a.metrics.fragmented_gpu_hours == 0.0
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_backfill_on_servers_never_runs_more_gpus_than_are_in_service(seed: int) -> None:
+    inp = _random_input(seed, 8)
+    inp = QueueInput(
+        inp.arrival_h,
+        inp.units,
+        inp.hold_h,
+        inp.capacity,
+        inp.horizon_h,
+        "backfill",
+        500,
+        None,
+        8,
+        inp.server_changes,
+    )
+    start = simulate(inp)
+    ok = ~np.isnan(start)
+    assert ok.sum() > 300
+    ends = start + inp.hold_h
+    for t in np.unique(start[ok]):
+        running = inp.units[ok & (start <= t) & (ends > t)].sum()
+        assert running <= sum(u for c, u in inp.capacity if c <= t)  # GPUs delivered by t
+    # Backfill starts jobs no later than FIFO on the same servers would, on average.
+    fifo = simulate(
+        QueueInput(
+            inp.arrival_h,
+            inp.units,
+            inp.hold_h,
+            inp.capacity,
+            inp.horizon_h,
+            server_gpus=8,
+            server_changes=inp.server_changes,
+        )
+    )
+    both = ok & ~np.isnan(fifo)
+    assert (start[both] - inp.arrival_h[both]).mean() <= (fifo[both] - inp.arrival_h[both]).mean()
