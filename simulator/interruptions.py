@@ -47,6 +47,19 @@ def hours_needed(work_h: float, c: Checkpointing) -> float:
     return work_h + writes * c.write_h
 
 
+def segment(
+    held_h: float, restart_h: float, work_left_h: float, c: Checkpointing
+) -> tuple[float, float]:
+    """An attempt stopped after ``held_h`` hours (``restart_h`` of them reloading first): the
+    work it saved at checkpoints, and the held hours that saved nothing (all of them, or the
+    part after the last checkpoint)."""
+    ran = max(0.0, held_h - restart_h)  # time past the reload
+    pieces = min(int(ran // (c.interval_h + c.write_h)), math.ceil(work_left_h / c.interval_h))
+    saved = min(work_left_h, pieces * c.interval_h)
+    lost = held_h if pieces == 0 else ran - pieces * (c.interval_h + c.write_h)
+    return saved, lost
+
+
 def run_job(
     start_h: float, work_h: float, rate_h: float, c: Checkpointing, rng: np.random.Generator
 ) -> list[Attempt]:
@@ -64,11 +77,7 @@ def run_job(
         if x >= need:
             out.append(Attempt(t, t + need, False, 0.0))
             return out
-        ran = max(0.0, x - restart)  # time past the reload
-        pieces = min(int(ran // (c.interval_h + c.write_h)), math.ceil(work_h / c.interval_h))
-        saved = min(work_h - done, pieces * c.interval_h)
-        # Held time that saved nothing: all of it, or the part after the last checkpoint.
-        lost = x if pieces == 0 else ran - pieces * (c.interval_h + c.write_h)
+        saved, lost = segment(x, restart, work_h - done, c)
         done += saved
         out.append(Attempt(t, t + x, False, lost))
         t += x + c.wait_h

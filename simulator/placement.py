@@ -25,6 +25,7 @@ class Servers:
             raise ValueError("a server has at least one GPU")
         self.size = size
         self.free: list[int] = []
+        self.out: list[int] = []  # GPUs out of service (failed, in repair) per server
         self.total_free = 0
         self.stranded_gpu_h = 0.0
         self._stranded = 0  # GPUs idle by fragmentation since _since
@@ -36,11 +37,13 @@ class Servers:
         if rest:
             raise ValueError(f"{gpus} GPUs are not whole servers of {self.size}")
         self.free.extend([self.size] * n)
+        self.out.extend([0] * n)
         self.total_free += gpus
 
     def change(self, server: int, gpus: int) -> None:
         """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``."""
         self.free[server] += gpus
+        self.out[server] -= gpus
         self.total_free += gpus
 
     def place(self, need: int, free: list[int] | None = None) -> Allocation | None:

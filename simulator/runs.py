@@ -12,6 +12,7 @@ import numpy as np
 
 from tco.simulator.jobs import Jobs
 from tco.simulator.speed import Hardware
+from tco.simulator.usage import hourly
 
 REASON_MEMORY = "memory"
 REASON_SIZE = "size"
@@ -43,6 +44,21 @@ class Rentals:
         )
 
 
+@dataclass(frozen=True)
+class Gaps:
+    """Hours in which a started job held no GPUs (stopped by a failure, queued again): per gap
+    the job, from and to (h)."""
+
+    job: np.ndarray
+    from_h: np.ndarray
+    to_h: np.ndarray
+
+    @classmethod
+    def of(cls, rows: list[tuple[int, float, float]]) -> Gaps:
+        a = np.array(rows, dtype=np.float64).reshape(-1, 3)
+        return cls(a[:, 0].astype(np.int64), a[:, 1], a[:, 2])
+
+
 @dataclass(frozen=True, kw_only=True)
 class JobRuns:
     """Per job: run time, GPUs used, units held (GPUs or instances), compute start and end (NaN
@@ -65,10 +81,20 @@ class JobRuns:
     lost_gpu_h: np.ndarray | None = None
     failures: int = 0  # GPUs of the option that failed (owned)
     unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
+    gaps: Gaps | None = None  # owned jobs stopped by failures and queued again
     fragmented_gpu_h: float = 0.0  # GPU-hours idle while a waiting job fit the free GPUs of
     # the pool but of no server (placement on servers)
     parts: dict[str, JobRuns] | None = None  # a composite option's parts (hybrid)
     burst: np.ndarray | None = None  # per job: sent to the cloud (hybrid)
+
+    def held_hourly(self, weight: np.ndarray, hours: int) -> np.ndarray:
+        """``weight`` (e.g. GPUs) held per clock hour from start to end, less the gaps."""
+        held = hourly(self.start_h, self.end_h, weight, hours)
+        if self.gaps is not None and len(self.gaps.job):
+            g = self.gaps
+            held = held - hourly(g.from_h, g.to_h, weight[g.job], hours)
+            held[np.abs(held) < 1e-9] = 0.0
+        return held
 
     @property
     def runnable(self) -> np.ndarray:

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import simpy
 
+from tco.simulator.interruptions import Checkpointing
 from tco.simulator.placement import Allocation, Servers
+from tco.simulator.requeue import Requeue
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,10 @@ class QueueInput:
     # GPUs (servers numbered in the order capacity adds them).
     server_gpus: int = 0
     server_changes: list[tuple[float, int, int]] = field(default_factory=list)
+    # On servers: a job under a failing GPU stops and queues again (simulator/requeue.py),
+    # with these checkpoints; ``seed`` draws which job a failure hits.
+    requeue: Checkpointing | None = None
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,18 @@ class Queued:
     start_h: np.ndarray
     left_h: np.ndarray
     stranded_gpu_h: float = 0.0
+    requeued: Requeued | None = None  # when jobs stopped by failures queue again
+
+
+@dataclass(frozen=True)
+class Requeued:
+    """Jobs stopped by failures and queued again: per job its final end (h), interruptions and
+    GPU-hours of work lost; the gaps (job, from h, to h) when it held no GPUs."""
+
+    end_h: np.ndarray
+    interruptions: np.ndarray
+    lost_gpu_h: np.ndarray
+    gaps: list[tuple[int, float, float]]
 
 
 class _Pool:
@@ -86,6 +104,12 @@ class _Pool:
         if inp.server_gpus:
             self.servers = Servers(inp.server_gpus)
             self.servers.add_servers(self.free)
+        self.requeue: Requeue | None = None
+        self.finish_ev: dict[int, simpy.Event] = {}
+        self.end = np.full(len(inp.arrival_h), np.nan)
+        if inp.requeue is not None and self.servers is not None:
+            rng = np.random.default_rng(inp.seed)
+            self.requeue = Requeue(inp.requeue, inp.hold_h.tolist(), rng)
         self.queue: deque[int] = deque()
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
@@ -109,6 +133,10 @@ class _Pool:
 
     def on_finish(self, ev: simpy.Event) -> None:
         job = int(ev.value)  # type: ignore[arg-type]
+        if self.requeue is not None:
+            if self.finish_ev.get(job) is not ev:
+                return  # the job was stopped by a failure: this end is void
+            del self.finish_ev[job]
         self.free += self.units[job]
         if self.servers is not None:
             self.servers.release(self.alloc.pop(job))
@@ -120,15 +148,22 @@ class _Pool:
 
     def start_job(self, job: int, alloc: Allocation | None = None) -> None:
         now = self.env.now
-        self.start[job] = now
+        hold = self.hold[job]
+        if self.requeue is not None:
+            hold = self.requeue.hold_h(job, now)
+        if np.isnan(self.start[job]):  # a job queued again keeps its first start (its wait)
+            self.start[job] = now
         self.free -= self.units[job]
         if self.servers is not None and alloc is not None:
             self.servers.take(alloc)
             self.alloc[job] = alloc
-        done = self.env.timeout(self.hold[job], value=job)
+        done = self.env.timeout(hold, value=job)
         done.callbacks.append(self.on_finish)
+        if self.requeue is not None:
+            self.finish_ev[job] = done
+            self.end[job] = now + hold
         if self.backfill:
-            end = now + self.hold[job]
+            end = now + hold
             self.ends[job] = end
             bisect.insort(self.running, (end, self.units[job], job))
 
@@ -271,6 +306,27 @@ class _Pool:
             elif self.servers is not None:
                 self.servers.note(self.env.now, None)  # nobody waits: nothing is stranded
 
+    def failure_hits(self, server: int) -> None:
+        """A GPU of ``server`` fails: the job under it, if any, stops and queues again."""
+        srv, rq = self.servers, self.requeue
+        assert srv is not None and rq is not None
+        in_service = srv.size - srv.out[server]
+        job = rq.victim(server, srv.free[server], in_service, self.alloc)
+        if job is None:
+            return
+        now = self.env.now
+        srv.release(self.alloc.pop(job))
+        self.free += self.units[job]
+        del self.finish_ev[job]
+        if self.backfill:
+            entry = (self.ends.pop(job), self.units[job], job)
+            del self.running[bisect.bisect_left(self.running, entry)]
+        rq.stop(job, now, self.units[job])
+        q = self.queue
+        pos = next((i for i, other in enumerate(q) if other > job), len(q))
+        q.insert(pos, job)  # back at its place by arrival
+        self.wake()
+
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u, s in list(self.future_capacity):
             yield self.env.timeout(t - self.env.now)
@@ -279,6 +335,8 @@ class _Pool:
                 if s < 0:
                     self.servers.add_servers(u)
                 else:
+                    if self.requeue is not None and u < 0:
+                        self.failure_hits(s)
                     self.servers.change(s, u)
             self.future_capacity.remove((t, u, s))
             if self.queue:
@@ -299,7 +357,23 @@ def simulate_queue(inp: QueueInput) -> Queued:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
     stranded = pool.servers.close(inp.horizon_h) if pool.servers is not None else 0.0
-    return Queued(pool.start, pool.left, stranded)
+    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h))
+
+
+def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:
+    rq = pool.requeue
+    if rq is None:
+        return None
+    end = pool.end.copy()
+    for job in rq.queued_since:  # queued again and not restarted: ends after the horizon
+        end[job] = horizon_h + rq.work_left[job]
+    rq.close(horizon_h)
+    n = len(end)
+    hits, lost = np.zeros(n, np.int64), np.zeros(n)
+    for job, k in rq.interruptions.items():
+        hits[job] = k
+        lost[job] = rq.lost_gpu_h[job]
+    return Requeued(end, hits, lost, rq.gaps)
 
 
 def fifo_heapq(inp: QueueInput) -> np.ndarray:

@@ -6,9 +6,8 @@ from __future__ import annotations
 LEFT_OUT: tuple[str, ...] = (
     "Taxes: depreciation is shown for the books, without its tax effect.",
     "Software licences, and the cost of people waiting for GPUs (waits are reported, not priced).",
-    "Node failures: owned GPUs fail one at a time. A job hit by a failure loses the work since"
-    " its last checkpoint and resumes in place after a restart rather than queueing again; its"
-    " interruptions are drawn apart from the pool's outages (same rate, not the same events).",
+    "Node failures: owned GPUs fail one at a time (a job they hit queues again from its last"
+    " checkpoint; with placement: pool it resumes in place).",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
     "Refresh to newer GPU generations during the horizon.",

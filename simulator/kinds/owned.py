@@ -23,11 +23,12 @@ from tco.pricing.errors import PricingError
 from tco.simulator import defaults
 from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.failures import Failures, failed_runs, outages
+from tco.simulator.failures import Failures
 from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
 from tco.simulator.finance import depreciation
 from tco.simulator.financing import Financing, Flows, financed, financing_quotes
 from tco.simulator.jobs import Jobs
+from tco.simulator.kinds import owned_queue
 from tco.simulator.kinds.owned_parts import (
     Delivery,
     Depreciation,
@@ -37,15 +38,13 @@ from tco.simulator.kinds.owned_parts import (
     Tranche,
     decline_quote,
     deliveries_of,
-    queue_input,
     smallest_meeting,
 )
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
-from tco.simulator.runs import JobRuns, feasibility
-from tco.simulator.scheduler import simulate_queue
-from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.runs import JobRuns
+from tco.simulator.speed import Hardware
 from tco.simulator.usage import hourly
 
 if typing.TYPE_CHECKING:
@@ -268,56 +267,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         (NaN: it did not; a hybrid option bursts those to the cloud)."""
         if patience_h is not None:  # one figure per job
             patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
-        hw = plan.hardware
-        run = run_hours(jobs, hw)
-        start = np.full(len(jobs), np.nan)
-        total = sum(d.servers for d in plan.deliveries) * hw.gpus_per_unit
-        reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
-        capacity = [
-            (d.delivery_h, d.servers * hw.gpus_per_unit)
-            for d in plan.deliveries
-            if d.delivery_h < horizon_h
-        ]
-        f = plan.option.failures
-        out = outages(capacity, f, horizon_h, rng) if f is not None else None
-        hit = failed_runs(jobs.gpus, run, f, rng) if f is not None else None
-        hold = hit.hold_h if hit is not None else run
-        idx = np.nonzero(reason == "")[0]
-        left = np.full(len(jobs), np.nan)
-        stranded = 0.0
-        if len(idx) and capacity:
-            o = plan.option
-            how = (o.scheduler, o.backfill_depth, o.placement, hw.gpus_per_unit)
-            q = simulate_queue(
-                queue_input(
-                    jobs,
-                    hold,
-                    idx,
-                    capacity,
-                    out,
-                    horizon_h,
-                    None if patience_h is None else patience_h[idx],
-                    how,
-                )
-            )
-            start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
-        elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
-            left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h[idx], horizon_h)
-        runs = JobRuns(
-            run_h=hold,
-            gpus=jobs.gpus,
-            units=jobs.gpus.copy(),
-            start_h=start,
-            end_h=start + hold,
-            reason=reason,
-            reason_text=text,
-            interruptions=None if hit is None else hit.interruptions,
-            lost_gpu_h=None if hit is None else hit.lost_gpu_h,
-            failures=0 if out is None else out.failures,
-            unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
-            fragmented_gpu_h=stranded,
+        return owned_queue.queue(
+            jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h
         )
-        return runs, left
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)
@@ -363,7 +315,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         ),
         edges,
     )
-    busy = per_month(hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours), edges)
+    busy = per_month(runs.held_hourly(runs.gpus.astype(np.float64), hours), edges)
 
     capex, dep, resale, support = (np.zeros(months) for _ in range(4))
     extra_cash: dict[str, np.ndarray] = {}

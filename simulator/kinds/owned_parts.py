@@ -8,16 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import Field
 
 from tco.simulator import defaults
 from tco.simulator.calendar import month_edges_h
-from tco.simulator.failures import Outages
 from tco.simulator.fields import Fraction, GpuCount, NonNeg, Strict
-from tco.simulator.jobs import Jobs
 from tco.simulator.plan import Quote
-from tco.simulator.scheduler import QueueInput
 
 
 class Tranche(Strict):
@@ -137,34 +133,4 @@ def decline_quote(decline: float, dated: str, deliveries: tuple[Delivery, ...]) 
         f"the quoted price holds as of {dated if dated != 'undated' else 'the first month'};"
         f" orders ({factors}); default 0: new-channel prices of a configuration barely move"
         " (gpu_price_history.csv: A100 80GB $17,500 in 2020, $17,499 in 2025)",
-    )
-
-
-def queue_input(
-    jobs: Jobs,
-    hold: np.ndarray,
-    idx: np.ndarray,
-    capacity: list[tuple[float, int]],
-    out: Outages | None,
-    horizon_h: float,
-    patience_h: np.ndarray | None,
-    how: tuple[str, int, str, int],
-) -> QueueInput:
-    """The scheduler's input for jobs ``idx`` (``how``: policy, backfill depth, placement and
-    GPUs per server). On servers, failures name their server; as a pool, they are plain
-    capacity changes."""
-    policy, depth, placement, gps = how
-    on_servers = placement == "servers"
-    changes = [] if out is None else out.changes
-    return QueueInput(
-        jobs.arrival_h[idx],
-        jobs.gpus[idx],
-        hold[idx],
-        capacity if on_servers else capacity + changes,
-        horizon_h,
-        policy,
-        depth,
-        patience_h,
-        server_gpus=gps if on_servers else 0,
-        server_changes=out.on_servers(gps) if on_servers and out is not None else [],
     )

@@ -1,0 +1,139 @@
+"""Jobs queued on an owned cluster: the scheduler's input from the option, failures and their
+effect on jobs, and the job runs that come out.
+
+With failures, jobs on servers (``placement: servers``) are stopped by the failing GPU under
+them and queued again (``simulator.requeue``); on a pool they resume in place, their holds
+stretched by interruptions drawn apart from the outages (``failures.failed_runs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from tco.simulator.failures import Failures, Outages, failed_runs, outages
+from tco.simulator.interruptions import Checkpointing
+from tco.simulator.jobs import Jobs
+from tco.simulator.kinds.owned_parts import Delivery
+from tco.simulator.runs import Gaps, JobRuns, feasibility
+from tco.simulator.scheduler import QueueInput, simulate_queue
+from tco.simulator.speed import Hardware, run_hours
+
+
+class Queueing(Protocol):
+    """What of an owned option the queue reads."""
+
+    @property
+    def failures(self) -> Failures | None: ...
+    @property
+    def scheduler(self) -> str: ...
+    @property
+    def backfill_depth(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+
+
+def checkpoints(f: Failures) -> Checkpointing:
+    return Checkpointing(
+        interval_h=f.checkpoint_interval_hours,
+        write_h=0.0,
+        restart_h=f.restart_overhead_minutes / 60.0,
+        wait_h=0.0,
+        fallback_after=None,
+    )
+
+
+def queue(
+    jobs: Jobs,
+    o: Queueing,
+    hw: Hardware,
+    deliveries: Sequence[Delivery],
+    horizon_h: float,
+    rng: np.random.Generator,
+    patience_h: np.ndarray | None,
+) -> tuple[JobRuns, np.ndarray]:
+    """The jobs queued on the cluster, and when each gave up waiting after ``patience_h`` (per
+    job; NaN: it did not)."""
+    run = run_hours(jobs, hw)
+    start = np.full(len(jobs), np.nan)
+    total = sum(d.servers for d in deliveries) * hw.gpus_per_unit
+    reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
+    capacity = [
+        (d.delivery_h, d.servers * hw.gpus_per_unit) for d in deliveries if d.delivery_h < horizon_h
+    ]
+    f = o.failures
+    requeue = f is not None and o.placement == "servers"
+    out = outages(capacity, f, horizon_h, rng) if f is not None else None
+    hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
+    hold = hit.hold_h if hit is not None else run
+    end = start + hold
+    interruptions = None if hit is None else hit.interruptions
+    lost = None if hit is None else hit.lost_gpu_h
+    gaps: Gaps | None = None
+    idx = np.nonzero(reason == "")[0]
+    left = np.full(len(jobs), np.nan)
+    stranded = 0.0
+    if len(idx) and capacity:
+        inp = queue_input(jobs, hold, idx, capacity, out, horizon_h, patience_h, o, hw)
+        if requeue and f is not None:
+            seed = int(rng.integers(2**63))
+            inp = QueueInput(**{**inp.__dict__, "requeue": checkpoints(f), "seed": seed})
+        q = simulate_queue(inp)
+        start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
+        end = start + hold
+        if q.requeued is not None:
+            r = q.requeued
+            end[idx] = np.where(np.isnan(q.start_h), np.nan, r.end_h)
+            interruptions, lost = np.zeros(len(jobs), np.int64), np.zeros(len(jobs))
+            interruptions[idx], lost[idx] = r.interruptions, r.lost_gpu_h
+            gaps = Gaps.of([(int(idx[j]), a, b) for j, a, b in r.gaps])
+    elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
+        left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h[idx], horizon_h)
+    runs = JobRuns(
+        run_h=hold,
+        gpus=jobs.gpus,
+        units=jobs.gpus.copy(),
+        start_h=start,
+        end_h=end,
+        reason=reason,
+        reason_text=text,
+        interruptions=interruptions,
+        lost_gpu_h=lost,
+        failures=0 if out is None else out.failures,
+        unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
+        fragmented_gpu_h=stranded,
+        gaps=gaps,
+    )
+    return runs, left
+
+
+def queue_input(
+    jobs: Jobs,
+    hold: np.ndarray,
+    idx: np.ndarray,
+    capacity: list[tuple[float, int]],
+    out: Outages | None,
+    horizon_h: float,
+    patience_h: np.ndarray | None,
+    o: Queueing,
+    hw: Hardware,
+) -> QueueInput:
+    """The scheduler's input for jobs ``idx``. On servers, failures name their server; as a
+    pool, they are plain capacity changes."""
+    gps = hw.gpus_per_unit
+    on_servers = o.placement == "servers"
+    changes = [] if out is None else out.changes
+    return QueueInput(
+        jobs.arrival_h[idx],
+        jobs.gpus[idx],
+        hold[idx],
+        capacity if on_servers else capacity + changes,
+        horizon_h,
+        o.scheduler,
+        o.backfill_depth,
+        None if patience_h is None else patience_h[idx],
+        server_gpus=gps if on_servers else 0,
+        server_changes=out.on_servers(gps) if on_servers and out is not None else [],
+    )

@@ -1,0 +1,73 @@
+"""Jobs stopped by a GPU failure and queued again (owned clusters placed on servers).
+
+When a GPU of a server fails, it is one of the server's GPUs in service, each alike: it is under
+a running job with probability (busy GPUs / GPUs in service) of that server, and then under a
+given job in proportion to that job's GPUs there. The job stops at once, keeps the work up to
+its last checkpoint (``interruptions.segment``), gives its GPUs back and joins the queue again
+at its place by arrival (Slurm's requeue keeps the job's priority); when it starts again it
+first spends the restart overhead. Its hours queued in between are a *gap*: its GPUs are not
+held then (the ledger's busy hours leave gaps out). The failures are the cluster's own outage
+events (``failures.outages``), not drawn apart as when jobs resume in place on a pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tco.simulator.interruptions import Checkpointing, segment
+from tco.simulator.placement import Allocation
+
+
+@dataclass
+class Requeue:
+    """Per job: work left (run hours), the restart to spend when it next starts, when its
+    current hold began, interruptions, GPU-hours lost; the gaps between holds."""
+
+    checkpoints: Checkpointing
+    work_left: list[float]
+    rng: np.random.Generator
+    restart: list[float] = field(default_factory=list)
+    began: dict[int, float] = field(default_factory=dict)
+    queued_since: dict[int, float] = field(default_factory=dict)
+    interruptions: dict[int, int] = field(default_factory=dict)
+    lost_gpu_h: dict[int, float] = field(default_factory=dict)
+    gaps: list[tuple[int, float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.restart = [0.0] * len(self.work_left)
+
+    def hold_h(self, job: int, now: float) -> float:
+        """The job (re)starts now: how long it will hold its GPUs, if nothing fails."""
+        if job in self.queued_since:
+            self.gaps.append((job, self.queued_since.pop(job), now))
+        self.began[job] = now
+        return self.restart[job] + self.work_left[job]
+
+    def victim(
+        self, server: int, free: int, in_service: int, alloc: dict[int, Allocation]
+    ) -> int | None:
+        """The running job under the GPU of ``server`` that failed, or None if it was idle."""
+        busy = in_service - max(free, 0)
+        if busy <= 0 or self.rng.random() >= busy / in_service:
+            return None
+        jobs = [(j, n) for j, a in alloc.items() for s, n in a if s == server]
+        weights = np.array([n for _, n in jobs], dtype=np.float64)
+        return jobs[int(self.rng.choice(len(jobs), p=weights / weights.sum()))][0]
+
+    def stop(self, job: int, now: float, gpus: int) -> None:
+        """The job stops: the work up to its last checkpoint is kept."""
+        held = now - self.began.pop(job)
+        saved, lost = segment(held, self.restart[job], self.work_left[job], self.checkpoints)
+        self.work_left[job] -= saved
+        self.restart[job] = self.checkpoints.restart_h
+        self.interruptions[job] = self.interruptions.get(job, 0) + 1
+        self.lost_gpu_h[job] = self.lost_gpu_h.get(job, 0.0) + lost * gpus
+        self.queued_since[job] = now
+
+    def close(self, horizon_h: float) -> None:
+        """Jobs still queued again at the horizon: their gap runs to the horizon."""
+        for job, since in self.queued_since.items():
+            self.gaps.append((job, since, horizon_h))
+        self.queued_since.clear()
