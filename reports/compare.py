@@ -135,7 +135,8 @@ def to_markdown(diff: dict[str, Any]) -> str:
     ]
     for t in diff["totals"]:
         c, v, w = t["cash_usd"], t["npv_usd"], t["p95_wait_h"]
-        share = "" if c["share"] is None else f" ({c['share']:+.1%})"
+        # The same minus sign as the money beside it (formatting.money).
+        share = "" if c["share"] is None else f" ({c['share']:+.1%})".replace("-", "\u2212")
         lines.append(
             f"| {t['option']} | {_usd(c['old'])} | {_usd(c['new'])} | {_usd(c['delta'])}{share}"
             f" | {_usd(v['delta'])} | {_num(w['old'])} -> {_num(w['new'])} |"

@@ -27,6 +27,7 @@ class Servers:
         self.free: list[int] = []
         self.out: list[int] = []  # GPUs out of service (failed, in repair) per server
         self.total_free = 0
+        self.in_debt = 0  # servers with a failed GPU still under a job (free below zero)
         self.stranded_gpu_h = 0.0
         self._stranded = 0  # GPUs idle by fragmentation since _since
         self._since = 0.0
@@ -42,9 +43,11 @@ class Servers:
 
     def change(self, server: int, gpus: int) -> None:
         """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``."""
+        before = self.free[server]
         self.free[server] += gpus
         self.out[server] -= gpus
         self.total_free += gpus
+        self.in_debt += (self.free[server] < 0) - (before < 0)
 
     def place(self, need: int, free: list[int] | None = None) -> Allocation | None:
         """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
@@ -80,8 +83,16 @@ class Servers:
 
     def release(self, alloc: Allocation) -> None:
         for s, n in alloc:
+            if self.free[s] < 0 <= self.free[s] + n:
+                self.in_debt -= 1
             self.free[s] += n
             self.total_free += n
+
+    def free_gpus(self) -> int:
+        """GPUs free now (a server in debt counts none, not fewer than none)."""
+        if self.in_debt:
+            return sum(n for n in self.free if n > 0)
+        return self.total_free
 
     def note(self, now: float, blocked_need: int | None) -> None:
         """After a scheduling pass at ``now``: the job at the head of the queue needs
@@ -90,7 +101,7 @@ class Servers:
         idle by fragmentation until the next pass."""
         self.stranded_gpu_h += self._stranded * (now - self._since)
         self._since = now
-        free = sum(n for n in self.free if n > 0)
+        free = self.free_gpus()
         self._stranded = free if blocked_need is not None and free >= blocked_need else 0
 
     def close(self, horizon_h: float) -> float:

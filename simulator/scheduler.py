@@ -186,7 +186,8 @@ class _Pool:
         q, srv = self.queue, self.servers
         assert srv is not None
         while q:
-            alloc = srv.place(self.units[q[0]])
+            need = self.units[q[0]]
+            alloc = srv.place(need) if need <= srv.free_gpus() else None  # no scan when short
             if alloc is None:
                 break
             self.start_job(q.popleft(), alloc)

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
-from tco.simulator.run import run
+from tco.simulator.run import prepare, simulate
 from tests.conftest import make_scenario
 
 
@@ -71,7 +71,7 @@ def test_owned_cluster_matches_erlang_c(servers: int, rho: float) -> None:
                 }
             ],
         )
-        r = run(sc)
+        r = simulate(prepare(sc), advise=False)  # the queue only: no advice re-runs
         o = r.options[0]
         arrival = r.jobs.arrival_h
         start = o.runs.start_h
