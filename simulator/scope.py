@@ -12,7 +12,7 @@ LEFT_OUT: tuple[str, ...] = (
     " speed whichever servers it gets.",
     "Refresh to newer GPU generations during the horizon.",
     "Currencies other than USD.",
-    "A hybrid burst policy by cloud cost (constant and by job size are modelled).",
+    "An optimiser knob for a hybrid's burst threshold (its policies are modelled).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
     "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"
     " source).",

@@ -109,3 +109,36 @@ def test_by_size_each_job_waits_in_proportion_to_its_work() -> None:
     b2 = r2.options[2].runs.burst
     assert b2 is not None
     assert size[b].mean() < size[b2].mean()
+
+
+def test_by_cost_each_job_waits_in_proportion_to_its_cloud_price() -> None:
+    """A job bursts after k x what it would cost on the burst option (cheapest instance type,
+    list price): the bill per job checked by hand on the fleet's prices."""
+    from tco.simulator.kinds.hybrid import cloud_cost_usd
+    from tco.simulator.run import prepare, simulate
+
+    k = 0.4  # hours of wait per USD
+    priced = _hybrid(burst_policy="by_cost", burst_wait_hours_per_usd=k)
+    del priced["burst_after_wait_hours"]
+    prepared = prepare(
+        make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, priced])
+    )
+    r = simulate(prepared, advise=False)
+    own, cloud, hybrid = r.options
+    b = hybrid.runs.burst
+    assert b is not None and 0 < b.sum() < len(r.jobs)
+    plan: Any = prepared.plans[1]  # the burst option's
+    usd = cloud_cost_usd(r.jobs, plan)
+    # What the cloud option bills a job that runs alone is that price (no sharing, no queue).
+    alone = cloud.runs
+    by_hand = (
+        alone.run_h
+        * alone.units
+        * np.array([s.price.usd_per_hour for s in plan.shapes])[alone.shape]
+    )
+    assert np.allclose(usd, by_hand)
+    waits = hybrid.runs.start_h - r.jobs.arrival_h
+    assert np.allclose(waits[b], k * usd[b] + 0.1)
+    stay = ~b & ~np.isnan(hybrid.runs.start_h)
+    assert np.all(waits[stay] <= k * usd[stay] + 1e-9)
+    assert own.total_cash_usd < hybrid.total_cash_usd < cloud.total_cash_usd

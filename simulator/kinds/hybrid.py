@@ -10,6 +10,7 @@ holds both parts; the burst jobs and their GPU-hours are reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +21,7 @@ from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import NonNeg, OptionModel
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan
@@ -36,30 +38,38 @@ class Hybrid(OptionModel):
     # Starburst's waiting policies (Luo et al., ATC '24): ``constant``, every job bursts after
     # burst_after_wait_hours; ``by_size``, a job bursts after burst_wait_hours_per_gpu_hour x its
     # work in reference GPU-hours (their compute-weighted wait: large jobs, dear in the cloud,
-    # wait longer for the owned cluster).
-    burst_policy: Literal["constant", "by_size"] = "constant"
+    # wait longer for the owned cluster); ``by_cost``, after burst_wait_hours_per_usd x what the
+    # job would cost on the burst option (its cheapest instance type, list price).
+    burst_policy: Literal["constant", "by_size", "by_cost"] = "constant"
     burst_after_wait_hours: NonNeg | None = None
     burst_wait_hours_per_gpu_hour: NonNeg | None = None
+    burst_wait_hours_per_usd: NonNeg | None = None
 
     @model_validator(mode="after")
     def _policy_has_its_figure(self) -> Hybrid:
         need = {
             "constant": "burst_after_wait_hours",
             "by_size": "burst_wait_hours_per_gpu_hour",
+            "by_cost": "burst_wait_hours_per_usd",
         }[self.burst_policy]
         if getattr(self, need) is None:
             raise ValueError(f"burst_policy {self.burst_policy} needs {need} (hours)")
         return self
 
-    def waits_h(self, jobs: Jobs) -> np.ndarray:
-        """How long each job waits for the owned cluster before it bursts."""
+    def waits_h(self, jobs: Jobs, cloud_usd: Callable[[], np.ndarray]) -> np.ndarray:
+        """How long each job waits for the owned cluster before it bursts (``cloud_usd``: each
+        job's cost on the burst option, asked for only by the cost policy)."""
         if self.burst_policy == "by_size":
             return float(self.burst_wait_hours_per_gpu_hour or 0.0) * jobs.work_ref_gpu_h
+        if self.burst_policy == "by_cost":
+            return float(self.burst_wait_hours_per_usd or 0.0) * cloud_usd()
         return np.full(len(jobs), float(self.burst_after_wait_hours or 0.0))
 
     def policy_text(self) -> str:
         if self.burst_policy == "by_size":
             return f"{self.burst_wait_hours_per_gpu_hour:g} h per GPU-hour of work"
+        if self.burst_policy == "by_cost":
+            return f"{self.burst_wait_hours_per_usd:g} h per USD of its cloud cost"
         return f"{self.burst_after_wait_hours:g} h"
 
 
@@ -135,9 +145,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         self, jobs: Jobs, plan: HybridPlan, horizon_h: float, rng: np.random.Generator
     ) -> JobRuns:
         owned_kind: Any = registry.of(plan.owned_plan.option)
-        own, left = owned_kind.queue(
-            jobs, plan.owned_plan, horizon_h, rng, plan.option.waits_h(jobs)
-        )
+        waits = plan.option.waits_h(jobs, lambda: cloud_cost_usd(jobs, plan.burst_plan))
+        # A job the cloud cannot run never leaves for it (a wait past the horizon).
+        waits = np.where(np.isfinite(waits), waits, horizon_h + 1.0)
+        own, left = owned_kind.queue(jobs, plan.owned_plan, horizon_h, rng, waits)
         away = np.where(own.reason != "", jobs.arrival_h, left)  # never fits: at once
         idx = np.nonzero(~np.isnan(away) & (away < horizon_h))[0]
         idx = idx[np.argsort(away[idx], kind="stable")]
@@ -185,6 +196,17 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             gpu_hours_busy=own.gpu_hours_busy + cloud.gpu_hours_busy,
             notes=notes,
         )
+
+
+def cloud_cost_usd(jobs: Jobs, plan: Plan) -> np.ndarray:
+    """Each job's cost on a cloud plan at list price: run time on its cheapest instance type x
+    whole instances held x that type's price (inf where it cannot run there)."""
+    shapes = getattr(plan, "shapes", None)
+    if not shapes:
+        raise ValueError(f"{plan.option.name} has no instance types to price a job on")
+    p = place(jobs, shapes, 1 << 30, "GPUs", shared=False)
+    usd = np.array([s.price.usd_per_hour for s in shapes])[p.shape]
+    return np.where(p.reason == "", p.run_h * p.units * usd, np.inf)
 
 
 def _sum(a: np.ndarray | None, b: np.ndarray | None, idx: np.ndarray, n: int) -> np.ndarray | None:
