@@ -4,7 +4,8 @@
 size it prints, in the same run (the machine is shared: compare ratios, not absolute times):
 
 - scheduler: the SimPy FIFO gang scheduler vs a bare heapq loop doing the same (start times are
-  checked identical), jobs per second and the ratio;
+  checked identical), jobs per second and the ratio; and the same jobs placed on servers of 8
+  (first fit, simulator/placement.py) against the pool;
 - pipeline: the whole run of one owned option (workload draw, speed model, SimPy, cost ledger)
   and of one on-demand option without quota (no events at all), time and peak memory.
 
@@ -42,9 +43,10 @@ def child_scheduler(kind: str, n: int) -> dict[str, float]:
     from tco.simulator.scheduler import QueueInput, fifo_heapq, simulate
 
     arrival, k, hold = _synthetic(n)
-    inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], float("inf"))
+    servers = 8 if kind == "servers" else 0  # placement on servers of 8 GPUs
+    inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], float("inf"), server_gpus=servers)
     t0 = time.perf_counter()
-    start = simulate(inp) if kind == "simpy" else fifo_heapq(inp)
+    start = fifo_heapq(inp) if kind == "heapq" else simulate(inp)
     dt = time.perf_counter() - t0
     digest = float(np.nansum(start))
     return {"seconds": dt, "checksum": digest, "started": float(np.isfinite(start).sum())}
@@ -128,6 +130,11 @@ def main() -> None:
             f"{s['peak_mib']:.0f} MiB)  heapq {n / h['seconds']:>10,.0f} jobs/s "
             f"({h['seconds']:.2f} s)  heapq/SimPy {s['seconds'] / h['seconds']:.1f}x  "
             f"identical starts: {same}"
+        )
+        v = _in_child("scheduler", "servers", n)
+        print(
+            f"  scheduler  SimPy placed on servers of 8 {n / v['seconds']:>10,.0f} jobs/s "
+            f"({v['seconds']:.2f} s)  servers/pool {v['seconds'] / s['seconds']:.1f}x"
         )
         for kind in ("owned", "on_demand"):
             p = _in_child("pipeline", kind, n)

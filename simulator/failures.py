@@ -42,6 +42,16 @@ class Failures(Strict):
     def rate_per_gpu_h(self) -> float:
         return self.gpu_failures_per_1000_gpu_days / 1000.0 / 24.0
 
+    def checkpoints(self) -> Checkpointing:
+        """How a job hit by a failure resumes: from its last checkpoint, after the restart."""
+        return Checkpointing(
+            interval_h=self.checkpoint_interval_hours,
+            write_h=0.0,
+            restart_h=self.restart_overhead_minutes / 60.0,
+            wait_h=0.0,
+            fallback_after=None,
+        )
+
 
 @dataclass(frozen=True)
 class Outages:
@@ -120,13 +130,7 @@ def failed_runs(
     gpus: np.ndarray, run_h: np.ndarray, f: Failures, rng: np.random.Generator
 ) -> FailedRuns:
     """Each job's run stretched by the failures of its GPUs (``simulator.interruptions``)."""
-    c = Checkpointing(
-        interval_h=f.checkpoint_interval_hours,
-        write_h=0.0,
-        restart_h=f.restart_overhead_minutes / 60.0,
-        wait_h=0.0,
-        fallback_after=None,
-    )
+    c = f.checkpoints()
     hold = np.asarray(run_h, dtype=np.float64).copy()
     hits = np.zeros(len(run_h), np.int64)
     lost = np.zeros(len(run_h))

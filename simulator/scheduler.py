@@ -148,11 +148,13 @@ class _Pool:
 
     def start_job(self, job: int, alloc: Allocation | None = None) -> None:
         now = self.env.now
-        hold = self.hold[job]
-        if self.requeue is not None:
-            hold = self.requeue.hold_h(job, now)
-        if np.isnan(self.start[job]):  # a job queued again keeps its first start (its wait)
+        if self.requeue is None:  # the hot path: one start per job
+            hold = self.hold[job]
             self.start[job] = now
+        else:
+            hold = self.requeue.hold_h(job, now)
+            if np.isnan(self.start[job]):  # queued again: it keeps its first start (its wait)
+                self.start[job] = now
         self.free -= self.units[job]
         if self.servers is not None and alloc is not None:
             self.servers.take(alloc)

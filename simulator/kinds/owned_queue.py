@@ -14,7 +14,6 @@ from typing import Protocol
 import numpy as np
 
 from tco.simulator.failures import Failures, Outages, failed_runs, outages
-from tco.simulator.interruptions import Checkpointing
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.owned_parts import Delivery
 from tco.simulator.runs import Gaps, JobRuns, feasibility
@@ -33,16 +32,6 @@ class Queueing(Protocol):
     def backfill_depth(self) -> int: ...
     @property
     def placement(self) -> str: ...
-
-
-def checkpoints(f: Failures) -> Checkpointing:
-    return Checkpointing(
-        interval_h=f.checkpoint_interval_hours,
-        write_h=0.0,
-        restart_h=f.restart_overhead_minutes / 60.0,
-        wait_h=0.0,
-        fallback_after=None,
-    )
 
 
 def queue(
@@ -79,7 +68,7 @@ def queue(
         inp = queue_input(jobs, hold, idx, capacity, out, horizon_h, patience_h, o, hw)
         if requeue and f is not None:
             seed = int(rng.integers(2**63))
-            inp = QueueInput(**{**inp.__dict__, "requeue": checkpoints(f), "seed": seed})
+            inp = QueueInput(**{**inp.__dict__, "requeue": f.checkpoints(), "seed": seed})
         q = simulate_queue(inp)
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
         end = start + hold
