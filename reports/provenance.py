@@ -59,21 +59,18 @@ def dates(result: Result) -> pd.DataFrame:
     """One row per source of prices: its dates and how many figures it gave. A report holds
     prices of several dates (the AWS snapshot, the hardware catalog, the scenario's own); this
     says which is which."""
-    by: dict[str, tuple[set[str], set[str], int]] = {}
+    by: dict[str, list[tuple[str, str]]] = {}  # source -> (date, option) of each figure
     for o in result.options:
         for q in o.quotes:
-            when, options, n = by.setdefault(plain_source(q.source), (set(), set(), 0))
-            when.add(plain_date(q.as_of))
-            options.add(o.name)
-            by[plain_source(q.source)] = (when, options, n + 1)
+            by.setdefault(plain_source(q.source), []).append((plain_date(q.as_of), o.name))
     rows = [
         {
             "source": source,
-            "as of": ", ".join(sorted(when)),
-            "figures": n,
-            "used by": ", ".join(o.name for o in result.options if o.name in options),
+            "as of": ", ".join(sorted({d for d, _ in figures})),
+            "figures": len(figures),
+            "used by": ", ".join(dict.fromkeys(name for _, name in figures)),
         }
-        for source, (when, options, n) in sorted(by.items())
+        for source, figures in sorted(by.items())
     ]
     return pd.DataFrame(rows, columns=["source", "as of", "figures", "used by"])
 

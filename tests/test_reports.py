@@ -214,3 +214,17 @@ def test_what_the_model_leaves_out_is_said_once(report: Path) -> None:
     for line in LEFT_OUT:
         assert f"- {line}" in md
         assert f"<li>{line}</li>" in html
+
+
+def test_price_sources_and_dates_read_in_words(lab: Result) -> None:
+    from tco.reports import provenance
+
+    assert provenance.plain_detail(
+        "GUESS from ratios; CONFLICT on FP32 - verify against X before use."
+    ) == ("estimate from ratios; sources disagree on FP32 (to be checked against X).")
+    dates = provenance.dates(lab)
+    quotes = [q for o in lab.options for q in o.quotes]
+    assert dates["figures"].sum() == len(quotes)  # every figure counted once
+    snap = dates[dates["source"] == provenance.SOURCES["snapshot"]]
+    assert snap["as of"].tolist() == [lab.price_provenance["snapshot_as_of"]]
+    assert "GUESS" not in tables.prices(lab, plain=True)["detail"].str.cat()
