@@ -28,7 +28,7 @@ from tco.simulator import ledger, what_if
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
 from tco.simulator.recommendation import recommend_without_resizes, verdict
-from tco.simulator.result import Result
+from tco.simulator.result import OptionResult, Result
 
 plt.rcParams.update(
     {
@@ -234,20 +234,30 @@ def waits(result: Result) -> Chart:
     """Distribution of job waits per option (empirical CDF, hours, log scale)."""
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 4))
     col = colours(result)
+    # Options with the very same waits (cloud options without a queue, say) share one line
+    # and one legend entry: drawn apart, all but the last would be hidden under it.
+    lines: list[tuple[np.ndarray, list[OptionResult]]] = []
     for o in result.options:
         out = o.runs
         started = out.runnable & ~np.isnan(out.start_h)
         w = np.sort(out.start_h[started] - result.jobs.arrival_h[started])
         if len(w) == 0:
             continue
-        shown = np.maximum(w, 1 / 60)  # waits under a minute are drawn at one minute
+        same = next((group for waits, group in lines if np.array_equal(waits, w)), None)
+        if same is None:
+            lines.append((w, [o]))
+        else:
+            same.append(o)
+    for w, group in lines:
+        names = ", ".join(o.name for o in group)
         ax.step(
-            shown,
+            np.maximum(w, 1 / 60),  # waits under a minute are drawn at one minute
             np.arange(1, len(w) + 1) / len(w) * 100,
             where="post",
-            color=col[o.name],
+            color=col[group[0].name],
             linewidth=2,
-            label=f"{o.name} (p95 {o.waits.p95_h:,.1f} h)",
+            label=f"{names} (p95 {group[0].waits.p95_h:,.1f} h"
+            + ("; the same waits)" if len(group) > 1 else ")"),
         )
     ax.set_xscale("log")
     ax.set_xlabel("wait before start (hours, log scale; under 1 minute shown at 1 minute)")

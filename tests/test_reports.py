@@ -228,3 +228,15 @@ def test_price_sources_and_dates_read_in_words(lab: Result) -> None:
     snap = dates[dates["source"] == provenance.SOURCES["snapshot"]]
     assert snap["as of"].tolist() == [lab.price_provenance["snapshot_as_of"]]
     assert "GUESS" not in tables.prices(lab, plain=True)["detail"].str.cat()
+
+
+def test_options_with_the_same_waits_share_one_line_in_the_waits_chart(lab: Result) -> None:
+    from tco.reports import charts
+
+    c = charts.waits(lab)
+    labels = [t.get_text() for t in c.figure.legends[0].get_texts()]
+    charts.close(c)
+    shared = [x for x in labels if "the same waits" in x]
+    # The cloud options start every job after the same delay: one line, every name in it.
+    assert len(shared) == 1 and all(o.name in shared[0] for o in lab.options[2:])
+    assert len(labels) == 3
