@@ -40,7 +40,8 @@ def _synthetic(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def child_scheduler(kind: str, n: int) -> dict[str, float]:
-    from tco.simulator.scheduler import QueueInput, fifo_heapq, simulate
+    from tco.simulator.heapq_reference import fifo_heapq
+    from tco.simulator.scheduler import QueueInput, simulate
 
     arrival, k, hold = _synthetic(n)
     servers = 8 if kind == "servers" else 0  # placement on servers of 8 GPUs

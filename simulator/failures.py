@@ -8,11 +8,15 @@ repaired GPU becomes a spare); otherwise the cluster has one GPU fewer until a r
 no spares each GPU is an alternating renewal process, so the share of GPU-time in service is
 MTBF / (MTBF + MTTR), which ``tests/test_failures.py`` checks.
 
-Jobs: a running job is interrupted at its GPUs x the rate; it loses the work since its last
-checkpoint, spends the restart overhead and resumes on a GPU the pool lends it
-(``simulator.interruptions``), so its hold grows. That the job does not queue again, and that its
-interruptions are drawn apart from the pool's outages (same rate, not the same events), are
-simplifications of this model.
+Whole servers fail too, at ``node_failures_per_1000_node_days`` (default 0: the public rates mix
+causes, see ``defaults``), each down ``node_repair_days`` with every GPU in it
+(:func:`node_outages`).
+
+Jobs placed on servers are stopped by the failure under them and queued again
+(``simulator.requeue``). On a pool, a running job is interrupted at its GPUs x the rate; it loses
+the work since its last checkpoint, spends the restart overhead and resumes on a GPU the pool
+lends it (``simulator.interruptions``), so its hold grows; that it does not queue again, and that
+its interruptions are drawn apart from the pool's outages, are simplifications of that mode.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ class Failures(Strict):
     gpu_failures_per_1000_gpu_days: NonNeg = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
     repair_days: Pos = defaults.REPAIR_DAYS
     spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
+    node_failures_per_1000_node_days: NonNeg = 0.0
+    node_repair_days: Pos = defaults.NODE_REPAIR_DAYS
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
 
@@ -114,6 +120,27 @@ def outages(
             spares += 1
     down_h += sum(horizon_h - t for t in down_since.values())
     return Outages(changes, down_h, failures, which)
+
+
+def node_outages(
+    servers: list[tuple[float, int]], f: Failures, horizon_h: float, rng: np.random.Generator
+) -> list[tuple[float, int, float]]:
+    """Whole-server failures: (down h, server, back h), servers numbered in the order the
+    ``servers`` (time h, servers) slots bring them; each server fails as a Poisson process while
+    up and is down ``node_repair_days``."""
+    rate = f.node_failures_per_1000_node_days / 1000.0 / 24.0
+    if rate <= 0:
+        return []  # no draws: runs without node failures keep their random numbers
+    repair_h = f.node_repair_days * 24.0
+    out, s = [], 0
+    for t0, n in servers:
+        for _ in range(n):
+            t = t0 + rng.exponential(1.0 / rate)
+            while t < horizon_h:
+                out.append((t, s, t + repair_h))
+                t += repair_h + rng.exponential(1.0 / rate)
+            s += 1
+    return sorted(out)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,9 @@ class Servers:
         self.out: list[int] = []  # GPUs out of service (failed, in repair) per server
         self.total_free = 0
         self.in_debt = 0  # servers with a failed GPU still under a job (free below zero)
+        self.down: dict[int, int] = {}  # servers down whole: GPUs to give back when up
+        self.down_gpu_h = 0.0  # GPU-hours of servers down whole
+        self._down_since: dict[int, float] = {}
         self.stranded_gpu_h = 0.0
         self._stranded = 0  # GPUs idle by fragmentation since _since
         self._since = 0.0
@@ -41,13 +44,42 @@ class Servers:
         self.out.extend([0] * n)
         self.total_free += gpus
 
-    def change(self, server: int, gpus: int) -> None:
-        """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``."""
+    def change(self, server: int, gpus: int, now: float = 0.0) -> int:
+        """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``; the
+        change in free GPUs (none while the server is down whole: they come back with it)."""
+        if server in self.down:
+            self._count_down(server, now)
+            self.down[server] += gpus
+            self.out[server] -= gpus
+            return 0
         before = self.free[server]
         self.free[server] += gpus
         self.out[server] -= gpus
         self.total_free += gpus
         self.in_debt += (self.free[server] < 0) - (before < 0)
+        return gpus
+
+    def server_down(self, server: int, now: float) -> int:
+        """The whole server fails (its jobs already stopped): its free GPUs leave; how many."""
+        gone = self.free[server]
+        self.down[server] = gone
+        self._down_since[server] = now
+        self.free[server] = 0
+        self.total_free -= gone
+        return gone
+
+    def server_up(self, server: int, now: float) -> int:
+        """The server is back with the GPUs in service: how many."""
+        self._count_down(server, now)
+        back = self.down.pop(server)
+        del self._down_since[server]
+        self.free[server] = back
+        self.total_free += back
+        return back
+
+    def _count_down(self, server: int, now: float) -> None:
+        self.down_gpu_h += self.down[server] * (now - self._down_since[server])
+        self._down_since[server] = now
 
     def place(self, need: int, free: list[int] | None = None) -> Allocation | None:
         """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
@@ -106,5 +138,7 @@ class Servers:
 
     def close(self, horizon_h: float) -> float:
         """The GPU-hours idle by fragmentation up to the horizon."""
+        for server in self.down:
+            self._count_down(server, horizon_h)
         self.note(horizon_h, None)
         return self.stranded_gpu_h

@@ -58,6 +58,11 @@ class QueueInput:
     # with these checkpoints; ``seed`` draws which job a failure hits.
     requeue: Checkpointing | None = None
     seed: int = 0
+    # On servers: whole servers down (down h, server, back h), their jobs stopped and requeued.
+    server_outages: list[tuple[float, int, float]] = field(default_factory=list)
+
+
+SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Queued:
     left_h: np.ndarray
     stranded_gpu_h: float = 0.0
     requeued: Requeued | None = None  # when jobs stopped by failures queue again
+    servers_down_gpu_h: float = 0.0  # GPU-hours of servers down whole
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class _Pool:
         self.future_capacity = sorted(
             [(t, u, -1) for t, u in inp.capacity if t > 0]
             + [(t, u, srv) for t, srv, u in inp.server_changes]
+            + [(t, SERVER_DOWN, srv) for t, srv, _ in inp.server_outages]
+            + [(t, SERVER_UP, srv) for _, srv, t in inp.server_outages]
         )
         self.servers: Servers | None = None
         self.alloc: dict[int, Allocation] = {}
@@ -227,6 +235,10 @@ class _Pool:
                 _, u, s = self.future_capacity[i]
                 if s < 0:
                     free.extend([srv.size] * (u // srv.size))
+                elif u == SERVER_DOWN:
+                    free[s] = -srv.size  # holds nothing until back (looking ahead only)
+                elif u == SERVER_UP:
+                    free[s] = srv.size - srv.out[s]
                 else:
                     free[s] += u
             if srv.place(need, free) is not None:
@@ -315,8 +327,13 @@ class _Pool:
         assert srv is not None and rq is not None
         in_service = srv.size - srv.out[server]
         job = rq.victim(server, srv.free[server], in_service, self.alloc)
-        if job is None:
-            return
+        if job is not None:
+            self.stop_job(job)
+
+    def stop_job(self, job: int) -> None:
+        """A running job stops (a failure under it) and queues again at its place by arrival."""
+        srv, rq = self.servers, self.requeue
+        assert srv is not None and rq is not None
         now = self.env.now
         srv.release(self.alloc.pop(job))
         self.free += self.units[job]
@@ -333,14 +350,22 @@ class _Pool:
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u, s in list(self.future_capacity):
             yield self.env.timeout(t - self.env.now)
-            self.free += u
-            if self.servers is not None:
-                if s < 0:
-                    self.servers.add_servers(u)
-                else:
-                    if self.requeue is not None and u < 0:
-                        self.failure_hits(s)
-                    self.servers.change(s, u)
+            srv = self.servers
+            if srv is None:
+                self.free += u
+            elif s < 0:
+                self.free += u
+                srv.add_servers(u)
+            elif u == SERVER_DOWN:
+                for job in [j for j, a in self.alloc.items() if any(x == s for x, _ in a)]:
+                    self.stop_job(job)
+                self.free -= srv.server_down(s, self.env.now)
+            elif u == SERVER_UP:
+                self.free += srv.server_up(s, self.env.now)
+            else:
+                if self.requeue is not None and u < 0 and s not in srv.down:
+                    self.failure_hits(s)
+                self.free += srv.change(s, u, self.env.now)
             self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()
@@ -359,8 +384,10 @@ def simulate_queue(inp: QueueInput) -> Queued:
     if pool.future_capacity:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
-    stranded = pool.servers.close(inp.horizon_h) if pool.servers is not None else 0.0
-    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h))
+    srv = pool.servers
+    stranded = srv.close(inp.horizon_h) if srv is not None else 0.0
+    down = srv.down_gpu_h if srv is not None else 0.0
+    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down)
 
 
 def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:
@@ -377,55 +404,3 @@ def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:
         hits[job] = k
         lost[job] = rq.lost_gpu_h[job]
     return Requeued(end, hits, lost, rq.gaps)
-
-
-def fifo_heapq(inp: QueueInput) -> np.ndarray:
-    """The same FIFO gang scheduling as a bare heapq event loop (a reference for tests/benchmarks).
-
-    It reproduces SimPy's arithmetic (an arrival's time is ``now + (t - now)``), so start times are
-    identical, not merely close.
-    """
-    n = len(inp.arrival_h)
-    start = np.full(n, np.nan)
-    arrival = inp.arrival_h.tolist()
-    units = inp.units.tolist()
-    hold = inp.hold_h.tolist()
-    free = sum(u for t, u in inp.capacity if t <= 0)
-    events: list[tuple[float, int, int]] = []  # (time, seq, +units released / -1 marker)
-    seq = 0
-    prev = 0.0  # the deliveries process waits t - (its own last wake-up time), as in SimPy
-    for t, u in sorted((t, u) for t, u in inp.capacity if t > 0):
-        prev = prev + (t - prev)
-        events.append((prev, seq, u))
-        seq += 1
-    heapq.heapify(events)
-    queue: deque[int] = deque()
-    i = 0
-    now = 0.0
-    last_arrival = 0.0  # when the arrivals process last woke up
-    horizon = inp.horizon_h
-    while True:
-        next_arrival = arrival[i] if i < n else float("inf")
-        if next_arrival > last_arrival:
-            arr_time = last_arrival + (next_arrival - last_arrival)
-        else:
-            arr_time = last_arrival
-        t = min(arr_time, events[0][0] if events else float("inf"))
-        if t >= horizon or t == float("inf"):
-            break
-        now = t
-        while events and events[0][0] == now:
-            free += heapq.heappop(events)[2]
-        if i < n and arr_time == now:
-            last_arrival = now
-            a = arrival[i]
-            while i < n and arrival[i] == a:
-                queue.append(i)
-                i += 1
-        while queue and units[queue[0]] <= free:
-            job = queue.popleft()
-            start[job] = now
-            free -= units[job]
-            heapq.heappush(events, (now + hold[job], seq, units[job]))
-            seq += 1
-    return start

@@ -6,8 +6,7 @@ from __future__ import annotations
 LEFT_OUT: tuple[str, ...] = (
     "Taxes: depreciation is shown for the books, without its tax effect.",
     "Software licences, and the cost of people waiting for GPUs (waits are reported, not priced).",
-    "Node failures: owned GPUs fail one at a time (a job they hit queues again from its last"
-    " checkpoint; with placement: pool it resumes in place).",
+    "Failures of a rack, a switch or the network that take several servers down at once.",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
     "Refresh to newer GPU generations during the horizon.",

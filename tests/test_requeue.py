@@ -109,3 +109,61 @@ def test_on_a_pool_jobs_still_resume_in_place(rough: tuple) -> None:
     r, _ = rough
     pool = r.options[1]
     assert pool.runs.gaps is None and pool.metrics.interruptions > 0
+
+
+def test_a_server_down_stops_every_job_on_it_until_it_is_back() -> None:
+    # Two servers of 8. Job 0 (8 GPUs, 10 h) takes server 0, job 1 (4 GPUs, 20 h) server 1.
+    # Server 0 is down from 5 h to 9 h: job 0 keeps 4 h (checkpoints every 2 h), loses 1 h on
+    # 8 GPUs, cannot fit in server 1's 4 free GPUs, restarts at 9 h and ends at 9 + 0.5 + 6.
+    q = simulate_queue(
+        QueueInput(
+            np.array([0.0, 0.0]),
+            np.array([8, 4]),
+            np.array([10.0, 20.0]),
+            [(0.0, 16)],
+            100.0,
+            server_gpus=8,
+            requeue=CKPT,
+            server_outages=[(5.0, 0, 9.0)],
+        )
+    )
+    r = q.requeued
+    assert r is not None
+    assert q.start_h.tolist() == [0.0, 0.0]
+    assert r.end_h.tolist() == [15.5, 20.0]
+    assert r.lost_gpu_h.tolist() == [8.0, 0.0] and r.gaps == [(0, 5.0, 9.0)]
+    assert q.servers_down_gpu_h == 8 * 4.0
+
+
+def test_servers_are_up_mtbf_over_mtbf_plus_mttr_of_the_time() -> None:
+    from tco.simulator.failures import Failures, node_outages
+
+    f = Failures(node_failures_per_1000_node_days=30.0, node_repair_days=5.0)
+    horizon = 5 * 8760.0
+    down = node_outages([(0.0, 256)], f, horizon, np.random.default_rng(9))
+    share = sum(min(b, horizon) - a for a, _, b in down) / (256 * horizon)
+    mtbf, mttr = 1000 / 30.0, 5.0
+    assert share == pytest.approx(mttr / (mtbf + mttr), rel=0.05)
+
+
+def test_node_failures_show_in_availability_and_interruptions() -> None:
+    classes = [
+        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
+         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
+    ]  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 4,
+        "failures": {
+            "gpu_failures_per_1000_gpu_days": 0.0,
+            "node_failures_per_1000_node_days": 30.0,
+            "node_repair_days": 5.0,
+        },
+    }
+    o = run(make_scenario(workload={"job_classes": classes}, options=[own])).options[0]
+    mtbf, mttr = 1000 / 30.0, 5.0
+    # Down GPU-hours are the servers' (no GPU failures): availability near the renewal share.
+    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
+    assert o.metrics.interruptions > 0 and o.runs.gaps is not None

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.simulator.scheduler import QueueInput, _Pool, fifo_heapq, simulate
+from tco.simulator.heapq_reference import fifo_heapq
+from tco.simulator.scheduler import QueueInput, _Pool, simulate
 
 
 def _workload(seed: int, n: int, cap: int, load: float) -> tuple[np.ndarray, ...]:

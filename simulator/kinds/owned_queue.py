@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tco.simulator.failures import Failures, Outages, failed_runs, outages
+from tco.simulator.failures import Failures, Outages, failed_runs, node_outages, outages
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.owned_parts import Delivery
 from tco.simulator.runs import Gaps, JobRuns, feasibility
@@ -55,6 +55,9 @@ def queue(
     f = o.failures
     requeue = f is not None and o.placement == "servers"
     out = outages(capacity, f, horizon_h, rng) if f is not None else None
+    slots = [(d.delivery_h, d.servers) for d in deliveries if d.delivery_h < horizon_h]
+    nodes = node_outages(slots, f, horizon_h, rng) if f is not None else []
+    down_h = 0.0 if out is None else out.down_gpu_h
     hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
     hold = hit.hold_h if hit is not None else run
     end = start + hold
@@ -65,12 +68,13 @@ def queue(
     left = np.full(len(jobs), np.nan)
     stranded = 0.0
     if len(idx) and capacity:
-        inp = queue_input(jobs, hold, idx, capacity, out, horizon_h, patience_h, o, hw)
+        inp = queue_input(jobs, hold, idx, capacity, out, nodes, horizon_h, patience_h, o, hw)
         if requeue and f is not None:
             seed = int(rng.integers(2**63))
             inp = QueueInput(**{**inp.__dict__, "requeue": f.checkpoints(), "seed": seed})
         q = simulate_queue(inp)
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
+        down_h += q.servers_down_gpu_h
         end = start + hold
         if q.requeued is not None:
             r = q.requeued
@@ -91,7 +95,10 @@ def queue(
         interruptions=interruptions,
         lost_gpu_h=lost,
         failures=0 if out is None else out.failures,
-        unavailable_gpu_h=0.0 if out is None else out.down_gpu_h,
+        unavailable_gpu_h=down_h
+        + (
+            0.0 if requeue else sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
+        ),
         fragmented_gpu_h=stranded,
         gaps=gaps,
     )
@@ -104,16 +111,19 @@ def queue_input(
     idx: np.ndarray,
     capacity: list[tuple[float, int]],
     out: Outages | None,
+    nodes: list[tuple[float, int, float]],
     horizon_h: float,
     patience_h: np.ndarray | None,
     o: Queueing,
     hw: Hardware,
 ) -> QueueInput:
     """The scheduler's input for jobs ``idx``. On servers, failures name their server; as a
-    pool, they are plain capacity changes."""
+    pool, they are plain capacity changes (a server down: its GPUs leave and come back)."""
     gps = hw.gpus_per_unit
     on_servers = o.placement == "servers"
     changes = [] if out is None else out.changes
+    if not on_servers:
+        changes = changes + [c for a, _, b in nodes for c in ((a, -gps), (b, gps))]
     return QueueInput(
         jobs.arrival_h[idx],
         jobs.gpus[idx],
@@ -125,4 +135,5 @@ def queue_input(
         None if patience_h is None else patience_h[idx],
         server_gpus=gps if on_servers else 0,
         server_changes=out.on_servers(gps) if on_servers and out is not None else [],
+        server_outages=nodes if on_servers else [],
     )
