@@ -65,6 +65,7 @@ class Metrics:
     interruptions: int = 0
     lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
     failures: int = 0  # GPUs that failed (owned)
+    node_failures: int = 0  # whole servers that failed (owned)
     gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
     fragmented_gpu_hours: float = 0.0  # idle by fragmentation across servers (owned)
     burst_jobs: int = 0  # sent to the cloud (hybrid)
@@ -108,6 +109,7 @@ def measure(
         interruptions=0 if runs.interruptions is None else int(runs.interruptions.sum()),
         lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
         failures=runs.failures,
+        node_failures=runs.node_failures,
         gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
         fragmented_gpu_hours=runs.fragmented_gpu_h,
         burst_jobs=0 if runs.burst is None else int(runs.burst.sum()),

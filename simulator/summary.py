@@ -57,6 +57,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "interruptions": o.metrics.interruptions,
         "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
         "failures": o.metrics.failures,
+        "node_failures": o.metrics.node_failures,
         "gpu_availability": _num(o.metrics.gpu_availability),
         "fragmented_gpu_hours": _num(o.metrics.fragmented_gpu_hours),
         "burst_jobs": o.metrics.burst_jobs,

@@ -167,3 +167,4 @@ def test_node_failures_show_in_availability_and_interruptions() -> None:
     # Down GPU-hours are the servers' (no GPU failures): availability near the renewal share.
     assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
     assert o.metrics.interruptions > 0 and o.runs.gaps is not None
+    assert o.metrics.node_failures > 0 and o.metrics.failures == 0  # servers, not GPUs

@@ -171,6 +171,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             interruptions=_sum(own.interruptions, cloud.interruptions, idx, len(jobs)),
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
             failures=own.failures,
+            node_failures=own.node_failures,
             unavailable_gpu_h=own.unavailable_gpu_h,
             fragmented_gpu_h=own.fragmented_gpu_h,
             parts=dict(zip(REFERENCES, (own, cloud), strict=True)),

@@ -95,6 +95,7 @@ def queue(
         interruptions=interruptions,
         lost_gpu_h=lost,
         failures=0 if out is None else out.failures,
+        node_failures=len(nodes),
         unavailable_gpu_h=down_h
         + (
             0.0 if requeue else sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
