@@ -8,6 +8,7 @@ stretched by interruptions drawn apart from the outages (``failures.failed_runs`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -49,15 +50,15 @@ def queue(
     start = np.full(len(jobs), np.nan)
     total = sum(d.servers for d in deliveries) * hw.gpus_per_unit
     reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
-    capacity = [
-        (d.delivery_h, d.servers * hw.gpus_per_unit) for d in deliveries if d.delivery_h < horizon_h
-    ]
+    slots = [(d.delivery_h, d.servers) for d in deliveries if d.delivery_h < horizon_h]
+    capacity = [(t, n * hw.gpus_per_unit) for t, n in slots]
     f = o.failures
     requeue = f is not None and o.placement == "servers"
     out = outages(capacity, f, horizon_h, rng) if f is not None else None
-    slots = [(d.delivery_h, d.servers) for d in deliveries if d.delivery_h < horizon_h]
     nodes = node_outages(slots, f, horizon_h, rng) if f is not None else []
-    down_h = 0.0 if out is None else out.down_gpu_h
+    # GPU-hours of servers down whole (the scheduler's count replaces it on servers: there a
+    # GPU already in repair when its server goes down is not counted twice).
+    nodes_down_h = sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
     hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
     hold = hit.hold_h if hit is not None else run
     end = start + hold
@@ -71,10 +72,11 @@ def queue(
         inp = queue_input(jobs, hold, idx, capacity, out, nodes, horizon_h, patience_h, o, hw)
         if requeue and f is not None:
             seed = int(rng.integers(2**63))
-            inp = QueueInput(**{**inp.__dict__, "requeue": f.checkpoints(), "seed": seed})
+            inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=seed)
         q = simulate_queue(inp)
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
-        down_h += q.servers_down_gpu_h
+        if requeue:
+            nodes_down_h = q.servers_down_gpu_h
         end = start + hold
         if q.requeued is not None:
             r = q.requeued
@@ -96,10 +98,7 @@ def queue(
         lost_gpu_h=lost,
         failures=0 if out is None else out.failures,
         node_failures=len(nodes),
-        unavailable_gpu_h=down_h
-        + (
-            0.0 if requeue else sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
-        ),
+        unavailable_gpu_h=(0.0 if out is None else out.down_gpu_h) + nodes_down_h,
         fragmented_gpu_h=stranded,
         gaps=gaps,
     )
