@@ -117,7 +117,9 @@ def _size(z: Resize) -> str:
     return f"{z.servers} more server{'s' if z.servers != 1 else ''} in every tranche"
 
 
-def _cheapest(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+def cheapest(result: Result) -> list[str]:
+    """The cheapest option, by how much, and whether it meets the service level."""
+    verdicts = _verdicts(result)
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     line = (
@@ -153,7 +155,7 @@ def break_even_pairs(
     return [(o, other) for o in owned for other in rented]
 
 
-def _break_evens(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+def _break_evens(result: Result) -> list[str]:
     out: list[str] = []
     for o, other in break_even_pairs(result):
         m = o.break_even[other.name]
@@ -169,7 +171,7 @@ def _break_evens(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
     return out
 
 
-def _resale(result: Result) -> list[str]:
+def resale(result: Result) -> list[str]:
     """How much of an owner's standing rests on selling the servers at the horizon."""
     out = []
     for o in result.options:
@@ -273,18 +275,9 @@ def price_sources(result: Result) -> list[str]:
     return [f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."]
 
 
-def cheapest(result: Result) -> list[str]:
-    return _cheapest(result, _verdicts(result))
-
-
 def break_evens(result: Result) -> list[str]:
     """When buying breaks even, and at which volume of work owning and renting cost the same."""
-    verdicts = _verdicts(result)
-    return _break_evens(result, verdicts) + _volumes(result, verdicts)
-
-
-def resale(result: Result) -> list[str]:
-    return _resale(result)
+    return _break_evens(result) + _volumes(result, _verdicts(result))
 
 
 def _verdicts(result: Result) -> dict[str, Verdict]:

@@ -27,6 +27,13 @@ from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Plan
 from tco.simulator.runs import JobRuns
 
+# Each waiting policy: the field holding its figure, and the figure's unit in words.
+POLICIES = {
+    "constant": ("burst_after_wait_hours", "h"),
+    "by_size": ("burst_wait_hours_per_gpu_hour", "h per GPU-hour of work"),
+    "by_cost": ("burst_wait_hours_per_usd", "h per USD of its cloud cost"),
+}
+
 
 class Hybrid(OptionModel):
     """An owned option of the scenario, bursting to one of its cloud options."""
@@ -47,11 +54,7 @@ class Hybrid(OptionModel):
 
     @model_validator(mode="after")
     def _policy_has_its_figure(self) -> Hybrid:
-        need = {
-            "constant": "burst_after_wait_hours",
-            "by_size": "burst_wait_hours_per_gpu_hour",
-            "by_cost": "burst_wait_hours_per_usd",
-        }[self.burst_policy]
+        need = POLICIES[self.burst_policy][0]
         if getattr(self, need) is None:
             raise ValueError(f"burst_policy {self.burst_policy} needs {need} (hours)")
         return self
@@ -66,11 +69,8 @@ class Hybrid(OptionModel):
         return np.full(len(jobs), float(self.burst_after_wait_hours or 0.0))
 
     def policy_text(self) -> str:
-        if self.burst_policy == "by_size":
-            return f"{self.burst_wait_hours_per_gpu_hour:g} h per GPU-hour of work"
-        if self.burst_policy == "by_cost":
-            return f"{self.burst_wait_hours_per_usd:g} h per USD of its cloud cost"
-        return f"{self.burst_after_wait_hours:g} h"
+        figure, unit = POLICIES[self.burst_policy]
+        return f"{getattr(self, figure):g} {unit}"
 
 
 # The fields naming other options: the owned one first, then the one to burst to.
