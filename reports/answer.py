@@ -171,17 +171,29 @@ def _break_evens(result: Result) -> list[str]:
     return out
 
 
+SALES = ("resale", "refresh_sale")  # servers sold at the horizon, and at a refresh
+
+
 def resale(result: Result) -> list[str]:
     """How much of an owner's standing rests on selling the servers at the horizon."""
     out = []
     for o in result.options:
-        back = -float(o.ledger.cash["resale"].sum()) if "resale" in o.ledger.cash else 0.0
+        cash = o.ledger.cash
+        at_end, replaced = (-float(cash[k].sum()) if k in cash else 0.0 for k in SALES)
+        back = at_end + replaced
         if back <= 0:
             continue
         spec = result.scenario.option(o.name)
         how = registry.of(spec).resale_basis(spec, tuple(result.scenario.options))
-        text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon ({how}"
-        text += " value)"
+        how = how or getattr(spec, "resale_value", "market")  # kept at the horizon, sold before
+        if replaced > 0:  # a refresh sold the first generation before the horizon
+            text = (
+                f"{o.name} counts {usd(back)} back from selling its servers ({usd(replaced)} for"
+                f" those replaced at the refresh, {usd(at_end)} at the horizon; {how} value)"
+            )
+        else:
+            text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon"
+            text += f" ({how} value)"
         other = _cheapest_other(result, o)
         lead = None if other is None else other.total_cash_usd - o.total_cash_usd
         if other is not None and lead is not None and lead > 0:

@@ -4,14 +4,18 @@ Usage: python scripts/variants.py lab industrial
 
 For every scenario named, each variant is applied to every owned option (failures at the
 defaults, a 36-month loan at 9.5 %, an operating lease with a fair-market-value buyout, resale at
-book value instead of the market curve, and three together) and the run printed as a Markdown
-row: the first owned option's cash over the horizon, its largest month of cash, p95 wait, GPU
-availability, work lost to failures, its break-even months against the others, and the
-recommended option. The figures of the closing notes of issues 11 and 12 come from here.
+book value instead of the market curve, three together, and a refresh to the next generation in
+month 24, the brief's 18-24-month payback, or after the last tranche) and the run printed as a
+Markdown row: the first owned option's cash over the horizon, its largest month of cash, p95
+wait, GPU availability, work lost to failures, its break-even months against the others, and the
+recommended option; for a refresh, the successor's capex a year as a share of the option's cash a
+year (the brief advises reserving about 20 % a year for hardware iteration). The figures of the
+closing notes of issues 11 and 12 come from here.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,23 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "financing": {"kind": "loan"},
         "resale_value": "book",
     },
+    "refresh to the next generation": {"refresh": {"month": 24}},
 }
+# The next generation of each catalog server (a successor must have at least its GPU memory).
+SUCCESSOR = {
+    "8x A40 NVLink server": "HGX A100 8x80GB",
+    "DGX A100 320GB": "HGX H100 8-GPU",
+    "HGX A100 8x80GB": "HGX H100 8-GPU",
+    "HGX H100 8-GPU": "DGX B200",
+    "RTX 3060 workstation": "RTX 4090 workstation",
+}
+
+
+def _apply(o: dict[str, Any], over: dict[str, Any]) -> None:
+    o.update(over)
+    if "refresh" in over:
+        last = max((t["month"] for t in o.get("tranches") or []), default=0)
+        o["refresh"] = {"month": max(24, last + 1), "server": SUCCESSOR[o["server"]]}
 
 
 def main(names: list[str]) -> None:
@@ -42,7 +62,7 @@ def main(names: list[str]) -> None:
             data = parse_yaml(path.read_text(), str(path))
             for o in data["options"]:
                 if o["kind"] == "owned":
-                    o.update(over)
+                    _apply(o, over)
             r = run(validate(data, str(path)), file=str(path))
             own = next(o for o in r.options if o.kind == "owned")
             m = own.metrics
@@ -51,9 +71,24 @@ def main(names: list[str]) -> None:
                 f"| {label} | {own.name} ${own.total_cash_usd:,.0f} (largest month"
                 f" ${float(own.ledger.cash_total().max()):,.0f}; p95 {own.waits.p95_h:.0f} h;"
                 f" availability {m.gpu_availability:.4f}; lost {m.lost_gpu_hours:,.0f} GPU-h)"
-                f" | break-even: {be or 'never'} |"
+                f" | break-even: {be or 'never'} |{_reserve(own, r.scenario)}"
                 f" recommended: {r.recommendation.option if r.recommendation else None} |"
             )
+
+
+def _reserve(own: Any, scenario: Any) -> str:
+    refresh = scenario.option(own.name).refresh
+    if refresh is None:
+        return ""
+    lead = scenario.option(own.name).lead_time_months
+    bought = float(own.ledger.cash["capex"][math.floor(refresh.month + lead) :].sum())
+    back = -float(own.ledger.cash["refresh_sale"].sum())
+    years = scenario.horizon_months / 12
+    gross, net = (x / own.total_cash_usd / years for x in (bought, bought - back))
+    return (
+        f" refresh: successor ${bought:,.0f}, old sold for ${back:,.0f}; a year, {gross:.1%}"
+        f" of the option's cash ({net:.1%} net of the sale) |"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ its units (GPUs, or cloud instances under a quota) at once. Policies:
   shadow time or uses only units the head will not need. At most ``depth`` queued jobs are looked
   at per pass (Slurm's ``bf_max_job_test``). Run times are known exactly (perfect estimates).
 
+A *cutover* (an owned cluster's refresh, ``queue_records.Cutover``) replaces every server at one
+instant: running jobs end on the retired servers, later starts use the successor and its run
+times, and backfill's shadow time looks ahead to it.
+
 Tie-break: at any instant, every completion, arrival and delivery due then is processed first,
 then one scheduling pass runs. Nothing wakes up periodically: the only events are arrivals (one per
 distinct arrival time), completions (one per job) and deliveries, and the model records only start
@@ -21,71 +25,23 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import deque
-from dataclasses import dataclass, field
+from math import inf
 
 import numpy as np
 import simpy
 
-from tco.simulator.interruptions import Checkpointing
 from tco.simulator.placement import Allocation, Servers
+from tco.simulator.queue_records import (
+    SERVER_DOWN,
+    SERVER_UP,
+    Cutover,
+    Queued,
+    QueueInput,
+    Requeued,
+)
 from tco.simulator.requeue import Requeue
 
-
-@dataclass(frozen=True)
-class QueueInput:
-    """What the scheduler needs: per job arrival (h), units and hold time (h), plus capacity.
-
-    ``capacity`` is a list of (time h, units added); units added at time 0 are there from the start.
-    Jobs must be sorted by arrival; a job needing more units than the pool ever has must be left
-    out by the caller (it can never start).
-    """
-
-    arrival_h: np.ndarray
-    units: np.ndarray
-    hold_h: np.ndarray
-    capacity: list[tuple[float, int]]
-    horizon_h: float
-    policy: str = "fifo"
-    depth: int = 500
-    # A queued job leaves after waiting this long (hybrid burst): one figure, or one per job.
-    patience_h: float | np.ndarray | None = None
-    # Placement on servers of this many GPUs (0: one pool). Then ``capacity`` adds whole servers
-    # and ``server_changes`` (time h, server, GPUs +/-) are failures and repairs of one server's
-    # GPUs (servers numbered in the order capacity adds them).
-    server_gpus: int = 0
-    server_changes: list[tuple[float, int, int]] = field(default_factory=list)
-    # On servers: a job under a failing GPU stops and queues again (simulator/requeue.py),
-    # with these checkpoints; ``seed`` draws which job a failure hits.
-    requeue: Checkpointing | None = None
-    seed: int = 0
-    # On servers: whole servers down (down h, server, back h), their jobs stopped and requeued.
-    server_outages: list[tuple[float, int, float]] = field(default_factory=list)
-
-
-SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's
-
-
-@dataclass(frozen=True)
-class Queued:
-    """What the queue did: start time (h) of every job and when a job gave up waiting (NaN
-    where it did not), and on servers the GPU-hours left idle by fragmentation."""
-
-    start_h: np.ndarray
-    left_h: np.ndarray
-    stranded_gpu_h: float = 0.0
-    requeued: Requeued | None = None  # when jobs stopped by failures queue again
-    servers_down_gpu_h: float = 0.0  # GPU-hours of servers down whole
-
-
-@dataclass(frozen=True)
-class Requeued:
-    """Jobs stopped by failures and queued again: per job its final end (h), interruptions and
-    GPU-hours of work lost; the gaps (job, from h, to h) when it held no GPUs."""
-
-    end_h: np.ndarray
-    interruptions: np.ndarray
-    lost_gpu_h: np.ndarray
-    gaps: list[tuple[int, float, float]]
+__all__ = ["SERVER_DOWN", "SERVER_UP", "Cutover", "QueueInput", "Queued", "Requeued"]
 
 
 class _Pool:
@@ -126,6 +82,15 @@ class _Pool:
         self.ends: dict[int, float] = {}
         self.pass_pending = False
         self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
+        self.cut_h = inf if inp.cutover is None else inp.cutover.at_h
+        self.retired_stranded_gpu_h = 0.0  # fragmentation on the servers the cutover retired
+        cut = inp.cutover
+        if cut is not None:
+            late = [t for t, _, _ in self.future_capacity if t >= cut.at_h]
+            if late or inp.requeue is not None or inp.server_changes or inp.server_outages:
+                raise ValueError("a cutover allows no failures and no capacity change after it")
+            if cut.at_h < inp.horizon_h:  # created first: it runs before any pass at at_h
+                self.env.timeout(cut.at_h).callbacks.append(self.cutover)
         self.patience: list[float] | None = None
         if inp.patience_h is not None:
             each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
@@ -145,6 +110,8 @@ class _Pool:
             if self.finish_ev.get(job) is not ev:
                 return  # the job was stopped by a failure: this end is void
             del self.finish_ev[job]
+        if self.cut_h <= self.env.now and self.start[job] < self.cut_h:
+            return  # it ran on a retired server: its GPUs are gone with the server
         self.free += self.units[job]
         if self.servers is not None:
             self.servers.release(self.alloc.pop(job))
@@ -188,6 +155,35 @@ class _Pool:
         if self.backfill and len(q) > 1 and self.free > 0:
             self.backfill_pass()  # with no unit free nothing can start: skip the shadow time
 
+    def cutover(self, _: simpy.Event) -> None:
+        """Every server retires and the successor's take their place (see ``Cutover``)."""
+        cut = self.inp.cutover
+        assert cut is not None
+        self.hold = cut.hold_h.tolist()
+        self.free = cut.gpus
+        # A job larger than the successor never starts now; with patience it leaves (bursts).
+        kept = deque(j for j in self.queue if self.units[j] <= cut.gpus)
+        if len(kept) < len(self.queue) and self.patience is not None:
+            for j in set(self.queue) - set(kept):
+                self.left[j] = self.env.now
+        self.queue = kept
+        self.running.clear()  # what runs now ends on retired servers: it frees nothing
+        self.ends.clear()
+        if self.servers is not None:
+            self.retired_stranded_gpu_h = self.servers.close(self.env.now)
+            self.servers = Servers(cut.server_gpus)
+            self.servers.add_servers(cut.gpus)
+            self.alloc.clear()
+        if self.queue:
+            self.wake()
+
+    def after_cutover(self, need: int) -> float:
+        """A shadow time that only the successor brings: its instant if it holds ``need``."""
+        cut = self.inp.cutover
+        if cut is None or self.env.now >= cut.at_h or need > cut.gpus:
+            return inf
+        return cut.at_h
+
     def placed_pass(self) -> None:
         """The pass on servers: the head starts where it fits (first fit); with backfill, a
         later job starts if it fits now and ends before the head's shadow time (the pool's
@@ -228,6 +224,8 @@ class _Pool:
             ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
         )
         for t, what, i in changes:
+            if t >= self.cut_h:
+                break  # what ends on retired servers frees nothing after the cutover
             if what == 0:
                 for s, n in self.alloc[i]:
                     free[s] += n
@@ -243,7 +241,7 @@ class _Pool:
                     free[s] += u
             if srv.place(need, free) is not None:
                 return t
-        return float("inf")
+        return self.after_cutover(need)
 
     def shadow(self, need: int) -> tuple[float, int]:
         """When the head's ``need`` units will be free (releases in time order), and how many
@@ -253,10 +251,13 @@ class _Pool:
             ((t, u) for t, u, _ in self.running), ((t, u) for t, u, _ in self.future_capacity)
         )
         for t, u in releases:
+            if t >= self.cut_h:
+                break
             avail += u
             if avail >= need:
                 return t, avail - need
-        return float("inf"), 0
+        at, cut = self.after_cutover(need), self.inp.cutover
+        return at, (cut.gpus - need if cut is not None and at < inf else 0)
 
     def backfill_pass(self) -> None:
         q = self.queue
@@ -313,7 +314,7 @@ class _Pool:
         """A job still queued when its patience runs out leaves, wherever it stands (as in
         Starburst's waiting policies); the jobs behind it may now start."""
         job = int(ev.value)  # type: ignore[arg-type]
-        if np.isnan(self.start[job]):
+        if np.isnan(self.start[job]) and np.isnan(self.left[job]):  # (a cutover may drop it)
             self.queue.remove(job)
             self.left[job] = self.env.now
             if self.queue:
@@ -385,9 +386,11 @@ def simulate_queue(inp: QueueInput) -> Queued:
         pool.env.process(pool.deliveries())
     pool.env.run(until=inp.horizon_h)
     srv = pool.servers
-    stranded = srv.close(inp.horizon_h) if srv is not None else 0.0
+    stranded = srv.close(inp.horizon_h) + pool.retired_stranded_gpu_h if srv is not None else 0.0
     down = srv.down_gpu_h if srv is not None else 0.0
-    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down)
+    # The cutover runs before any pass at its instant, so a start at it is on the successor.
+    new = None if inp.cutover is None else pool.start >= inp.cutover.at_h
+    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down, new)
 
 
 def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:

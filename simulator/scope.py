@@ -9,7 +9,8 @@ LEFT_OUT: tuple[str, ...] = (
     "Failures of a rack, a switch or the network that take several servers down at once.",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
-    "Refresh to newer GPU generations during the horizon.",
+    "A cluster of mixed GPU generations (a refresh replaces every server at once), a refresh"
+    " together with failures or financing, and an optimiser knob for the refresh month.",
     "Currencies other than USD.",
     "An optimiser knob for a hybrid's burst threshold (its policies are modelled).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",

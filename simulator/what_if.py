@@ -6,7 +6,8 @@ run again, on the same seed.
 - owned clusters: lead time ±1 month (re-simulation); resale value at the horizon on the other
   basis ("market" curve or "book" value, whichever the scenario does not use), or -100 % (none);
   depreciation life ±25 % (it moves cash only where resale is at book value). The ledgers
-  change, the runs do not, but the engine is simply run again.
+  change, the runs do not, but the engine is simply run again. A change that makes the scenario
+  invalid (a longer lead time bringing a refresh past the horizon) is left out.
 
 Each change gives the option recommended under it (the cheapest meeting the service level, the
 clusters as typed), its cash, and the cheapest option regardless of the level with its lead (the
@@ -23,6 +24,7 @@ from typing import Any
 from tco.pricing.book import PriceBook
 from tco.simulator.advice import FlipPoint, WhatIf
 from tco.simulator.engine import prepare, simulate_options
+from tco.simulator.errors import ScenarioError
 from tco.simulator.kinds import registry
 from tco.simulator.prepared import Prepared
 from tco.simulator.recommendation import recommend_without_resizes
@@ -132,7 +134,12 @@ def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) ->
         applied = _basis(change)(data, 0.0)
     else:
         applied = INPUTS[name](data, float(change))
-    return _rerun(base, book, data) if applied else None
+    if not applied:
+        return None
+    try:
+        return _rerun(base, book, data)
+    except ScenarioError:  # e.g. a longer lead time brings a refresh past the horizon
+        return None
 
 
 def _what_if(name: str, change: float | str, now: str | None, result: Result) -> WhatIf:

@@ -6,109 +6,41 @@ balance or sum-of-years' digits, to a salvage value); power is idle and busy dra
 the facility is billed per provisioned kW; support is a yearly share of capex from arrival; staff
 from the first arrival. Servers sold at the horizon fetch their used-market value by default, or
 their book value (so cash and accounting totals agree), unless ``sell_at_horizon`` is false.
+A ``refresh:`` replaces every server by a newer generation (``generations``). The section and
+plan are in ``owned_model``, the ledger in ``owned_costs``, the queue in ``owned_queue``.
 """
 
 from __future__ import annotations
 
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import Field, model_validator
 
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
-from tco.simulator import defaults
-from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.failures import Failures
-from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
-from tco.simulator.finance import depreciation
-from tco.simulator.financing import Financing, Flows, financed, financing_quotes
+from tco.simulator.fields import OptionModel
+from tco.simulator.financing import financing_quotes
 from tco.simulator.jobs import Jobs
-from tco.simulator.kinds import owned_queue
-from tco.simulator.kinds.owned_parts import (
-    Delivery,
-    Depreciation,
-    Facility,
-    Power,
-    StaffTime,
-    Tranche,
-    decline_quote,
-    deliveries_of,
-    smallest_meeting,
-)
+from tco.simulator.kinds import generations, owned_queue
+from tco.simulator.kinds.owned_costs import owned_ledger
+from tco.simulator.kinds.owned_model import Owned, OwnedPlan
+from tco.simulator.kinds.owned_parts import decline_quote, deliveries_of, smallest_meeting
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan, Quote, input_quote, speed_quote
+from tco.simulator.plan import Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns
 from tco.simulator.speed import Hardware
-from tco.simulator.usage import hourly
+
+__all__ = ["Owned", "OwnedKind", "OwnedPlan", "owned_ledger"]
 
 if typing.TYPE_CHECKING:
     import pandas as pd
 
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
-
-
-class Owned(OptionModel):
-    """A purchased cluster of identical servers."""
-
-    kind: Literal["owned"]
-    name: str = Field(min_length=1)
-    server: str
-    price_usd: NonNeg | None = None  # per server; default from the catalog
-    # Yearly fall of the price of a server ordered later than the price's date.
-    price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] = (
-        defaults.SERVER_PRICE_DECLINE_PER_YEAR
-    )
-    max_kw: NonNeg | None = None  # per server; default from the catalog
-    servers: GpuCount | None = None  # shortcut: all ordered in month 0
-    tranches: list[Tranche] | None = None
-    lead_time_months: NonNeg = 0.0
-    network_usd: NonNeg = 0.0  # one-off, with the first tranche
-    installation_usd_per_server: NonNeg = 0.0
-    depreciation: Depreciation = Depreciation()
-    sell_at_horizon: bool = True
-    # What servers sold at the horizon fetch: the used-market curve (defaults.market_share), their
-    # book value (cash and accounting agree) or nothing; resale_scale multiplies it (quote/value).
-    resale_value: Literal["book", "market", "none"] = "market"
-    resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
-    power: Power = Power()
-    facility: Facility = Facility()
-    support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
-    financing: Financing | None = None  # paid in cash when absent
-    failures: Failures | None = None  # GPUs never fail when absent
-    staff: StaffTime = StaffTime()
-    scheduler: Literal["fifo", "backfill"] = "fifo"
-    # Jobs placed on servers (a job inside one server when it fits in one; first fit), or the
-    # cluster as one pool of GPUs (a job's GPUs may span servers): simulator/placement.py.
-    placement: Literal["servers", "pool"] = "servers"
-    backfill_depth: Count = defaults.BACKFILL_DEPTH
-
-    @model_validator(mode="after")
-    def _one_purchase_plan(self) -> Owned:
-        if (self.servers is None) == (self.tranches is None):
-            raise ValueError("give either servers (all bought in month 0) or tranches, not both")
-        return self
-
-    def purchase_plan(self) -> list[Tranche]:
-        """The tranches, with the ``servers`` shortcut expanded."""
-        if self.tranches is not None:
-            return list(self.tranches)
-        assert self.servers is not None
-        return [Tranche(month=0, servers=self.servers)]
-
-
-@dataclass(frozen=True, kw_only=True)
-class OwnedPlan(Plan):
-    option: Owned
-    price_usd_per_server: float
-    max_kw_per_server: float
-    deliveries: tuple[Delivery, ...]
 
 
 def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
@@ -147,23 +79,6 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
     )
 
 
-def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
-    if o.resale_value == "none":  # kept, scrapped or given away: no value counted
-        return 0.0
-    value = (
-        book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
-    )
-    return value * o.resale_scale
-
-
-def _basis(plan: OwnedPlan, index: int, d: Delivery) -> float:
-    """Capitalised cost of a tranche: servers, installation, and the network with the first."""
-    o = plan.option
-    price = plan.price_usd_per_server * d.price_factor
-    basis = d.servers * (price + o.installation_usd_per_server)
-    return basis + (o.network_usd if index == 0 else 0.0)
-
-
 @register
 class OwnedKind(Kind[Owned, OwnedPlan]):
     name = "owned"
@@ -198,6 +113,8 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             hardware.server(option.server)
         except PricingError as exc:
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
+        if option.refresh is not None:
+            generations.check_refresh(option.refresh, ctx)
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
         f = option.financing
@@ -235,6 +152,19 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             0.0,
             speed=ctx.speed(gpu.name),
         )
+        successor: generations.Successor | None = None
+        refresh_quotes: tuple[Quote, ...] = ()
+        description = f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})"
+        if option.refresh is not None:
+            successor, refresh_quotes = generations.successor(
+                option.refresh, ctx, hw, option.purchase_plan(), option.lead_time_months,
+                option.price_decline_per_year,
+                "financing" if f is not None else "failures" if option.failures else None,
+            )  # fmt: skip
+            description += (
+                f", then {successor.servers} x {successor.server} ({successor.gpus} x"
+                f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
+            )
         return OwnedPlan(
             option=option,
             hardware=hw,
@@ -243,11 +173,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                 decline_quote(option.price_decline_per_year, dated, deliveries),
                 *financing_quotes(f),
                 speed_quote(ctx.speed(gpu.name)),
+                *refresh_quotes,
             ),
-            description=f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})",
+            description=description,
             price_usd_per_server=price,
             max_kw_per_server=kw,
             deliveries=deliveries,
+            successor=successor,
         )
 
     def play(
@@ -268,8 +200,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         if patience_h is not None:  # one figure per job
             patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
         return owned_queue.queue(
-            jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h
-        )
+            jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h,
+            plan.successor,
+        )  # fmt: skip
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)
@@ -284,115 +217,20 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
 
         capex = ledger.cash["capex"]
         dep = ledger.accounting["depreciation"]
+        # Servers sold at a refresh leave the books at their book value: proceeds plus loss.
+        zero = np.zeros(len(months))
+        sold = (
+            ledger.accounting.get("disposal", zero)
+            + ledger.accounting.get("disposal_gain", zero)
+            - ledger.cash.get("refresh_sale", zero)
+        )
         frame = pd.DataFrame(
             {
                 "month": list(months),
                 "capex (USD)": capex,
                 "depreciation (USD)": dep,
                 "accumulated depreciation (USD)": np.cumsum(dep),
-                "book value (USD)": np.cumsum(capex) - np.cumsum(dep),
+                "book value (USD)": np.cumsum(capex) - np.cumsum(dep) - np.cumsum(sold),
             }
         )
         return [("Depreciation schedule", frame)]
-
-
-def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
-    """Cash and accounting ledgers of a purchased cluster."""
-    o = plan.option
-    months = len(edges) - 1
-    hours = int(edges[-1])
-    gps = plan.hardware.gpus_per_unit
-    kw = plan.max_kw_per_server
-    month_hours = np.diff(edges).astype(np.float64)
-
-    arrived = [d for d in plan.deliveries if d.delivery_month is not None]
-    server_hours = per_month(
-        hourly(
-            np.array([d.delivery_h for d in arrived], dtype=np.float64),
-            np.full(len(arrived), float(hours)),
-            np.array([d.servers for d in arrived], dtype=np.float64),
-            hours,
-        ),
-        edges,
-    )
-    busy = per_month(runs.held_hourly(runs.gpus.astype(np.float64), hours), edges)
-
-    capex, dep, resale, support = (np.zeros(months) for _ in range(4))
-    extra_cash: dict[str, np.ndarray] = {}
-    extra_acc: dict[str, np.ndarray] = {}
-    notes: dict[str, float] = {}
-    for i, d in enumerate(arrived):
-        assert d.delivery_month is not None
-        basis = _basis(plan, i, d)
-        t = _tranche(o, basis, d.delivery_month, months)
-        capex += t.cash.pop("capex")
-        resale += t.cash.pop("resale")
-        dep += t.accounting.pop("depreciation")
-        for mine, theirs in ((extra_cash, t.cash), (extra_acc, t.accounting)):
-            for k, v in theirs.items():
-                mine[k] = mine.get(k, 0.0) + v
-        for k, x in t.notes.items():
-            notes[k] = notes.get(k, 0.0) + x
-        # The support contract runs from arrival, prorated by the hours in service.
-        in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
-        support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
-
-    it_kwh = server_hours * kw * o.power.idle_fraction + busy * (kw / gps) * (
-        o.power.busy_fraction - o.power.idle_fraction
-    )
-    power = it_kwh * o.power.pue * o.power.usd_per_kwh
-    facility = server_hours / month_hours * kw * o.facility.usd_per_kw_month
-    first = min((d.delivery_month for d in arrived if d.delivery_month is not None), default=months)
-    staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
-    shared = {"power": power, "facility": facility, "support": support, "staff": staff}
-    return Ledger(
-        cash={"capex": capex, "resale": resale, **extra_cash, **shared},
-        accounting={"depreciation": dep, **extra_acc, **shared},
-        gpu_hours_paid=server_hours * gps,
-        gpu_hours_busy=busy,
-        notes=notes,
-    )
-
-
-def _owned(
-    o: Owned, basis: float, m0: int, months: int, out: Flows, new: tuple[float, int]
-) -> None:
-    """Servers owned from month ``m0`` at cost ``basis``: depreciation, and their sale at the
-    horizon (``new``: their price new and the month they arrived, for the market curve)."""
-    schedule = depreciation(
-        o.depreciation.method,
-        basis,
-        basis * o.depreciation.salvage_fraction,
-        o.depreciation.months,
-        o.depreciation.declining_factor,
-    )
-    span = min(len(schedule), months - m0)
-    out.accounting["depreciation"][m0 : m0 + span] += schedule[:span]
-    if o.sell_at_horizon:
-        book = basis - schedule[:span].sum()
-        out.cash["resale"][-1] -= _resale(o, new[0], book, months - new[1])
-
-
-def _tranche(o: Owned, basis: float, m0: int, months: int) -> Flows:
-    """One tranche's capex, depreciation and resale, paid in cash or financed."""
-    out = Flows(months)
-    for name in ("capex", "resale"):
-        out.cash[name] = np.zeros(months)
-    out.accounting["depreciation"] = np.zeros(months)
-    f = o.financing
-    if f is None:
-        out.cash["capex"][m0] += basis
-        _owned(o, basis, m0, months, out, (basis, m0))
-        return out
-    residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
-    flows = financed(f, basis, m0, months, residual)
-    out.cash.update(flows.cash)
-    out.accounting.update(flows.accounting)
-    out.notes.update(flows.notes)
-    if not f.operating:
-        _owned(o, basis, m0, months, out, (basis, m0))
-    elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < months:
-        end = m0 + f.term_months
-        out.cash["capex"][end] += residual  # bought at the value the lessor priced in
-        _owned(o, residual, end, months, out, (basis, m0))
-    return out

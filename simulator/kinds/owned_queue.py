@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from tco.simulator.failures import Failures, Outages, failed_runs, node_outages, outages
 from tco.simulator.jobs import Jobs
+from tco.simulator.kinds.generations import Successor
 from tco.simulator.kinds.owned_parts import Delivery
-from tco.simulator.runs import Gaps, JobRuns, feasibility
-from tco.simulator.scheduler import QueueInput, simulate_queue
+from tco.simulator.runs import REASON_SIZE, Gaps, JobRuns, feasibility
+from tco.simulator.scheduler import Cutover, QueueInput, simulate_queue
 from tco.simulator.speed import Hardware, run_hours
 
 
@@ -43,13 +45,13 @@ def queue(
     horizon_h: float,
     rng: np.random.Generator,
     patience_h: np.ndarray | None,
+    successor: Successor | None = None,
 ) -> tuple[JobRuns, np.ndarray]:
-    """The jobs queued on the cluster, and when each gave up waiting after ``patience_h`` (per
-    job; NaN: it did not)."""
-    run = run_hours(jobs, hw)
+    """The jobs queued on the cluster (replaced by a ``successor`` at its cutover), and when each
+    gave up waiting after ``patience_h`` (per job; NaN: it did not)."""
+    gen = _Generations.of(jobs, hw, sum(d.servers for d in deliveries), successor)
+    run, reason, text, arrival = gen.run, gen.reason, gen.text, gen.arrival
     start = np.full(len(jobs), np.nan)
-    total = sum(d.servers for d in deliveries) * hw.gpus_per_unit
-    reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
     slots = [(d.delivery_h, d.servers) for d in deliveries if d.delivery_h < horizon_h]
     capacity = [(t, n * hw.gpus_per_unit) for t, n in slots]
     f = o.failures
@@ -62,14 +64,15 @@ def queue(
     hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
     hold = hit.hold_h if hit is not None else run
     end = start + hold
-    interruptions = None if hit is None else hit.interruptions
-    lost = None if hit is None else hit.lost_gpu_h
+    interruptions, lost = (None, None) if hit is None else (hit.interruptions, hit.lost_gpu_h)
     gaps: Gaps | None = None
     idx = np.nonzero(reason == "")[0]
+    idx = idx[np.argsort(arrival[idx], kind="stable")]  # the scheduler takes them by arrival
     left = np.full(len(jobs), np.nan)
     stranded = 0.0
     if len(idx) and capacity:
         inp = queue_input(jobs, hold, idx, capacity, out, nodes, horizon_h, patience_h, o, hw)
+        inp = dataclasses.replace(inp, arrival_h=arrival[idx], cutover=gen.cutover(idx, o))
         if requeue and f is not None:
             seed = int(rng.integers(2**63))
             inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=seed)
@@ -77,6 +80,7 @@ def queue(
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
         if requeue:
             nodes_down_h = q.servers_down_gpu_h
+        hold = gen.held(hold, idx, q.on_successor)
         end = start + hold
         if q.requeued is not None:
             r = q.requeued
@@ -92,7 +96,7 @@ def queue(
         units=jobs.gpus.copy(),
         start_h=start,
         end_h=end,
-        reason=reason,
+        reason=gen.reason_after(start, left),
         reason_text=text,
         interruptions=interruptions,
         lost_gpu_h=lost,
@@ -103,6 +107,61 @@ def queue(
         gaps=gaps,
     )
     return runs, left
+
+
+@dataclass(frozen=True)
+class _Generations:
+    """Per job: its run on the servers bought and on a refresh's successor, why it cannot run
+    on either, and when it joins the queue (a job only the successor can hold: at the cutover)."""
+
+    run: np.ndarray  # on the servers bought (on the successor for a job only it can hold)
+    reason: np.ndarray
+    text: dict[str, str]
+    arrival: np.ndarray
+    successor: Successor | None
+    run_new: np.ndarray
+    early: np.ndarray  # jobs only the servers bought can hold (more GPUs than the successor)
+
+    @classmethod
+    def of(cls, jobs: Jobs, hw: Hardware, servers: int, s: Successor | None) -> _Generations:
+        run = run_hours(jobs, hw)
+        total = servers * hw.gpus_per_unit
+        reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
+        if s is None:
+            return cls(run, reason, text, jobs.arrival_h, None, run, reason != reason)
+        run_new = run_hours(jobs, s.hardware)
+        new_reason, text = feasibility(jobs, s.hardware, s.gpus, "GPUs of the successor")
+        later = (reason != "") & (new_reason == "")
+        early = (reason == "") & (new_reason != "")  # more GPUs than the successor has
+        if early.any():
+            text[REASON_SIZE] = (
+                f"needs more GPUs than the {s.gpus} of the successor and did not start on the"
+                f" {total} before the refresh"
+            )
+        arrival = np.where(later, np.maximum(jobs.arrival_h, s.cutover_h), jobs.arrival_h)
+        run = np.where(later, run_new, run)
+        return cls(run, np.where(early, "", new_reason), text, arrival, s, run_new, early)
+
+    def reason_after(self, start: np.ndarray, left: np.ndarray) -> np.ndarray:
+        """Why each job cannot run, once the queue has run: a job only the servers bought can
+        hold cannot run if it had not started by the cutover (nor left to burst)."""
+        never = self.early & np.isnan(start) & np.isnan(left)
+        return np.where(never, REASON_SIZE, self.reason) if never.any() else self.reason
+
+    def cutover(self, idx: np.ndarray, o: Queueing) -> Cutover | None:
+        s = self.successor
+        if s is None:
+            return None
+        gps = s.hardware.gpus_per_unit if o.placement == "servers" else 0
+        return Cutover(s.cutover_h, s.gpus, gps, self.run_new[idx])
+
+    def held(self, hold: np.ndarray, idx: np.ndarray, new: np.ndarray | None) -> np.ndarray:
+        """``hold`` with the jobs that started on the successor at its speed."""
+        if new is None:
+            return hold
+        out = hold.copy()
+        out[idx] = np.where(new, self.run_new[idx], hold[idx])
+        return out
 
 
 def queue_input(

@@ -1,0 +1,219 @@
+"""GPU generations over the horizon: an owned cluster refreshed to a successor generation.
+
+``refresh:`` replaces every server by servers of a newer generation, ordered in ``month`` and in
+service after the option's lead time: the *cutover*. From then on jobs start only on the
+successor and run at its speed; the jobs running on the old servers finish there (the servers are
+drained, as operators do), and the old servers are sold in the month the last of those jobs ends,
+at the value the option's ``resale_value`` gives (used market by default). The successor is priced
+at its catalog price moved to its order month by the option's price-decline rule (or at the
+refresh's own ``price_usd``), and is sold at the horizon like any owned server. A successor with
+fewer GPUs than the cluster may be chosen: a job larger than it runs only if it starts before the
+cutover.
+
+Not modelled yet, and refused with a message: a refresh with failures or with financing, tranches
+ordered at or after the refresh, a successor GPU with less memory, and a newer generation added
+beside the old one (a mixed cluster).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated
+
+import numpy as np
+from pydantic import Field
+
+from tco.pricing import hardware
+from tco.pricing.errors import PricingError
+from tco.simulator.errors import ScenarioError
+from tco.simulator.fields import GpuCount, NonNeg, Strict
+from tco.simulator.kinds.owned_parts import Delivery, Tranche, deliveries_of
+from tco.simulator.kinds.registry import Context
+from tco.simulator.ledger import Category, declare
+from tco.simulator.plan import Quote, speed_quote
+from tco.simulator.runs import JobRuns
+from tco.simulator.speed import Hardware
+
+declare(
+    Category(
+        "refresh_sale", "servers sold at the refresh", "server prices", "#b3b3b3", credit=True
+    ),
+    Category("disposal", "loss on servers sold", "server prices", "#6d8fc7"),
+    Category("disposal_gain", "gain on servers sold", "server prices", "#c7d4ea", credit=True),
+)
+
+
+class Refresh(Strict):
+    """Every server replaced by ``servers`` of ``server``, ordered in ``month`` (0 = the first)."""
+
+    month: Annotated[int, Field(ge=0, le=1200)]
+    server: str
+    # Default: at least as many GPUs as the cluster bought, in whole servers of the successor.
+    servers: GpuCount | None = None
+    price_usd: NonNeg | None = None  # per server; default from the catalog, by order month
+    max_kw: NonNeg | None = None  # per server; default from the catalog
+
+
+@dataclass(frozen=True)
+class Successor:
+    """The refresh resolved: the successor's hardware, count, prices and its delivery."""
+
+    server: str
+    hardware: Hardware
+    servers: int
+    price_usd_per_server: float  # as quoted; times ``delivery.price_factor`` when ordered
+    max_kw_per_server: float
+    delivery: Delivery
+
+    @property
+    def cutover_h(self) -> float:
+        return self.delivery.delivery_h
+
+    @property
+    def first_month(self) -> int:
+        """The month (0 = the first) the successor takes over."""
+        assert self.delivery.delivery_month is not None  # checked when resolved
+        return self.delivery.delivery_month
+
+    @property
+    def gpus(self) -> int:
+        return self.servers * self.hardware.gpus_per_unit
+
+
+def check_refresh(r: Refresh, ctx: Context) -> None:
+    try:
+        hardware.server(r.server)
+    except PricingError as exc:
+        raise ScenarioError(ctx.file, f"{ctx.where}.refresh.server", str(exc)) from None
+
+
+def successor(
+    r: Refresh,
+    ctx: Context,
+    old: Hardware,
+    tranches: list[Tranche],
+    lead_time_months: float,
+    decline_per_year: float,
+    unrefreshable: str | None,
+) -> tuple[Successor, tuple[Quote, ...]]:
+    """The successor of a cluster with hardware ``old`` bought in ``tranches``, and the figures it
+    rests on. ``unrefreshable``: the option's section that a refresh cannot go with yet."""
+    n = _servers(r, ctx, old, tranches, unrefreshable)
+    server = hardware.server(r.server)
+    gpu = hardware.gpu(server.gpu)
+    dated = server.price_date if r.price_usd is None else "undated"
+    (delivery,) = deliveries_of(
+        [Tranche(month=r.month, servers=n)], lead_time_months, decline_per_year,
+        ctx.start, ctx.horizon_months, dated,
+    )  # fmt: skip
+    if delivery.delivery_month is None:
+        latest = ctx.horizon_months - 1 - math.ceil(lead_time_months)
+        raise ScenarioError(
+            ctx.file,
+            f"{ctx.where}.refresh.month",
+            f"the successor ordered in month {r.month} arrives after the {ctx.horizon_months}"
+            f"-month horizon (lead time {lead_time_months:g} months); valid: up to {latest}",
+        )
+    hw = Hardware(
+        gpu.name,
+        gpu.memory_gb,
+        server.gpus_per_server,
+        server.intra_node,
+        server.inter_node,
+        0.0,
+        speed=ctx.speed(gpu.name),
+    )
+    price = r.price_usd if r.price_usd is not None else server.price_usd
+    kw = r.max_kw if r.max_kw is not None else server.max_kw
+    quotes = (*_quotes(r, server, dated, delivery, price, kw), speed_quote(ctx.speed(gpu.name)))
+    return Successor(server.name, hw, n, price, kw, delivery), quotes
+
+
+def _servers(
+    r: Refresh, ctx: Context, old: Hardware, tranches: list[Tranche], unrefreshable: str | None
+) -> int:
+    """How many successor servers, once the refresh is known to be one the model holds."""
+    where = f"{ctx.where}.refresh"
+    if unrefreshable is not None:
+        raise ScenarioError(
+            ctx.file,
+            where,
+            f"a refresh together with {unrefreshable} is not modelled yet: remove one of them",
+        )
+    last = max(t.month for t in tranches)
+    if r.month <= last:
+        raise ScenarioError(
+            ctx.file,
+            f"{where}.month",
+            f"the refresh replaces every server, so it must come after the last tranche"
+            f" (month {last}); got {r.month}, valid: {last + 1} or later",
+        )
+    server = hardware.server(r.server)
+    gpu = hardware.gpu(server.gpu)
+    old_gpus = sum(t.servers for t in tranches) * old.gpus_per_unit
+    n = r.servers if r.servers is not None else math.ceil(old_gpus / server.gpus_per_server)
+    if gpu.memory_gb < old.gpu_memory_gb:
+        raise ScenarioError(
+            ctx.file,
+            f"{where}.server",
+            f"a successor GPU with less memory than the one it replaces is not modelled:"
+            f" {server.name} has {gpu.memory_gb:g} GB per GPU, {old.gpu} {old.gpu_memory_gb:g}"
+            " GB; choose a server whose GPUs have at least as much",
+        )
+    return n
+
+
+def _quotes(
+    r: Refresh,
+    server: hardware.ServerModel,
+    dated: str,
+    delivery: Delivery,
+    price: float,
+    kw: float,
+) -> tuple[Quote, ...]:
+    catalog = r.price_usd is None
+    return (
+        Quote(
+            f"{server.name} purchase price (refresh)",
+            price,
+            "USD/server",
+            "catalog" if catalog else "scenario",
+            dated,
+            server.source if catalog else "set in the scenario file",
+        ),
+        Quote(
+            f"{server.name} price factor in month {r.month + 1}",
+            round(delivery.price_factor, 4),
+            "x quoted price",
+            "default" if catalog else "scenario",
+            dated,
+            "the option's price_decline_per_year from the quoted price's date to the order month",
+        ),
+        Quote(
+            f"{server.name} maximum power",
+            kw,
+            "kW/server",
+            "catalog" if r.max_kw is None else "scenario",
+            server.price_date if r.max_kw is None else "undated",
+            server.source if r.max_kw is None else "set in the scenario file",
+        ),
+    )
+
+
+def retired_h(s: Successor, runs: JobRuns, horizon_h: float) -> float:
+    """When the old servers leave: the end of the last job started on them (at the cutover if
+    none runs then), or the horizon. All of them stay until then, a slight overcount of the
+    idle power of the ones that emptied earlier."""
+    before = runs.start_h < s.cutover_h
+    ends = runs.end_h[before]
+    last = float(np.max(ends)) if len(ends) else s.cutover_h
+    return min(horizon_h, max(s.cutover_h, last))
+
+
+def on_successor(s: Successor | None, runs: JobRuns) -> np.ndarray:
+    """The jobs that ran on the successor (the scheduler starts none on the old servers from the
+    cutover's instant on)."""
+    if s is None:
+        return np.zeros(len(runs.start_h), dtype=bool)
+    return np.asarray(runs.start_h >= s.cutover_h)

@@ -1,0 +1,207 @@
+"""A refresh to a newer GPU generation: the cutover in the scheduler (hand cases and a property),
+the ledger of two generations (against the market curve, the depreciation arithmetic and the
+cash = accounting identity at book value), speeds by generation, and input errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tco.pricing import hardware
+from tco.simulator import defaults
+from tco.simulator.errors import ScenarioError
+from tco.simulator.run import prepare, run, simulate
+from tco.simulator.scheduler import Cutover, QueueInput, simulate_queue
+from tco.simulator.speed import run_hours
+from tests.conftest import make_scenario
+
+
+def _queue(jobs: list[tuple[float, int, float, float]], cut: tuple[float, int, int], **kw: Any):
+    """Jobs (arrival, GPUs, hold on the old servers, hold on the successor) on 8 old GPUs."""
+    a, u, h, h2 = (np.array(x) for x in zip(*jobs, strict=True))
+    cutover = Cutover(cut[0], cut[1], cut[2], h2.astype(float))
+    inp = QueueInput(a.astype(float), u.astype(np.int64), h.astype(float), [(0.0, 8)], 1000.0,
+                     cutover=cutover, **kw)  # fmt: skip
+    return simulate_queue(inp)
+
+
+@pytest.mark.parametrize("servers", [0, 4])
+def test_a_queued_job_starts_on_the_successor_at_its_speed(servers: int) -> None:
+    # A holds all 8 old GPUs for 20 h; B waits for them, but the successor arrives at 10 h.
+    jobs = [(0.0, 8, 20.0, 9.0), (1.0, 8, 6.0, 3.0), (12.0, 4, 6.0, 3.0)]
+    q = _queue(jobs, (10.0, 8, 8 if servers else 0), server_gpus=servers)
+    assert q.start_h.tolist() == [0.0, 10.0, 13.0]  # C waits for B on the successor: A's
+    assert q.on_successor is not None  # old GPUs freed at 20 h are gone with their server
+    assert q.on_successor.tolist() == [False, True, True]
+
+
+def test_backfill_sees_the_successor_coming() -> None:
+    # A holds 6 of 8 old GPUs until 100 h; head B (8 GPUs) can start only at the cutover (10 h).
+    # C ends before it and backfills; D would end after it and must wait (a pool that ignored
+    # the cutover would backfill D on A's release at 100 h as the shadow time).
+    jobs = [(0.0, 6, 100.0, 50.0), (1.0, 8, 30.0, 15.0), (2.0, 2, 5.0, 2.5), (3.0, 2, 20.0, 10.0)]
+    for servers in (0, 8):
+        q = _queue(jobs, (10.0, 8, servers), policy="backfill", server_gpus=servers)
+        assert q.start_h.tolist() == [0.0, 10.0, 2.0, 25.0]
+
+
+def test_a_job_larger_than_the_successor_never_starts_after_the_cutover() -> None:
+    jobs = [(0.0, 8, 20.0, 9.0), (1.0, 8, 6.0, 3.0), (2.0, 2, 6.0, 3.0)]
+    q = _queue(jobs, (10.0, 4, 0))
+    assert np.isnan(q.start_h[1]) and q.start_h[2] == 10.0
+    # With patience (a hybrid) it leaves at the cutover to burst.
+    q = _queue(jobs, (10.0, 4, 0), patience_h=np.full(3, 500.0))
+    assert q.left_h[1] == 10.0 and np.isnan(q.left_h[2])
+
+
+def test_a_cutover_while_idle_to_the_same_hardware_changes_nothing() -> None:
+    rng = np.random.default_rng(3)
+    n = 300
+    arrival = np.sort(rng.uniform(0, 2000, n))
+    arrival[arrival > 990] += 40.0  # the queue drains over a 40 h gap before 1,030 h
+    units = rng.choice([1, 2, 4, 8], n)
+    hold = rng.exponential(6.0, n)
+    for servers in (0, 8):
+        base = QueueInput(arrival, units, hold, [(0.0, 8)], 3000.0, server_gpus=servers)
+        plain = simulate_queue(base)
+        busy_until = np.nanmax(np.where(arrival < 1000, plain.start_h + hold, np.nan))
+        assert busy_until < 1030.0  # the gap really is idle
+        cut = Cutover(1030.0, 8, servers, hold)
+        refreshed = simulate_queue(dataclasses.replace(base, cutover=cut))
+        np.testing.assert_array_equal(refreshed.start_h, plain.start_h)
+
+
+def _lab(refresh: dict[str, Any] | None, **over: Any) -> Any:
+    option = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 1,
+        "installation_usd_per_server": 1000.0,
+        "refresh": refresh,
+        **over,
+    }
+    prepared = prepare(make_scenario(horizon_months=36, options=[option]))
+    return prepared, simulate(prepared, advise=False).options[0]
+
+
+def test_the_ledger_of_two_generations() -> None:
+    prepared, o = _lab({"month": 12, "server": "HGX A100 8x80GB", "price_usd": 100_000.0},
+                       price_decline_per_year=0.2)  # fmt: skip
+    cash, acc = o.ledger.cash, o.ledger.accounting
+    old = hardware.server("8x A40 NVLink server")
+    basis_old = old.price_usd * 0.8 ** (((2027 * 12) - (2025 * 12 + 2)) / 12) + 1000.0
+    basis_new = 100_000.0 * 0.8 + 1000.0  # a scenario price holds at the start: one year's fall
+    assert cash["capex"][0] == pytest.approx(basis_old)
+    assert cash["capex"][12] == pytest.approx(basis_new)
+    # The old server leaves when the last job started on it ends (at the cutover if none runs),
+    # and is sold in that month (an instant on a month's edge closes the month before).
+    cut = prepared.edges[12]
+    before = o.runs.start_h < cut
+    until = max(cut, float(np.max(o.runs.end_h[before])))
+    sold = int(np.searchsorted(prepared.edges, until)) - 1
+    assert np.nonzero(cash["refresh_sale"])[0].tolist() == [sold]
+    value = basis_old * defaults.market_share((sold + 1) / 12)
+    assert cash["refresh_sale"][sold] == pytest.approx(-value)
+    dep = basis_old * (1 - defaults.SALVAGE_FRACTION) / defaults.DEPRECIATION_MONTHS
+    book = basis_old - (sold + 1) * dep
+    assert acc["disposal"][sold] + acc["disposal_gain"][sold] == pytest.approx(book - value)
+    assert acc["depreciation"][sold + 1 : 12].sum() == 0  # nothing of the old after its sale
+    assert cash["resale"][-1] == pytest.approx(-basis_new * defaults.market_share(24 / 12))
+    # Facility by the kW provisioned: the old server's before, the successor's after.
+    rate = defaults.COLOCATION_USD_PER_KW_MONTH
+    assert cash["facility"][5] == pytest.approx(old.max_kw * rate)
+    assert cash["facility"][20] == pytest.approx(hardware.server("HGX A100 8x80GB").max_kw * rate)
+
+
+def test_at_book_value_cash_and_accounting_agree() -> None:
+    _, o = _lab({"month": 18, "server": "HGX A100 8x80GB"}, resale_value="book")
+    capital = ("capex", "resale", "refresh_sale")
+    cash = sum(float(o.ledger.cash[k].sum()) for k in capital)
+    acc = sum(float(o.ledger.accounting[k].sum()) for k in ("depreciation", "disposal"))
+    assert o.ledger.accounting["disposal"].sum() == pytest.approx(0.0, abs=1e-6)
+    assert cash == pytest.approx(acc)
+
+
+def test_jobs_run_at_the_speed_of_the_generation_they_start_on() -> None:
+    prepared, o = _lab({"month": 12, "server": "HGX A100 8x80GB"})
+    plan = prepared.plans[0]
+    cut = plan.successor.cutover_h
+    new = o.runs.start_h >= cut
+    assert new.any() and (~new & ~np.isnan(o.runs.start_h)).any()
+    on_old = run_hours(prepared.jobs, plan.hardware)
+    on_new = run_hours(prepared.jobs, plan.successor.hardware)
+    np.testing.assert_allclose(o.runs.run_h[new], on_new[new])
+    np.testing.assert_allclose(o.runs.run_h[~new], on_old[~new])
+    # One-GPU jobs: the ratio is the ratio of the measured speed scores.
+    a40, a100 = plan.hardware.speed.score(), plan.successor.hardware.speed.score()
+    assert on_old[0] / on_new[0] == pytest.approx(a100 / a40, rel=1e-9)
+
+
+def test_a_job_only_the_successor_holds_waits_for_it() -> None:
+    big = {
+        "name": "big",
+        "arrivals_per_month": 20,
+        "gpus": 1,
+        "memory_gb": 20,  # more than an RTX 3060's 12 GB, less than an RTX 4090's 24 GB
+        "work": {"reference_gpu": "A40", "gpu_hours": 2, "distribution": "exponential"},
+    }
+    option = {
+        "name": "own",
+        "kind": "owned",
+        "server": "RTX 3060 workstation",
+        "servers": 1,
+        "refresh": {"month": 6, "server": "RTX 4090 workstation"},
+    }
+    prepared = prepare(make_scenario(workload={"job_classes": [big]}, options=[option]))
+    o = simulate(prepared, advise=False).options[0]
+    cut = prepared.plans[0].successor.cutover_h
+    started = ~np.isnan(o.runs.start_h)
+    assert started.any() and (o.runs.start_h[started] >= cut).all()
+    assert (o.runs.reason == "").all()
+
+
+def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
+    wide = {
+        "name": "wide",
+        "arrivals_per_month": 10,
+        "gpus": 16,
+        "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"},
+    }
+    option = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 2,
+        "refresh": {"month": 6, "server": "HGX A100 8x80GB", "servers": 1},
+    }
+    prepared = prepare(make_scenario(workload={"job_classes": [wide]}, options=[option]))
+    o = simulate(prepared, advise=False).options[0]
+    cut = prepared.plans[0].successor.cutover_h
+    never = o.runs.reason == "size"
+    assert never.any() and (o.runs.start_h[~never] < cut).all()
+    assert "of the successor" in o.runs.reason_text["size"]
+
+
+@pytest.mark.parametrize(
+    ("over", "match"),
+    [
+        ({"refresh": {"month": 0, "server": "HGX A100 8x80GB"}}, r"refresh\.month.*valid: 1"),
+        ({"refresh": {"month": 11, "server": "HGX A100 8x80GB"}, "lead_time_months": 2},
+         r"refresh\.month: .*after the 12-month horizon.*valid: up to 9"),
+        ({"refresh": {"month": 6, "server": "HGX A100 8x80"}}, r"refresh\.server"),
+        ({"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
+         r"refresh\.server: a successor GPU with less memory"),
+        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "failures": {}},
+         r"options\[0\]\.refresh: a refresh together with failures is not modelled yet"),
+        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "financing": {"kind": "loan"}},
+         r"refresh together with financing"),
+    ],
+)  # fmt: skip
+def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
+    option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
+    with pytest.raises(ScenarioError, match=match):
+        run(make_scenario(options=[{**option, **over}]))
