@@ -12,14 +12,16 @@ import math
 from tco.simulator import sensitivity, what_if
 from tco.simulator.advice import Resize, Verdict
 from tco.simulator.kinds import registry
+from tco.simulator.money import Currency
 from tco.simulator.recommendation import recommend_without_resizes, verdict
 from tco.simulator.result import OptionResult, Result
 from tco.simulator.service_level import DEFAULT_P95_WAIT_HOURS
 
 
-def usd(x: float) -> str:
-    """'$1,234,567' (whole dollars), or 'n/a'."""
-    return "n/a" if math.isnan(x) else f"${x:,.0f}"
+def usd(x: float, cur: Currency) -> str:
+    """A USD figure in the report's currency, whole units ('$1,234,567', 'EUR 1,061,728'), or
+    'n/a'."""
+    return "n/a" if math.isnan(x) else cur.text(x)
 
 
 def pct(x: float) -> str:
@@ -64,13 +66,14 @@ def level_text(result: Result) -> str:
 def headline(result: Result, with_level: bool = True) -> str:
     """The answer first: the option that meets the service level for the least money, or why
     none does (``with_level``: the level in brackets, for a reader who sees it nowhere else)."""
+    cur = result.scenario.money
     rec = result.recommendation or recommend_without_resizes(result)
     level = f" ({level_text(result)})" if with_level else ""
     if rec.option is None:
         return f"No option meets the service level{level}. Closest: {rec.closest}. {rec.reason}."
     return (
-        f"Recommended: {rec.option} at {usd(rec.cash_usd or 0.0)} cash over"
-        f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0)}):"
+        f"Recommended: {rec.option} at {usd(rec.cash_usd or 0.0, cur)} cash over"
+        f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}):"
         f" {rec.reason}{level}."
     )
 
@@ -87,6 +90,7 @@ def caveats(result: Result) -> list[str]:
 
 def resizes(result: Result) -> list[str]:
     """Owned clusters that miss the level, resized until they meet it."""
+    cur = result.scenario.money
     rec = result.recommendation or recommend_without_resizes(result)
     out: list[str] = []
     for z in rec.resizes:
@@ -100,7 +104,7 @@ def resizes(result: Result) -> list[str]:
         cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
         out.append(
             f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
-            f"{z.option} with {_size(z)} at {usd(z.cash_usd)} (p95 wait"
+            f"{z.option} with {_size(z)} at {usd(z.cash_usd, cur)} (p95 wait"
             f" {z.p95_wait_h:,.1f} h, on the same jobs)."
         )
     return out
@@ -119,16 +123,17 @@ def _size(z: Resize) -> str:
 
 def cheapest(result: Result) -> list[str]:
     """The cheapest option, by how much, and whether it meets the service level."""
+    cur = result.scenario.money
     verdicts = _verdicts(result)
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     line = (
         f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
-        f"{usd(best.total_cash_usd)} (cash, USD)"
+        f"{usd(best.total_cash_usd, cur)} (cash, {cur.code})"
     )
     if len(ranked) > 1:
         nxt = ranked[1]
-        line += f", {usd(nxt.total_cash_usd - best.total_cash_usd)} less than {nxt.name}"
+        line += f", {usd(nxt.total_cash_usd - best.total_cash_usd, cur)} less than {nxt.name}"
     if not verdicts[best.name].meets:
         line += f", but it misses the service level ({'; '.join(verdicts[best.name].reasons)})"
     return [line + "."]
@@ -176,6 +181,7 @@ SALES = ("resale", "refresh_sale")  # servers sold at the horizon, and at a refr
 
 def resale(result: Result) -> list[str]:
     """How much of an owner's standing rests on selling the servers at the horizon."""
+    cur = result.scenario.money
     out = []
     for o in result.options:
         cash = o.ledger.cash
@@ -188,21 +194,24 @@ def resale(result: Result) -> list[str]:
         how = how or getattr(spec, "resale_value", "market")  # kept at the horizon, sold before
         if replaced > 0:  # a refresh sold the first generation before the horizon
             text = (
-                f"{o.name} counts {usd(back)} back from selling its servers ({usd(replaced)} for"
-                f" those replaced at the refresh, {usd(at_end)} at the horizon; {how} value)"
+                f"{o.name} counts {usd(back, cur)} back from selling its servers"
+                f" ({usd(replaced, cur)} for those replaced at the refresh,"
+                f" {usd(at_end, cur)} at the horizon; {how} value)"
             )
         else:
-            text = f"{o.name} counts {usd(back)} back from selling its servers at the horizon"
+            text = f"{o.name} counts {usd(back, cur)} back from selling its servers at the horizon"
             text += f" ({how} value)"
         other = _cheapest_other(result, o)
         lead = None if other is None else other.total_cash_usd - o.total_cash_usd
         if other is not None and lead is not None and lead > 0:
             if back >= lead:
-                text += f": without it, its lead of {usd(lead)} over {other.name} would be gone"
+                text += (
+                    f": without it, its lead of {usd(lead, cur)} over {other.name} would be gone"
+                )
             else:
-                text += f": {back / lead:.0%} of its lead of {usd(lead)} over {other.name}"
+                text += f": {back / lead:.0%} of its lead of {usd(lead, cur)} over {other.name}"
         else:
-            text += f"; without it, it would cost {usd(o.total_cash_usd + back)}"
+            text += f"; without it, it would cost {usd(o.total_cash_usd + back, cur)}"
         out.append(text + ".")
     return out
 
@@ -316,6 +325,7 @@ def sentences(result: Result) -> list[str]:
 
 def _sensitivity(result: Result) -> list[str]:
     """The input group the answer depends on most, and whether ±20 % changes the answer."""
+    cur = result.scenario.money
     top = sensitivity.most_sensitive(result)
     if top is None:
         return []
@@ -330,7 +340,7 @@ def _sensitivity(result: Result) -> list[str]:
     runner, group, moved = top
     line = (
         f"The lead of {best} over {runner} depends most on {group}: ±{sensitivity.CHANGE:.0%}"
-        f" there moves it by {usd(moved)}."
+        f" there moves it by {usd(moved, cur)}."
     )
     if flips:
         line += " These changes alone would change the answer: " + "; ".join(flips) + "."

@@ -23,7 +23,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from tco.reports.formatting import money
 from tco.simulator import ledger, what_if
 from tco.simulator.atomic import replacing
 from tco.simulator.kinds import registry
@@ -42,9 +41,6 @@ plt.rcParams.update(
     }
 )
 PALETTE = [matplotlib.colormaps["tab10"](i)[:3] for i in range(10)]
-
-
-MONEY = FuncFormatter(money)
 
 
 @dataclass(frozen=True)
@@ -91,7 +87,8 @@ def cumulative_cost(result: Result) -> Chart:
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 5.5 + 0.13 * len(result.options)))
     col = colours(result)
     x = _x(result)
-    cum = {o.name: np.cumsum(o.ledger.cash_total()) for o in result.options}
+    cur = result.scenario.money
+    cum = {o.name: np.cumsum(o.ledger.cash_total()) * cur.per_usd for o in result.options}
     for o in result.options:
         label = f"{o.name} ({registry.get(o.kind).label})"  # plain words, not the code name
         ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=2)
@@ -133,9 +130,9 @@ def cumulative_cost(result: Result) -> Chart:
             )
         )
     ax.set_title(f"{result.scenario.name}: cumulative cost (cash)")
-    ax.set_ylabel("cumulative cost (USD)")
+    ax.set_ylabel(f"cumulative cost ({cur.unit()})")
     ax.set_xlabel("month")
-    ax.yaxis.set_major_formatter(MONEY)
+    ax.yaxis.set_major_formatter(FuncFormatter(cur.label))
     _month_ticks(ax, result)
     # One legend, options in the left column and break-even points in the right.
     lines = ax.get_legend_handles_labels()[0]
@@ -168,12 +165,14 @@ def monthly_cash(result: Result) -> Chart:
     last = np.datetime64(result.months[-1], "M") + 1
     edges = np.append(x, last.astype("datetime64[D]"))
     shown: dict[str, Artist] = {}
+    cur = result.scenario.money
     for ax, o in zip(axes.flat, result.options, strict=False):
         pos = np.zeros(len(x))
         neg = np.zeros(len(x))
-        for cat, values in o.ledger.cash.items():
-            if not np.any(values):
+        for cat, usd in o.ledger.cash.items():
+            if not np.any(usd):
                 continue
+            values = usd * cur.per_usd
             c = ledger.category(cat)
             base = np.where(values >= 0, pos, neg)
             bars = ax.stairs(
@@ -183,10 +182,10 @@ def monthly_cash(result: Result) -> Chart:
             pos += np.where(values >= 0, values, 0)
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
-        ax.yaxis.set_major_formatter(MONEY)
+        ax.yaxis.set_major_formatter(FuncFormatter(cur.label))
         _month_ticks(ax, result)
     for ax in axes[:, 0]:
-        ax.set_ylabel("cash out (USD/month)")
+        ax.set_ylabel(f"cash out ({cur.unit()}; a month)")
     for i, ax in enumerate(list(axes.flat)[n:], start=n):
         ax.set_visible(False)
         axes.flat[i - cols].xaxis.set_tick_params(labelbottom=True)  # the panel above: dates
@@ -272,14 +271,14 @@ def cost_per_gpu_hour(result: Result) -> Chart:
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 3.5))
     col = colours(result)
     names = [o.name for o in result.options]
-    values = [o.usd_per_ref_gpu_hour for o in result.options]
+    cur = result.scenario.money
+    values = [o.usd_per_ref_gpu_hour * cur.per_usd for o in result.options]
     bars = ax.barh(names, values, color=[col[n] for n in names])
-    for b, v in zip(bars, values, strict=True):
-        ax.text(
-            b.get_width(), b.get_y() + b.get_height() / 2, f" ${v:,.2f}", va="center", fontsize=8
-        )
+    for b, o in zip(bars, result.options, strict=True):
+        text = f" {cur.cents(o.usd_per_ref_gpu_hour)}"
+        ax.text(b.get_width(), b.get_y() + b.get_height() / 2, text, va="center", fontsize=8)
     ref = result.jobs.reference_gpus[0] if len(result.jobs.reference_gpus) == 1 else "reference"
-    ax.set_xlabel(f"USD per delivered {ref} GPU-hour")
+    ax.set_xlabel(f"{cur.unit()} per delivered {ref} GPU-hour")
     ax.invert_yaxis()
     ax.set_title(f"{result.scenario.name}: cost per delivered GPU-hour")
     return Chart("cost_per_gpu_hour", "Cost per delivered GPU-hour per option", fig)
@@ -311,9 +310,10 @@ def arrivals(result: Result) -> Chart:
 def what_ifs(result: Result) -> Chart:
     """Tornado of the inputs beyond prices: the recommended option's cash under each change,
     against today's recommendation; a bar marked with an option's name changes the answer."""
+    cur = result.scenario.money
     base = recommend_without_resizes(result).cash_usd or 0.0
     moved = [
-        (0.0 if w.recommended_cash_usd is None else w.recommended_cash_usd - base, w)
+        (0.0 if w.recommended_cash_usd is None else cur.of(w.recommended_cash_usd - base), w)
         for w in result.what_ifs
     ]
     moved.sort(key=lambda dw: -abs(dw[0]))  # stable: ties keep the what-ifs' order
@@ -332,15 +332,15 @@ def what_ifs(result: Result) -> Chart:
         ax.text(
             b.get_x() + b.get_width(),
             b.get_y() + b.get_height() / 2,
-            f" {'+' if v >= 0 else ''}{money(v)}{note} ",
+            f" {'+' if v >= 0 else ''}{cur.label(v)}{note} ",
             va="center",
             ha="left" if v >= 0 else "right",
             fontsize=8,
         )
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.xaxis.set_major_formatter(MONEY)
+    ax.xaxis.set_major_formatter(FuncFormatter(cur.label))
     ax.margins(x=0.45)  # room for the labels at the bars' ends
-    ax.set_xlabel(f"change in the recommended option's cash, USD (today ${base:,.0f})")
+    ax.set_xlabel(f"change in the recommended option's cash, {cur.unit()} (today {cur.text(base)})")
     ax.invert_yaxis()
     ax.set_title(f"{result.scenario.name}: what the recommendation depends on beyond prices")
     return Chart("what_ifs", "What the recommendation depends on beyond prices", fig)

@@ -70,12 +70,13 @@ def _answer(result: Result) -> Section:
 
 def _comparison(result: Result) -> Section:
     ref = answer.reference_label(result)
+    code = result.scenario.money.code
     return Section(
         "comparison",
         "Comparison",
         text=[
-            f"Cash over {result.scenario.horizon_months} months, USD; NPV at"
-            f" {result.scenario.discount_rate:.1%} a year; USD per GPU-hour of work delivered,"
+            f"Cash over {result.scenario.horizon_months} months, {code}; NPV at"
+            f" {result.scenario.discount_rate:.1%} a year; {code} per GPU-hour of work delivered,"
             f" counted in {ref} GPU-hours; utilisation: GPU-hours used / paid for; break-even: the"
             " first month from which the option stays cheaper than the cheapest other option"
             " that meets the service level. Every figure is in summary.json and budget.xlsx."
@@ -197,7 +198,7 @@ def _meta(result: Result) -> str:
     sc = result.scenario
     return (
         f"Scenario {result.scenario_file} (sha256 {result.scenario_sha256[:12]}), seed {sc.seed},"
-        f" region {sc.region}, {len(result.jobs):,} jobs, tco {result.version}. Money in USD."
+        f" region {sc.region}, {len(result.jobs):,} jobs, tco {result.version}. {sc.money.note()}"
     )
 
 

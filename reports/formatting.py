@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
+
+from tco.simulator.money import Currency
+
+# A money column names its currency: "total cash (USD)", "EUR per delivered GPU-hour".
+_MONEY = re.compile(r"\((?!GPU)[A-Z]{3}\)|^(?!GPU)[A-Z]{3} per ")
+
+
+def is_money(column: str) -> bool:
+    return _MONEY.search(column) is not None
+
+
+def in_currency(frame: pd.DataFrame, cur: Currency) -> pd.DataFrame:
+    """A table built in USD with its money columns in ``cur``: values times the rate, the code in
+    their names (the same table when ``cur`` is USD)."""
+    if cur.is_usd:
+        return frame
+    money = [c for c in frame.columns if is_money(str(c)) and "USD" in str(c)]
+    out = frame.copy()
+    for c in money:
+        out[c] = frame[c] * cur.per_usd
+    return out.rename(columns={c: str(c).replace("USD", cur.code) for c in money})
 
 
 def money(v: float, _: object = None) -> str:
@@ -18,7 +40,7 @@ def cell(column: str, value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if isinstance(value, float):
-        if "(USD)" in column or "USD per" in column:
+        if is_money(column):
             return f"{value:,.2f}"
         if "utilisation" in column or "coverage" in column:
             return f"{value:.1%}"

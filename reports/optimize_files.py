@@ -71,25 +71,26 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 5))
+    cur = prepared.scenario.money
     names = list(dict.fromkeys(c.option for c in configs))
     for i, n in enumerate(names):
         mine = [c for c in configs if c.option == n]
         ax.scatter(
             [c.p95_wait_h for c in mine],
-            [c.cash_usd for c in mine],
+            [cur.of(c.cash_usd) for c in mine],
             color=plt.get_cmap("tab10")(i % 10),
             label=n,
             marker="o",
             s=[60 if c.meets_service_level else 25 for c in mine],
         )
     front = sorted((c for c in configs if c.on_frontier), key=lambda c: c.p95_wait_h)
-    ax.plot([c.p95_wait_h for c in front], [c.cash_usd for c in front], color="0.3", lw=1)
+    ax.plot([c.p95_wait_h for c in front], [cur.of(c.cash_usd) for c in front], color="0.3", lw=1)
     limit = prepared.scenario.service_level.p95_wait_hours
     ax.axvline(limit, color="0.5", ls="--", lw=1)
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlabel(f"p95 wait (h); dashed: the service level, {limit:g} h")
-    ax.set_ylabel("cash over the horizon (USD)")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+    ax.set_ylabel(f"cash over the horizon ({cur.unit()})")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(cur.label))
     ax.legend(fontsize=8)
     ax.set_title(f"{prepared.scenario.name}: configurations evaluated (large: meets the level)")
     buf = io.BytesIO()
@@ -100,11 +101,13 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
 
 def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]) -> str:
     b = doc["best"]
+    cur = prepared.scenario.money
     answer = (
         "No configuration meets the service level."
         if b is None
         else f"Best: {escape(b['option'])} with {escape(json.dumps(b['knobs']))} at"
-        f" ${b['cash_usd']:,.0f} cash (p95 wait {b['p95_wait_h']:,.1f} h)."
+        f" {cur.text(b['cash_usd'])} cash (p95 wait {b['p95_wait_h']:,.1f} h)."
+        f" {escape(cur.note())}"
     )
     return (
         '<!doctype html><html><head><meta charset="utf-8">'

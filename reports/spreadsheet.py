@@ -6,7 +6,8 @@ Totals are live formulas, not copies: each month's totals sum its category cells
 total sums its months, quarters and fiscal years sum the monthly sheet's rows, and the summary's
 totals point at the monthly sheets, so finance can change an input cell and check every total.
 Months are real dates; partial quarters and fiscal years are marked. Cells hold numbers with the
-formats finance expects: USD with thousands separators and two decimals, percentages.
+formats finance expects: money (in the report's currency) with thousands separators and two
+decimals, percentages.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
 from tco.reports import tables
+from tco.reports.formatting import is_money
 from tco.simulator.atomic import replacing
 from tco.simulator.result import OptionResult, Result
 
@@ -38,7 +40,7 @@ HEADER_FILL = PatternFill("solid", fgColor="DDDDDD")
 
 
 def _format_for(column: str) -> str | None:
-    if "(USD)" in column or "USD per" in column:
+    if is_money(column):
         return USD_FORMAT
     if "utilisation" in column or "coverage" in column:
         return PCT_FORMAT
@@ -92,7 +94,10 @@ def _month_date(month: str) -> dt.date:
 
 
 KWH = "electricity used (kWh, PUE included)"
-POWER = ("cash: power (USD)", "accounting: power (USD)")
+
+
+def _power(code: str) -> tuple[str, str]:
+    return (f"cash: power ({code})", f"accounting: power ({code})")
 
 
 def _monthly_sheet(
@@ -103,11 +108,15 @@ def _monthly_sheet(
     Inputs cell holding the option's electricity price and its value; the power cells are then
     kWh x that cell. Returns the row of the column totals and each money column's letter."""
     frame = tables.monthly(result, o)
+    code = result.scenario.money.code
+    power = _power(code)
     if price is not None:
-        frame[KWH] = frame[POWER[0]] / price[1]
+        frame[KWH] = frame[power[0]] / price[1]
     ws["A1"] = f"{o.name} ({o.kind}): {o.description}"
     ws["A1"].font = Font(bold=True, size=12)
-    ws["A2"] = "Monthly, USD. Totals are formulas over the category cells: change one, they follow."
+    ws["A2"] = (
+        f"Monthly, {code}. Totals are formulas over the category cells: change one, they follow."
+    )
     first, last = 5, 4 + len(frame)
     cols = list(frame.columns)
     letter = {c: get_column_letter(j) for j, c in enumerate(cols, start=1)}
@@ -116,8 +125,8 @@ def _monthly_sheet(
         c.font, c.fill = Font(bold=True), HEADER_FILL
         c.alignment = Alignment(wrap_text=True, vertical="top")
     groups = {
-        "cash total (USD)": [c for c in cols if c.startswith("cash: ")],
-        "accounting total (USD)": [c for c in cols if c.startswith("accounting: ")],
+        f"cash total ({code})": [c for c in cols if c.startswith("cash: ")],
+        f"accounting total ({code})": [c for c in cols if c.startswith("accounting: ")],
     }
     for i, values in enumerate(frame.itertuples(index=False)):
         r = first + i
@@ -129,7 +138,7 @@ def _monthly_sheet(
             if groups.get(col):
                 parts = groups[col]
                 v = f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})"
-            elif price is not None and col in POWER:
+            elif price is not None and col in power:
                 v = f"=PRODUCT({letter[KWH]}{r},{price[0]})"
             elif isinstance(v, float) and math.isnan(v):
                 v = None
@@ -141,7 +150,7 @@ def _monthly_sheet(
                 c.number_format = fmt
     total = last + 1
     ws.cell(row=total, column=1, value="total").font = Font(bold=True)
-    money = {c: letter[c] for c in cols if c.endswith("(USD)")}
+    money = {c: letter[c] for c in cols if is_money(str(c))}
     for col, x in money.items():
         c = ws.cell(row=total, column=cols.index(col) + 1, value=f"=SUM({x}{first}:{x}{last})")
         c.number_format, c.font = USD_FORMAT, Font(bold=True)
@@ -165,7 +174,7 @@ def _periods_sheet(
         f"{o.name}: {what.lower()} (fiscal year starts in month {sc.fiscal_year_start_month})"
     )
     ws["A1"].font = Font(bold=True, size=12)
-    ws["A2"] = f"Sums over the monthly sheet '{monthly}' (formulas), USD."
+    ws["A2"] = f"Sums over the monthly sheet '{monthly}' (formulas), {sc.money.code}."
     header = ["period", "months", "partial", *money]
     for j, h in enumerate(header, start=1):
         c = ws.cell(row=4, column=j, value=h)
@@ -198,7 +207,8 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, tuple[str, float]]
         "Power cells are the month's kWh (PUE included) x this price; where running costs"
         " escalate, the escalation is folded into the kWh."
     )
-    for j, h in enumerate(("option", "electricity (USD/kWh)", "source"), start=1):
+    cur = result.scenario.money
+    for j, h in enumerate(("option", f"electricity ({cur.code}/kWh)", "source"), start=1):
         c = ws.cell(row=4, column=j, value=h)
         c.font, c.fill = Font(bold=True), HEADER_FILL
     out, r = {}, 5
@@ -208,10 +218,10 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, tuple[str, float]]
         if not usd or "power" not in o.ledger.cash:
             continue
         ws.cell(row=r, column=1, value=o.name)
-        ws.cell(row=r, column=2, value=usd).number_format = "0.0000"
+        ws.cell(row=r, column=2, value=cur.of(usd)).number_format = "0.0000"
         quote = next((q for q in o.quotes if q.item == "electricity"), None)
         ws.cell(row=r, column=3, value=quote.detail if quote else "")
-        out[o.name] = (f"Inputs!$B${r}", float(usd))
+        out[o.name] = (f"Inputs!$B${r}", float(cur.of(usd)))
         r += 1
     _widths(ws, first=28, other=24)
     return out
@@ -237,7 +247,7 @@ def write(result: Result, path: Path) -> Path:
     ws["A1"] = f"{sc.name}: {sc.horizon_months} months from {sc.start}, seed {sc.seed}"
     ws["A1"].font = Font(bold=True, size=14)
     ws["A2"] = (
-        f"All money in USD. Prices: {result.price_provenance.get('price_mode')}; bundled"
+        f"{sc.money.note()} Prices: {result.price_provenance.get('price_mode')}; bundled"
         f" snapshot as of {result.price_provenance.get('snapshot_as_of')}. tco {result.version}."
         " Totals are formulas over each option's monthly sheet."
     )
@@ -246,13 +256,15 @@ def write(result: Result, path: Path) -> Path:
     _widths(ws)
     used = {"summary", "inputs", "prices", "assumptions"}
     inputs = _inputs_sheet(wb.create_sheet("Inputs"), result)
-    cash_col = list(summary.columns).index("total cash (USD)") + 1
-    acc_col = list(summary.columns).index("total accounting (USD)") + 1
+    code = sc.money.code
+    cash_col = list(summary.columns).index(f"total cash ({code})") + 1
+    acc_col = list(summary.columns).index(f"total accounting ({code})") + 1
     for i, o in enumerate(result.options):
         name = sheet_name(o.name, used)
         total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name))
         ref = "'" + name.replace("'", "''") + "'"
-        for col, key in ((cash_col, "cash total (USD)"), (acc_col, "accounting total (USD)")):
+        totals = ((cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})"))
+        for col, key in totals:
             ws.cell(row=5 + i, column=col, value=f"={ref}!{money[key]}{total_row}")
         for by, suffix in (("quarter", " Q"), ("year", " FY")):
             sheet = wb.create_sheet(sheet_name(name[: 31 - len(suffix)] + suffix, used))

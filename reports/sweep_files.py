@@ -102,17 +102,19 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
     import matplotlib.pyplot as plt
 
     names = [o.name for o in reps[0].options]
+    cur = prepared.scenario.money
+    money_axis = matplotlib.ticker.FuncFormatter(cur.label)
     x = np.arange(1, len(prepared.months) + 1)
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 5))
     for i, n in enumerate(names):
-        cum = np.array([r.options[i].cumulative_cash_usd for r in reps])
+        cum = np.array([r.options[i].cumulative_cash_usd for r in reps]) * cur.per_usd
         p10, p50, p90 = np.percentile(cum, [10, 50, 90], axis=0)
         colour = plt.get_cmap("tab10")(i % 10)
         ax.fill_between(x, p10, p90, color=colour, alpha=0.2, linewidth=0)
         ax.plot(x, p50, color=colour, label=f"{n} (median; band P10-P90)")
     ax.set_xlabel(f"month (1 = {prepared.months[0]})")
-    ax.set_ylabel("cumulative cost (USD)")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+    ax.set_ylabel(f"cumulative cost ({cur.unit()})")
+    ax.yaxis.set_major_formatter(money_axis)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(f"{prepared.scenario.name}: cumulative cost over {len(reps)} futures")
     fan = _png(fig)
@@ -121,9 +123,10 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
         len(names), 1, layout="constrained", figsize=(9, 2.2 * len(names)), squeeze=False
     )
     for i, (ax, n) in enumerate(zip(axes[:, 0], names, strict=True)):
-        ax.hist([r.options[i].cash_usd for r in reps], bins=30, color=plt.get_cmap("tab10")(i % 10))
-        ax.set_title(f"{n}: total cost (USD)", fontsize=9)
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"${v:,.0f}"))
+        totals = [cur.of(r.options[i].cash_usd) for r in reps]
+        ax.hist(totals, bins=30, color=plt.get_cmap("tab10")(i % 10))
+        ax.set_title(f"{n}: total cost ({cur.unit()})", fontsize=9)
+        ax.xaxis.set_major_formatter(money_axis)
     hist = _png(fig)
     plt.close(fig)
     return fan, hist
@@ -133,9 +136,10 @@ def sweep_html(prepared: Prepared, reps: list[Replication], doc: dict[str, Any])
     from html import escape
 
     fan, hist = _charts(prepared, reps)
+    cur = prepared.scenario.money
     rows = "".join(
-        f"<tr><td>{escape(o['name'])}</td><td>${o['cash_usd']['p10']:,.0f}</td>"
-        f"<td>${o['cash_usd']['p50']:,.0f}</td><td>${o['cash_usd']['p90']:,.0f}</td>"
+        f"<tr><td>{escape(o['name'])}</td><td>{cur.text(o['cash_usd']['p10'])}</td>"
+        f"<td>{cur.text(o['cash_usd']['p50'])}</td><td>{cur.text(o['cash_usd']['p90'])}</td>"
         f"<td>{o['probability_cheapest']:.0%}</td>"
         f"<td>{o['probability_meets_service_level']:.0%}</td></tr>"
         for o in doc["options"]
@@ -153,7 +157,8 @@ def sweep_html(prepared: Prepared, reps: list[Replication], doc: dict[str, Any])
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
         "text-align:right}td:first-child{text-align:left}img{max-width:100%}</style></head><body>"
         f"<h1>{escape(prepared.scenario.name)}: {doc['replications']} futures</h1>"
-        f"<p>Cash cost over {len(prepared.months)} months from {prepared.months[0]}, USD;"
+        f"<p>{escape(cur.note())} Cash cost over {len(prepared.months)} months from"
+        f" {prepared.months[0]}, {cur.code};"
         f" service level: p95 wait at most {sl['p95_wait_hours']:g} h and at most"
         f" {sl['max_cannot_run_share']:.0%} of the work unable to run. Seed {doc['seed']}.</p>"
         "<table><tr><th>option</th><th>P10</th><th>P50</th><th>P90</th><th>cheapest in</th>"

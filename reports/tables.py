@@ -1,6 +1,7 @@
 """The report's tables as pandas DataFrames, shared by the HTML, Markdown and spreadsheet outputs.
 
-Money columns are USD; names say so. Nothing here formats or writes files.
+Money columns are in the scenario's reporting currency (``formatting.in_currency``: computed in
+USD, converted here); names say which. Nothing here formats or writes files.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from tco.reports.formatting import in_currency, is_money
 from tco.simulator import defaults, ledger
 from tco.simulator.kinds import registry
 from tco.simulator.result import OptionResult, Result
@@ -17,7 +19,7 @@ from tco.simulator.result import OptionResult, Result
 def summary(result: Result) -> pd.DataFrame:
     """One row per option: totals, NPV, cost per GPU-hour, utilisation, waits, jobs, the service
     level and break-even (``Result.comparison_frame``)."""
-    return result.comparison_frame()
+    return in_currency(result.comparison_frame(), result.scenario.money)
 
 
 def comparison(result: Result) -> pd.DataFrame:
@@ -26,7 +28,7 @@ def comparison(result: Result) -> pd.DataFrame:
     from tco.reports.answer import break_even_cell
 
     full = result.comparison_frame()
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "option": full["option"],
             "what": [registry.get(o.kind).label for o in result.options],
@@ -40,6 +42,7 @@ def comparison(result: Result) -> pd.DataFrame:
             "break-even": [break_even_cell(result, o) for o in result.options],
         }
     )
+    return in_currency(frame, result.scenario.money)
 
 
 def break_even(result: Result) -> pd.DataFrame:
@@ -80,12 +83,13 @@ def by_view(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     key = frame.columns[0]
     out = []
     for view, title in (("cash", "cash"), ("accounting", "accounting")):
-        cols = [c for c in frame.columns if c.startswith(f"{view}:") or c == f"{view} total (USD)"]
+        total = f"{view} total ("
+        cols = [c for c in frame.columns if c.startswith((f"{view}:", total)) and is_money(c)]
         if cols:
             part = frame[[key, *cols]]
             names = {c: c.removeprefix(f"{view}: ") for c in cols}
             out.append((title, part.rename(columns=names)))
-    usage = [c for c in frame.columns if c != key and not c.endswith("(USD)")]
+    usage = [c for c in frame.columns if c != key and not is_money(c)]
     if usage:
         out.append(("usage", frame[[key, *usage]]))
     return out
@@ -104,7 +108,7 @@ def monthly(result: Result, o: OptionResult) -> pd.DataFrame:
     for s in ledger.series():
         if s.name in o.ledger.series:
             data[s.label] = o.ledger.series[s.name]
-    return pd.DataFrame(data)
+    return in_currency(pd.DataFrame(data), result.scenario.money)
 
 
 def fiscal_year(month: str, start_month: int) -> str:
@@ -125,14 +129,18 @@ def periods(result: Result, o: OptionResult, by: str) -> pd.DataFrame:
     start = result.scenario.fiscal_year_start_month
     m = monthly(result, o)
     key = [quarter(x, start) if by == "quarter" else fiscal_year(x, start) for x in m["month"]]
-    money = [c for c in m.columns if c.endswith("(USD)")]
+    money = [c for c in m.columns if is_money(c)]
     out = m[money].groupby(pd.Series(key, name="period"), sort=False).sum()
     return out.reset_index()
 
 
 def kind_tables(result: Result, o: OptionResult) -> list[tuple[str, pd.DataFrame]]:
     """The tables the option's kind adds to its section (e.g. a depreciation schedule)."""
-    return registry.get(o.kind).report_tables(result.months, o.ledger)
+    cur = result.scenario.money
+    return [
+        (t, in_currency(f, cur))
+        for t, f in registry.get(o.kind).report_tables(result.months, o.ledger)
+    ]
 
 
 def prices(result: Result, plain: bool = False) -> pd.DataFrame:

@@ -21,15 +21,16 @@ FULL_WIDTH, MEDIUM_WIDTH = 150, 100
 
 def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResult], str], int]]:
     full = width >= FULL_WIDTH
+    cur = result.scenario.money
     return [
         ("option", lambda o: o.name, 0),
         ("kind", lambda o: o.kind, FULL_WIDTH),
-        ("total USD", lambda o: usd(o.total_cash_usd), 0),
-        ("NPV USD", lambda o: usd(o.npv_usd), MEDIUM_WIDTH),
+        (f"total {cur.code}", lambda o: usd(o.total_cash_usd, cur), 0),
+        (f"NPV {cur.code}", lambda o: usd(o.npv_usd, cur), MEDIUM_WIDTH),
         (
-            "USD/GPU-h",
+            f"{cur.code}/GPU-h",
             lambda o: (
-                "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else f"${o.usd_per_ref_gpu_hour:,.2f}"
+                "n/a" if math.isnan(o.usd_per_ref_gpu_hour) else cur.cents(o.usd_per_ref_gpu_hour)
             ),
             FULL_WIDTH,
         ),
@@ -50,13 +51,14 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
 def table(result: Result, width: int = FULL_WIDTH) -> Table:
     """The comparison table, with the columns that fit ``width`` terminal columns."""
     ref = reference_label(result)
+    cur = result.scenario.money
     t = Table(
         title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
         f"{result.scenario.start}, {len(result.jobs):,} jobs, seed {result.scenario.seed}"
     )
     t.caption = (
-        f"Cash USD over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
-        f"USD per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
+        f"Cash {cur.code} over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
+        f"{cur.code} per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
         "first month from which the option stays cheaper than the cheapest other that meets the"
         " service level (none for an option that misses it)."
     )
@@ -65,11 +67,13 @@ def table(result: Result, width: int = FULL_WIDTH) -> Table:
             f"NPV at {result.scenario.discount_rate:.1%} a year; " if width >= MEDIUM_WIDTH else ""
         )
         t.caption = (
-            f"Cash USD over the horizon; {npv}util: GPU-hours used / paid; p95 h: the 95th"
+            f"Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid; p95 h: the 95th"
             " percentile wait in hours; break-even: first month from which the option stays"
             " cheaper than the cheapest other that meets the level. Wider terminals show more;"
             " every figure is in summary.json."
         )
+    if not cur.is_usd:
+        t.caption = f"{cur.note()} {t.caption}"
     columns = [c for c in _columns(result, width) if width >= c[2]]
     for header, _, _ in columns:
         right = header not in ("option", "kind", "level", "break-even")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 
@@ -26,6 +26,7 @@ from tco.simulator.fields import Month, OptionModel, Strict
 from tco.simulator.financing import Escalation
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
+from tco.simulator.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.service_level import ServiceLevel
 from tco.simulator.storage import DataSpec
 from tco.simulator.traces import read as read_trace_file
@@ -45,7 +46,9 @@ class Scenario(Strict):
     horizon_months: Annotated[int, Field(ge=1, le=120)]
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
     region: str = "us-east-1"
-    currency: Literal["USD"] = "USD"
+    # Reports show money in this ISO 4217 currency at ``exchange_rate`` (simulator/money.py).
+    currency: CurrencyCode = "USD"
+    exchange_rate: ExchangeRate | None = None
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year
     fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # for the spreadsheet
     workload: Workload
@@ -60,6 +63,23 @@ class Scenario(Strict):
     def _unique_options(self) -> Scenario:
         unique([o.name for o in self.options], "option")
         return self
+
+    @model_validator(mode="after")
+    def _rate_for_the_currency(self) -> Scenario:
+        if self.currency != "USD" and self.exchange_rate is None:
+            raise ValueError(
+                f"currency {self.currency} needs exchange_rate: {{per_usd: <{self.currency} one"
+                " USD buys>, as_of: YYYY-MM-DD, source: <where the rate comes from>}"
+            )
+        if self.currency == "USD" and self.exchange_rate is not None:
+            raise ValueError("exchange_rate is for a currency other than USD: remove it")
+        return self
+
+    @property
+    def money(self) -> Currency:
+        """The currency reports show money in."""
+        r = self.exchange_rate
+        return USD if r is None else Currency(self.currency, r.per_usd, r.as_of, r.source)
 
     def option(self, name: str) -> OptionModel:
         """The option called ``name`` as the scenario gives it (KeyError if none)."""

@@ -11,7 +11,8 @@ LEFT_OUT: tuple[str, ...] = (
     " speed whichever servers it gets.",
     "A cluster of mixed GPU generations (a refresh replaces every server at once), a refresh"
     " together with failures or financing, and an optimiser knob for the refresh month.",
-    "Currencies other than USD.",
+    "Prices AWS quotes in another currency (its China regions quote CNY) are refused with a"
+    " message, not converted: give usd_per_hour. Reports convert USD to one reporting currency.",
     "An optimiser knob for a hybrid's burst threshold (its policies are modelled).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
     "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"

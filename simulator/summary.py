@@ -130,7 +130,8 @@ def to_summary(result: Result) -> dict[str, Any]:
             "start": sc.start,
             "horizon_months": sc.horizon_months,
             "region": sc.region,
-            "currency": sc.currency,
+            "currency": "USD",  # of every money figure here; reports convert (simulator/money.py)
+            "reporting_currency": asdict(sc.money),
             "discount_rate": sc.discount_rate,
             "input": sc.model_dump(mode="json"),
         },

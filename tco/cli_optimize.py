@@ -52,6 +52,6 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
         else:
             click.echo(
                 f"{len(configs)} configurations; best meeting the service level: {b.option}"
-                f" {b.knobs} at ${b.cash_usd:,.0f} cash (p95 wait {b.p95_wait_h:,.1f} h)"
+                f" {b.knobs} at {sc.money.text(b.cash_usd)} cash (p95 wait {b.p95_wait_h:,.1f} h)"
             )
         click.echo(f"Optimize in {target}/: {', '.join(p.name for p in written)}")

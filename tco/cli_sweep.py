@@ -13,6 +13,7 @@ import click
 from tco.cli_common import BadInput, warn
 
 if TYPE_CHECKING:
+    from tco.simulator.money import Currency
     from tco.simulator.replication import Replication
 
 ENGINES = ("local", "dask")
@@ -108,15 +109,16 @@ def sweep(
     written = write_sweep(prepared, reps, root, target)
     warn(book)
     if not quiet:
-        _print(reps, target, written)
+        _print(reps, target, written, sc.money)
 
 
-def _print(reps: list[Replication], target: Path, written: list[Path]) -> None:
+def _print(reps: list[Replication], target: Path, written: list[Path], cur: Currency) -> None:
     from tco.simulator.sweep_summary import spreads
 
     for s in spreads(reps):
         click.echo(
-            f"{s.name}: cash P10-P90 ${s.cash_usd['p10']:,.0f} - ${s.cash_usd['p90']:,.0f},"
+            f"{s.name}: cash P10-P90 {cur.text(s.cash_usd['p10'])} -"
+            f" {cur.text(s.cash_usd['p90'])},"
             f" cheapest in {s.probability_cheapest:.0%} of futures, meets the service level"
             f" in {s.probability_meets_service_level:.0%}"
         )

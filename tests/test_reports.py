@@ -196,10 +196,12 @@ def test_charts_are_deterministic(lab: Result, tmp_path: Path) -> None:
 
 
 def test_chart_money_reads_as_accountants_write_it() -> None:
-    from tco.reports.charts import money
+    from tco.reports.formatting import money  # tco compare's
+    from tco.simulator.money import USD  # the charts' axes and every report's sentences
 
-    assert money(-20_000) == "\u2212$20,000"  # a minus sign before the currency
-    assert money(1_234.4) == "$1,234" and money(0) == "$0"
+    for write in (money, USD.label):
+        assert write(-20_000) == "\u2212$20,000"  # a minus sign before the currency
+        assert write(1_234.4) == "$1,234" and write(0) == "$0"
 
 
 def test_what_the_model_leaves_out_is_said_once(report: Path) -> None:
