@@ -21,12 +21,15 @@ KNOBS = ("as given", "servers", "commitment_instances", "term_years", "payment")
 
 
 def frontier_csv(configs: list[Config]) -> str:
+    """One row per configuration; a column per knob: the usual ones, then any other a kind
+    searched (e.g. a hybrid's waiting threshold), in the order first evaluated."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ["option", *KNOBS, "cash_usd", "npv_usd", "p95_wait_h", "cannot_run_share"]
+    names = list(dict.fromkeys([*KNOBS, *(k for c in configs for k in c.knobs)]))
+    head = ["option", *names, "cash_usd", "npv_usd", "p95_wait_h", "cannot_run_share"]
     w.writerow([*head, "meets_service_level", "on_frontier"])
     for c in configs:
-        knobs = [c.knobs.get(k, "") for k in KNOBS]
+        knobs = [c.knobs.get(k, "") for k in names]
         w.writerow(
             [
                 c.option,

@@ -13,7 +13,6 @@ LEFT_OUT: tuple[str, ...] = (
     " together with failures or financing, and an optimiser knob for the refresh month.",
     "Prices AWS quotes in another currency (its China regions quote CNY) are refused with a"
     " message, not converted: give usd_per_hour. Reports convert USD to one reporting currency.",
-    "An optimiser knob for a hybrid's burst threshold (its policies are modelled).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
     "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"
     " source).",

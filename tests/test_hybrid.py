@@ -142,3 +142,29 @@ def test_by_cost_each_job_waits_in_proportion_to_its_cloud_price() -> None:
     stay = ~b & ~np.isnan(hybrid.runs.start_h)
     assert np.all(waits[stay] <= k * usd[stay] + 1e-9)
     assert own.total_cash_usd < hybrid.total_cash_usd < cloud.total_cash_usd
+
+
+def test_optimize_searches_the_burst_threshold() -> None:
+    from tco.pricing.book import PriceBook
+    from tco.simulator.optimize import search_option
+    from tco.simulator.run import prepare
+
+    book = PriceBook()
+    scenario = make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, _hybrid()])
+    prepared = prepare(scenario, book)
+    configs = search_option(prepared, 2, book)
+    field = "burst_after_wait_hours"
+    for c in configs:  # Starburst's bound at every threshold: the wait, then the cloud's delay
+        assert c.p95_wait_h <= c.knobs[field] + 0.1 + 1e-9
+    level = scenario.service_level.p95_wait_hours
+    meeting = [c for c in configs if c.meets_service_level]
+    missing = [c for c in configs if not c.meets_service_level]
+    assert meeting and missing  # 8 x 24 h = 192 h is past the 72 h level
+    lo = max(c.knobs[field] for c in meeting)
+    hi = min(c.knobs[field] for c in missing if c.knobs[field] > lo)
+    # Bisected from the grid's 48 h to 96 h bracket: six halvings, to within 0.75 h, plus the
+    # rounding of each threshold to three significant figures (0.1 h here).
+    assert hi - lo <= 48 / 2**6 + 0.1 + 1e-9
+    assert lo >= level - 0.1 - 1  # a threshold up to the level less the delay always meets it
+    cheapest = min(meeting, key=lambda c: c.cash_usd)
+    assert cheapest.knobs[field] == lo  # waiting longer bursts fewer jobs: it costs less

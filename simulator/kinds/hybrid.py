@@ -73,6 +73,11 @@ class Hybrid(OptionModel):
         return f"{getattr(self, figure):g} {unit}"
 
 
+# tco optimize: the policy's figure at these multiples of the scenario's, then this many halvings
+# of the interval where the service level turns from met to missed.
+SEARCH_MULTIPLES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+SEARCH_BISECTIONS = 6
+
 # The fields naming other options: the owned one first, then the one to burst to.
 REFERENCES = tuple(
     f for f in Hybrid.model_fields if f not in ("kind", "name") and not f.startswith("burst_")
@@ -120,6 +125,37 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     def resale_basis(self, option: Hybrid, options: tuple[OptionModel, ...]) -> str | None:
         own = next(o for o in options if o.name == getattr(option, REFERENCES[0]))
         return registry.of(own).resale_basis(own, options)
+
+    def search(
+        self, option: Hybrid, prepared: Any, index: int, evaluate: Callable[..., Any]
+    ) -> list[Any]:
+        """The waiting threshold of the option's policy (``POLICIES``): waiting longer bursts
+        fewer jobs, so it costs less and the waits grow. Multiples of the scenario's figure are
+        tried, then the boundary between the largest that meets the service level and the next
+        that misses is bisected (the wait grows with the threshold: Starburst's bound, at most
+        the threshold plus the cloud's delay)."""
+        field = POLICIES[option.burst_policy][0]
+        given = float(getattr(option, field))
+        base = given or float(prepared.scenario.service_level.p95_wait_hours)
+
+        def at(x: float) -> Any:
+            x = float(f"{x:.3g}")  # a figure a person would type
+            return evaluate(option.model_copy(update={field: x}), {field: x})
+
+        seen = [at(base * k) for k in SEARCH_MULTIPLES]
+        meets = [c for c in seen if c.meets_service_level]
+        if meets and not seen[-1].meets_service_level:
+            lo = max(c.knobs[field] for c in meets)
+            hi = min(c.knobs[field] for c in seen if c.knobs[field] > lo)
+            for _ in range(SEARCH_BISECTIONS):
+                mid = at((lo + hi) / 2)
+                if mid.knobs[field] in (lo, hi):
+                    break  # the rounding stops it
+                seen.append(mid)
+                lo, hi = (
+                    (mid.knobs[field], hi) if mid.meets_service_level else (lo, mid.knobs[field])
+                )
+        return seen
 
     def check(self, option: Hybrid, ctx: Context) -> None:
         for n, field in enumerate(REFERENCES):
