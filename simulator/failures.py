@@ -10,7 +10,9 @@ MTBF / (MTBF + MTTR), which ``tests/test_failures.py`` checks.
 
 Whole servers fail too, at ``node_failures_per_1000_node_days`` (default 0: the public rates mix
 causes, see ``defaults``), each down ``node_repair_days`` with every GPU in it
-(:func:`node_outages`).
+(:func:`node_outages`). So does a rack at ``rack_failures_per_1000_rack_days`` (default 0; its
+top-of-rack switch, its power), taking its ``servers_per_rack`` servers down together for
+``rack_repair_days`` (:func:`server_outages` merges both per server).
 
 Jobs placed on servers are stopped by the failure under them and queued again
 (``simulator.requeue``). On a pool, a running job is interrupted at its GPUs x the rate; it loses
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tco.simulator import defaults
 from tco.simulator.fields import NonNeg, Pos, Strict
@@ -41,8 +43,21 @@ class Failures(Strict):
     spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
     node_failures_per_1000_node_days: NonNeg = 0.0
     node_repair_days: Pos = defaults.NODE_REPAIR_DAYS
+    # Racks: consecutive servers (in the order they arrive), failing together.
+    servers_per_rack: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    rack_failures_per_1000_rack_days: NonNeg = 0.0
+    rack_repair_days: Pos = defaults.NODE_REPAIR_DAYS  # as a server's: no public switch figure
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
+
+    @model_validator(mode="after")
+    def _racks_have_a_size(self) -> Failures:
+        if self.rack_failures_per_1000_rack_days > 0 and self.servers_per_rack is None:
+            raise ValueError(
+                "rack_failures_per_1000_rack_days needs servers_per_rack (servers behind one"
+                " top-of-rack switch, e.g. 2 to 4 servers of 10 kW in an air-cooled rack)"
+            )
+        return self
 
     @property
     def rate_per_gpu_h(self) -> float:
@@ -140,6 +155,45 @@ def node_outages(
                 out.append((t, s, t + repair_h))
                 t += repair_h + rng.exponential(1.0 / rate)
             s += 1
+    return sorted(out)
+
+
+def server_outages(
+    servers: list[tuple[float, int]],
+    f: Failures | None,
+    horizon_h: float,
+    rng: np.random.Generator,
+) -> tuple[list[tuple[float, int, float]], int, int]:
+    """Every server's spells down whole, (down h, server, back h): its own failures and its
+    rack's, merged per server so that no two overlap; and how many node and rack failures
+    (none without ``f``)."""
+    if f is None:
+        return [], 0, 0
+    nodes = node_outages(servers, f, horizon_h, rng)
+    rate = f.rack_failures_per_1000_rack_days / 1000.0 / 24.0
+    if rate <= 0 or f.servers_per_rack is None:
+        return nodes, len(nodes), 0
+    arrive = [t0 for t0, n in servers for _ in range(n)]
+    k, repair_h = f.servers_per_rack, f.rack_repair_days * 24.0
+    spells, racks = list(nodes), 0
+    for first in range(0, len(arrive), k):  # a rack fails while up, from its first server
+        t = arrive[first] + rng.exponential(1.0 / rate)
+        while t < horizon_h:
+            racks += 1
+            spells += [(t, s, t + repair_h) for s in range(first, min(first + k, len(arrive)))
+                       if arrive[s] <= t]  # fmt: skip
+            t += repair_h + rng.exponential(1.0 / rate)
+    return _merged(spells), len(nodes), racks
+
+
+def _merged(spells: list[tuple[float, int, float]]) -> list[tuple[float, int, float]]:
+    """Overlapping spells of one server as one (the scheduler takes a server down once)."""
+    out: list[tuple[float, int, float]] = []
+    for a, s, b in sorted(spells, key=lambda x: (x[1], x[0])):
+        if out and out[-1][1] == s and a <= out[-1][2]:
+            out[-1] = (out[-1][0], s, max(out[-1][2], b))
+        else:
+            out.append((a, s, b))
     return sorted(out)
 
 

@@ -66,6 +66,7 @@ class Metrics:
     lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
     failures: int = 0  # GPUs that failed (owned)
     node_failures: int = 0  # whole servers that failed (owned)
+    rack_failures: int = 0  # racks that failed with their servers (owned)
     gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
     fragmented_gpu_hours: float = 0.0  # idle by fragmentation across servers (owned)
     burst_jobs: int = 0  # sent to the cloud (hybrid)
@@ -110,6 +111,7 @@ def measure(
         lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
         failures=runs.failures,
         node_failures=runs.node_failures,
+        rack_failures=runs.rack_failures,
         gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
         fragmented_gpu_hours=runs.fragmented_gpu_h,
         burst_jobs=0 if runs.burst is None else int(runs.burst.sum()),

@@ -81,6 +81,7 @@ class JobRuns:
     lost_gpu_h: np.ndarray | None = None
     failures: int = 0  # GPUs of the option that failed (owned)
     node_failures: int = 0  # whole servers of the option that failed (owned)
+    rack_failures: int = 0  # racks that failed, each taking its servers down (owned)
     unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
     gaps: Gaps | None = None  # owned jobs stopped by failures and queued again
     fragmented_gpu_h: float = 0.0  # GPU-hours idle while a waiting job fit the free GPUs of

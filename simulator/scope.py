@@ -6,7 +6,8 @@ from __future__ import annotations
 LEFT_OUT: tuple[str, ...] = (
     "Taxes: depreciation is shown for the books, without its tax effect.",
     "Software licences, and the cost of people waiting for GPUs (waits are reported, not priced).",
-    "Failures of a rack, a switch or the network that take several servers down at once.",
+    "Failures of the network beyond a rack (a spine switch, a cable) that cut servers off from"
+    " each other.",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
     "A cluster of mixed GPU generations (a refresh replaces every server at once), a refresh"

@@ -58,6 +58,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
         "failures": o.metrics.failures,
         "node_failures": o.metrics.node_failures,
+        "rack_failures": o.metrics.rack_failures,
         "gpu_availability": _num(o.metrics.gpu_availability),
         "fragmented_gpu_hours": _num(o.metrics.fragmented_gpu_hours),
         "burst_jobs": o.metrics.burst_jobs,

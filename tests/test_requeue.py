@@ -4,6 +4,8 @@ per interruption against the checkpoint interval, and GPUs never busier than in 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,68 @@ def test_node_failures_show_in_availability_and_interruptions() -> None:
     assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
     assert o.metrics.interruptions > 0 and o.runs.gaps is not None
     assert o.metrics.node_failures > 0 and o.metrics.failures == 0  # servers, not GPUs
+
+
+def test_racks_and_servers_fail_independently_so_availabilities_multiply() -> None:
+    """A server is up when both it and its rack are: A = A_node x A_rack, each MTBF/(MTBF+MTTR)."""
+    from tco.simulator.failures import Failures, server_outages
+
+    f = Failures(
+        node_failures_per_1000_node_days=30.0,
+        node_repair_days=5.0,
+        servers_per_rack=4,
+        rack_failures_per_1000_rack_days=20.0,
+        rack_repair_days=3.0,
+    )
+    horizon = 5 * 8760.0
+    down, nodes, racks = server_outages([(0.0, 256)], f, horizon, np.random.default_rng(9))
+    for s in range(256):  # merged: no server is taken down twice at once
+        mine = sorted((a, b) for a, x, b in down if x == s)
+        assert all(b1 < a2 for (_, b1), (a2, _) in itertools.pairwise(mine))
+    share = sum(min(b, horizon) - a for a, _, b in down) / (256 * horizon)
+    a_node = (1000 / 30.0) / (1000 / 30.0 + 5.0)
+    a_rack = (1000 / 20.0) / (1000 / 20.0 + 3.0)
+    assert 1 - share == pytest.approx(a_node * a_rack, abs=0.005)
+    assert share > 1 - a_node + 0.02  # the racks add their own downtime
+    # 64 racks x 5 years / (MTBF + MTTR): about 2,200 rack failures.
+    expected = 64 * horizon / 24 / (1000 / 20.0 + 3.0)
+    assert racks == pytest.approx(expected, rel=0.05) and nodes > 0
+
+
+def test_a_rack_failure_takes_all_its_servers_down_together() -> None:
+    from tco.simulator.failures import Failures, server_outages
+
+    f = Failures(
+        gpu_failures_per_1000_gpu_days=0.0,
+        servers_per_rack=2,
+        rack_failures_per_1000_rack_days=50.0,
+    )
+    down, nodes, racks = server_outages([(0.0, 4)], f, 2000.0, np.random.default_rng(1))
+    assert nodes == 0 and racks > 0
+    by_rack: dict[int, set[tuple[float, float]]] = {}
+    for a, s, b in down:
+        by_rack.setdefault(s // 2, set()).add((a, b))
+    for spells in by_rack.values():  # each spell of a rack is its two servers' alike
+        assert sum(1 for a, s, b in down if (a, b) in spells) == 2 * len(spells)
+    with pytest.raises(ValueError, match="needs servers_per_rack"):
+        Failures(rack_failures_per_1000_rack_days=1.0)
+
+
+def test_rack_failures_reach_the_option_figures() -> None:
+    classes = [
+        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
+         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
+    ]  # fmt: skip
+    failures = {
+        "gpu_failures_per_1000_gpu_days": 0.0,
+        "servers_per_rack": 2,
+        "rack_failures_per_1000_rack_days": 30.0,
+        "rack_repair_days": 5.0,
+    }
+    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 4,
+           "failures": failures}  # fmt: skip
+    o = run(make_scenario(workload={"job_classes": classes}, options=[own])).options[0]
+    assert o.metrics.rack_failures > 0 and o.metrics.node_failures == 0
+    mtbf, mttr = 1000 / 30.0, 5.0
+    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
+    assert o.metrics.interruptions > 0

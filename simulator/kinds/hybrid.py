@@ -208,6 +208,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
             failures=own.failures,
             node_failures=own.node_failures,
+            rack_failures=own.rack_failures,
             unavailable_gpu_h=own.unavailable_gpu_h,
             fragmented_gpu_h=own.fragmented_gpu_h,
             parts=dict(zip(REFERENCES, (own, cloud), strict=True)),

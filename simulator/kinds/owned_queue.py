@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tco.simulator.failures import Failures, Outages, failed_runs, node_outages, outages
+from tco.simulator.failures import Failures, Outages, failed_runs, outages, server_outages
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.generations import Successor
 from tco.simulator.kinds.owned_parts import Delivery
@@ -47,8 +47,7 @@ def queue(
     patience_h: np.ndarray | None,
     successor: Successor | None = None,
 ) -> tuple[JobRuns, np.ndarray]:
-    """The jobs queued on the cluster (replaced by a ``successor`` at its cutover), and when each
-    gave up waiting after ``patience_h`` (per job; NaN: it did not)."""
+    """The jobs queued on the cluster (on a ``successor`` from its cutover); when each gave up."""
     gen = _Generations.of(jobs, hw, sum(d.servers for d in deliveries), successor)
     run, reason, text, arrival = gen.run, gen.reason, gen.text, gen.arrival
     start = np.full(len(jobs), np.nan)
@@ -57,7 +56,7 @@ def queue(
     f = o.failures
     requeue = f is not None and o.placement == "servers"
     out = outages(capacity, f, horizon_h, rng) if f is not None else None
-    nodes = node_outages(slots, f, horizon_h, rng) if f is not None else []
+    nodes, node_failures, racks = server_outages(slots, f, horizon_h, rng)
     # GPU-hours of servers down whole (the scheduler's count replaces it on servers: there a
     # GPU already in repair when its server goes down is not counted twice).
     nodes_down_h = sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
@@ -101,7 +100,8 @@ def queue(
         interruptions=interruptions,
         lost_gpu_h=lost,
         failures=0 if out is None else out.failures,
-        node_failures=len(nodes),
+        node_failures=node_failures,
+        rack_failures=racks,
         unavailable_gpu_h=(0.0 if out is None else out.down_gpu_h) + nodes_down_h,
         fragmented_gpu_h=stranded,
         gaps=gaps,
