@@ -205,3 +205,22 @@ def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
     option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
     with pytest.raises(ScenarioError, match=match):
         run(make_scenario(options=[{**option, **over}]))
+
+
+def test_optimize_tries_each_half_year_for_the_refresh_and_none() -> None:
+    from tco.pricing.book import PriceBook
+    from tco.simulator.optimize import search_option
+
+    refresh = {"month": 12, "server": "HGX A100 8x80GB"}
+    option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
+              "lead_time_months": 1, "refresh": refresh}  # fmt: skip
+    book = PriceBook()
+    prepared = prepare(make_scenario(horizon_months=36, options=[option]), book)
+    configs = search_option(prepared, 0, book)
+    tried = {c.knobs["refresh_month"]: c for c in configs if "refresh_month" in c.knobs}
+    # From the month after the purchase to the last whose successor arrives (36 - 1 - 1 = 34).
+    assert list(tried) == ["none", 1, 7, 13, 19, 25, 31, 34]
+    for month in ("none", 7):  # the same figures as a run of the scenario so written
+        changed = {**option, "refresh": None if month == "none" else {**refresh, "month": month}}
+        alone = simulate(prepare(make_scenario(horizon_months=36, options=[changed])), advise=False)
+        assert tried[month].cash_usd == alone.options[0].total_cash_usd

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -79,6 +79,18 @@ class Successor:
     @property
     def gpus(self) -> int:
         return self.servers * self.hardware.gpus_per_unit
+
+
+REFRESH_STEP_MONTHS = 6  # tco optimize tries a refresh every half year
+
+
+def months_to_try(r: Refresh, option: Any, scenario: Any) -> list[int]:
+    """The refresh months ``tco optimize`` tries besides the scenario's: every half year from
+    the month after the last tranche to the last whose successor arrives within the horizon."""
+    first = max(t.month for t in option.purchase_plan()) + 1
+    last = scenario.horizon_months - 1 - math.ceil(option.lead_time_months)
+    months = {*range(first, last + 1, REFRESH_STEP_MONTHS), last} if last >= first else set()
+    return sorted(months - {r.month})
 
 
 def check_refresh(r: Refresh, ctx: Context) -> None:

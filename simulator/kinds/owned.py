@@ -41,6 +41,7 @@ if typing.TYPE_CHECKING:
 
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
+REFRESH_KNOB = "refresh_month"
 
 
 def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
@@ -93,20 +94,32 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         """The wait falls as servers are added, so the smallest cluster meeting the service level
         is found by doubling, then bisection; its neighbours are evaluated too (the frontier).
         Servers bought at once: their number. Tranches: servers added to every tranche (0 = the
-        scenario's plan; the months stay as given)."""
+        scenario's plan; the months stay as given). With a refresh, its month too, at the
+        scenario's size, and no refresh at all."""
+        when: list[Any] = []
+        r = option.refresh
+        if r is not None:
+            when.append(
+                evaluate(option.model_copy(update={"refresh": None}), {REFRESH_KNOB: "none"})
+            )
+            for m in generations.months_to_try(r, option, prepared.scenario):
+                moved = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
+                when.append(evaluate(moved, {REFRESH_KNOB: m}))
         if option.servers:
 
             def at(n: int) -> Any:
                 return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
 
-            return smallest_meeting(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
+            sized = smallest_meeting(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
+            return sized + when
         plan = option.purchase_plan()
 
         def added(k: int) -> Any:
             more = [t.model_copy(update={"servers": t.servers + k}) for t in plan]
             return evaluate(option.model_copy(update={"tranches": more}), {TRANCHE_KNOB: k})
 
-        return smallest_meeting(added, 0, -1, MAX_SERVERS_FACTOR * max(t.servers for t in plan))
+        limit = MAX_SERVERS_FACTOR * max(t.servers for t in plan)
+        return smallest_meeting(added, 0, -1, limit) + when
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:
