@@ -5,7 +5,8 @@ size it prints, in the same run (the machine is shared: compare ratios, not abso
 
 - scheduler: the SimPy FIFO gang scheduler vs a bare heapq loop doing the same (start times are
   checked identical), jobs per second and the ratio; and the same jobs placed on servers of 8
-  (first fit, simulator/placement.py) against the pool;
+  (first fit, simulator/placement.py) against the pool; and placed with a refresh's cutover
+  half way (every server replaced by one of the same size, jobs 2x faster after it);
 - pipeline: the whole run of one owned option (workload draw, speed model, SimPy, cost ledger)
   and of one on-demand option without quota (no events at all), time and peak memory.
 
@@ -41,11 +42,13 @@ def _synthetic(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def child_scheduler(kind: str, n: int) -> dict[str, float]:
     from tco.simulator.heapq_reference import fifo_heapq
-    from tco.simulator.scheduler import QueueInput, simulate
+    from tco.simulator.scheduler import Cutover, QueueInput, simulate
 
     arrival, k, hold = _synthetic(n)
-    servers = 8 if kind == "servers" else 0  # placement on servers of 8 GPUs
-    inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], float("inf"), server_gpus=servers)
+    servers = 8 if kind in ("servers", "cutover") else 0  # placement on servers of 8 GPUs
+    horizon = float(arrival[-1]) + 1e6 if kind == "cutover" else float("inf")
+    cut = Cutover(float(arrival[n // 2]), GPUS, 8, hold / 2) if kind == "cutover" else None
+    inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], horizon, server_gpus=servers, cutover=cut)
     t0 = time.perf_counter()
     start = fifo_heapq(inp) if kind == "heapq" else simulate(inp)
     dt = time.perf_counter() - t0
@@ -136,6 +139,11 @@ def main() -> None:
         print(
             f"  scheduler  SimPy placed on servers of 8 {n / v['seconds']:>10,.0f} jobs/s "
             f"({v['seconds']:.2f} s)  servers/pool {v['seconds'] / s['seconds']:.1f}x"
+        )
+        c = _in_child("scheduler", "cutover", n)
+        print(
+            f"  scheduler  SimPy placed, cutover half way {n / c['seconds']:>10,.0f} jobs/s "
+            f"({c['seconds']:.2f} s)  cutover/servers {c['seconds'] / v['seconds']:.2f}x"
         )
         for kind in ("owned", "on_demand"):
             p = _in_child("pipeline", kind, n)
