@@ -224,3 +224,33 @@ def test_optimize_tries_each_half_year_for_the_refresh_and_none() -> None:
         changed = {**option, "refresh": None if month == "none" else {**refresh, "month": month}}
         alone = simulate(prepare(make_scenario(horizon_months=36, options=[changed])), advise=False)
         assert tried[month].cash_usd == alone.options[0].total_cash_usd
+
+
+def test_a_hybrid_bursts_a_job_only_the_successor_holds_after_its_own_patience() -> None:
+    big = {
+        "name": "big",
+        "arrivals_per_month": 30,
+        "gpus": 1,
+        "memory_gb": 20,  # an RTX 3060 cannot hold it, an RTX 4090 can
+        "work": {"reference_gpu": "A40", "gpu_hours": 2, "distribution": "exponential"},
+    }
+    own = {"name": "own", "kind": "owned", "server": "RTX 3060 workstation", "servers": 1,
+           "refresh": {"month": 6, "server": "RTX 4090 workstation"}}  # fmt: skip
+    cloud = {"name": "cloud", "kind": "on_demand", "instance_types": ["g5.xlarge"],
+             "provisioning_delay_minutes": 6}  # fmt: skip
+    hybrid = {"name": "hybrid", "kind": "hybrid", "owned": "own", "burst": "cloud",
+              "burst_after_wait_hours": 24}  # fmt: skip
+    scenario = make_scenario(workload={"job_classes": [big]}, options=[own, cloud, hybrid])
+    prepared = prepare(scenario)
+    o = simulate(prepared, advise=False).options[2]
+    cut = prepared.plans[0].successor.cutover_h
+    arrival = prepared.jobs.arrival_h
+    burst = o.runs.burst
+    assert burst is not None
+    waits = o.runs.start_h - arrival
+    # Before the cutover every job waits its 24 h, then the cloud's 6 minutes.
+    early = arrival < cut - 24
+    assert early.any() and burst[early].all()
+    assert np.allclose(waits[early], 24.1)
+    # No job waits longer than its patience and the delay, the last day's included.
+    assert np.nanmax(waits) <= 24.1 + 1e-9

@@ -65,9 +65,9 @@ def queue(
     end = start + hold
     interruptions, lost = (None, None) if hit is None else (hit.interruptions, hit.lost_gpu_h)
     gaps: Gaps | None = None
-    idx = np.nonzero(reason == "")[0]
+    patience_h, left = gen.patience(patience_h, jobs)
+    idx = np.nonzero((reason == "") & np.isnan(left))[0]
     idx = idx[np.argsort(arrival[idx], kind="stable")]  # the scheduler takes them by arrival
-    left = np.full(len(jobs), np.nan)
     stranded = 0.0
     if len(idx) and capacity:
         inp = queue_input(jobs, hold, idx, capacity, out, nodes, horizon_h, patience_h, o, hw)
@@ -128,7 +128,7 @@ class _Generations:
         total = servers * hw.gpus_per_unit
         reason, text = feasibility(jobs, hw, total, "GPUs this cluster will ever have")
         if s is None:
-            return cls(run, reason, text, jobs.arrival_h, None, run, reason != reason)
+            return cls(run, reason, text, jobs.arrival_h, None, run, np.zeros(len(jobs), bool))
         run_new = run_hours(jobs, s.hardware)
         new_reason, text = feasibility(jobs, s.hardware, s.gpus, "GPUs of the successor")
         later = (reason != "") & (new_reason == "")
@@ -147,6 +147,20 @@ class _Generations:
         hold cannot run if it had not started by the cutover (nor left to burst)."""
         never = self.early & np.isnan(start) & np.isnan(left)
         return np.where(never, REASON_SIZE, self.reason) if never.any() else self.reason
+
+    def patience(
+        self, patience_h: np.ndarray | None, jobs: Jobs
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """Patience counts from arrival, but a job only the successor holds joins the queue at
+        the cutover: what is left of it then, and when (NaN: it did not) a job's patience ran
+        out before it could join (a hybrid bursts it then)."""
+        gone = np.full(len(jobs), np.nan)
+        if patience_h is None or self.successor is None:
+            return patience_h, gone
+        rest = patience_h - (self.arrival - jobs.arrival_h)
+        out = rest < 0
+        gone[out] = jobs.arrival_h[out] + patience_h[out]
+        return np.maximum(rest, 0.0), gone
 
     def cutover(self, idx: np.ndarray, o: Queueing) -> Cutover | None:
         s = self.successor
