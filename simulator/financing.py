@@ -12,10 +12,10 @@ escalate.
   view books the lease cost straight-line over the term. At the end the servers are bought at that
   value (then owned and depreciated) or returned (the term must cover the horizon).
 
-A loan or finance lease still running at the horizon is paid off there (the servers are sold
-with the rest); an operating lease's payments after the horizon fall outside it and are reported
-(``lease_payments_beyond_horizon_usd``), as a Savings Plan's are. Payments follow numpy-financial's
-``pmt`` (tested against it).
+A loan or finance lease still running when its servers are sold (at the horizon, or at a refresh:
+``kinds.generations``) is paid off then; an operating lease's payments after the horizon fall
+outside it and are reported (``lease_payments_beyond_horizon_usd``), as a Savings Plan's are.
+Payments follow numpy-financial's ``pmt`` (tested against it).
 """
 
 from __future__ import annotations
@@ -33,9 +33,7 @@ from tco.simulator.plan import Quote, input_quote
 
 declare(
     Category("financing", "loan and lease payments", "server prices", "#9467bd"),
-    Category(
-        "financing_payoff", "loan or lease settled at the horizon", "server prices", "#c5b0d5"
-    ),
+    Category("financing_payoff", "loan or lease paid off at the sale", "server prices", "#c5b0d5"),
     Category("interest", "interest", "server prices", "#e377c2"),
     Category("lease", "operating lease cost", "server prices", "#9467bd"),
 )
@@ -124,10 +122,15 @@ class Flows:
             arr[month] += usd
 
 
-def financed(f: Financing, basis: float, m0: int, months: int, residual: float) -> Flows:
+def financed(
+    f: Financing, basis: float, m0: int, months: int, residual: float, until: int | None = None
+) -> Flows:
     """Cash and accounting flows of financing ``basis`` USD of servers arriving in month ``m0``
     (``residual``: their expected market value at the end of the term, for an operating lease).
-    Depreciation, resale and a buyout's own depreciation stay with the caller."""
+    A loan or finance lease still running in month ``until`` - 1 (default: the horizon's last),
+    when the servers are sold, is paid off then. Depreciation, resale and a buyout's own
+    depreciation stay with the caller."""
+    stop = months if until is None else until
     out = Flows(months)
     out.cash["financing"] = np.zeros(months)
     out.accounting["lease" if f.operating else "interest"] = np.zeros(months)
@@ -140,7 +143,7 @@ def financed(f: Financing, basis: float, m0: int, months: int, residual: float) 
     paid = 0
     for k in range(1, n + 1):  # payment k at the end of month m0 + k - 1
         month = m0 + k - 1
-        if month >= months:
+        if month >= stop:
             break
         out.add(out.cash, "financing", month, pay)
         if not f.operating:
@@ -152,7 +155,7 @@ def financed(f: Financing, basis: float, m0: int, months: int, residual: float) 
             out.add(out.accounting, "lease", month, cost)
         out.notes["lease_payments_beyond_horizon_usd"] = pay * (n - paid)
     elif paid < n:
-        out.add(out.cash, "financing_payoff", months - 1, balance(r, principal, pay, paid))
+        out.add(out.cash, "financing_payoff", stop - 1, balance(r, principal, pay, paid))
     out.notes["financing_payment_usd_per_month"] = pay
     return out
 

@@ -197,8 +197,9 @@ def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
          r"refresh\.server: a successor GPU with less memory"),
         ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "failures": {}},
          r"options\[0\]\.refresh: a refresh together with failures is not modelled yet"),
-        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "financing": {"kind": "loan"}},
-         r"refresh together with financing"),
+        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"},
+          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 12}},
+         r"refresh together with an operating lease"),
     ],
 )  # fmt: skip
 def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
@@ -254,3 +255,25 @@ def test_a_hybrid_bursts_a_job_only_the_successor_holds_after_its_own_patience()
     assert np.allclose(waits[early], 24.1)
     # No job waits longer than its patience and the delay, the last day's included.
     assert np.nanmax(waits) <= 24.1 + 1e-9
+
+
+def test_a_loan_on_servers_sold_at_the_refresh_is_paid_off_then() -> None:
+    import numpy_financial as npf
+
+    loan = {"kind": "loan", "term_months": 36, "annual_rate": 0.12, "down_payment_fraction": 0.2}
+    _, o = _lab({"month": 12, "server": "HGX A100 8x80GB"}, financing=loan)
+    _, cash = _lab({"month": 12, "server": "HGX A100 8x80GB"})
+    c = o.ledger.cash
+    sold = int(np.nonzero(c["refresh_sale"])[0][0])
+    basis = float(cash.ledger.cash["capex"][0])
+    r, n, p = 0.01, 36, 0.8 * basis
+    pay = -npf.pmt(r, n, p)
+    # The old server's loan: payments to its sale, then what is left of it (numpy-financial's
+    # future value after that many payments); the successor's own loan runs on.
+    paid = sold + 1
+    assert c["financing_payoff"][sold] == pytest.approx(-npf.fv(r, paid, -pay, p), rel=1e-9)
+    old_only = c["financing"][:12]
+    assert old_only[1:] == pytest.approx(np.full(11, pay))
+    with pytest.raises(ScenarioError, match="refresh together with an operating lease"):
+        _lab({"month": 12, "server": "HGX A100 8x80GB"},
+             financing={"kind": "lease", "end_of_term": "fmv_buyout"})  # fmt: skip

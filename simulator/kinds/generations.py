@@ -10,9 +10,10 @@ refresh's own ``price_usd``), and is sold at the horizon like any owned server. 
 fewer GPUs than the cluster may be chosen: a job larger than it runs only if it starts before the
 cutover.
 
-Not modelled yet, and refused with a message: a refresh with failures or with financing, tranches
-ordered at or after the refresh, a successor GPU with less memory, and a newer generation added
-beside the old one (a mixed cluster).
+With a loan or finance lease, the successor is financed on the same terms and the old servers' loan
+is paid off when they are sold. Not modelled yet, and refused with a message: a refresh with
+failures or with an operating lease, tranches ordered at or after the refresh, a successor GPU with
+less memory, and a newer generation added beside the old one (a mixed cluster).
 """
 
 from __future__ import annotations

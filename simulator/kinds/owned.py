@@ -172,7 +172,11 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             successor, refresh_quotes = generations.successor(
                 option.refresh, ctx, hw, option.purchase_plan(), option.lead_time_months,
                 option.price_decline_per_year,
-                "financing" if f is not None else "failures" if option.failures else None,
+                "an operating lease (end_of_term fmv_buyout or return)"
+                if f is not None and f.operating
+                else "failures"
+                if option.failures
+                else None,
             )  # fmt: skip
             description += (
                 f", then {successor.servers} x {successor.server} ({successor.gpus} x"

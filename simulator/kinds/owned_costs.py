@@ -177,7 +177,7 @@ def _tranche(o: Owned, basis: float, m0: int, months: int, end: int) -> Flows:
         _owned(o, basis, m0, months, out, (basis, m0), end)
         return out
     residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
-    flows = financed(f, basis, m0, months, residual)
+    flows = financed(f, basis, m0, months, residual, None if f.operating else end)
     out.cash.update(flows.cash)
     out.accounting.update(flows.accounting)
     out.notes.update(flows.notes)
