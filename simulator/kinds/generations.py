@@ -29,7 +29,7 @@ from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import GpuCount, NonNeg, Strict
-from tco.simulator.kinds.owned_parts import Delivery, Tranche, deliveries_of
+from tco.simulator.kinds.owned_parts import Delivery, Tranche, deliveries_of, server_hardware
 from tco.simulator.kinds.registry import Context
 from tco.simulator.ledger import Category, declare
 from tco.simulator.plan import Quote, speed_quote
@@ -128,15 +128,7 @@ def successor(
             f"the successor ordered in month {r.month} arrives after the {ctx.horizon_months}"
             f"-month horizon (lead time {lead_time_months:g} months); valid: up to {latest}",
         )
-    hw = Hardware(
-        gpu.name,
-        gpu.memory_gb,
-        server.gpus_per_server,
-        server.intra_node,
-        server.inter_node,
-        0.0,
-        speed=ctx.speed(gpu.name),
-    )
+    hw = server_hardware(server, ctx.speed)
     price = r.price_usd if r.price_usd is not None else server.price_usd
     kw = r.max_kw if r.max_kw is not None else server.max_kw
     quotes = (*_quotes(r, server, dated, delivery, price, kw), speed_quote(ctx.speed(gpu.name)))

@@ -27,12 +27,16 @@ from tco.simulator.jobs import Jobs
 from tco.simulator.kinds import generations, owned_queue
 from tco.simulator.kinds.owned_costs import owned_ledger
 from tco.simulator.kinds.owned_model import Owned, OwnedPlan
-from tco.simulator.kinds.owned_parts import decline_quote, deliveries_of, smallest_meeting
+from tco.simulator.kinds.owned_parts import (
+    decline_quote,
+    deliveries_of,
+    server_hardware,
+    smallest_meeting,
+)
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
 from tco.simulator.plan import Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns
-from tco.simulator.speed import Hardware
 
 __all__ = ["Owned", "OwnedKind", "OwnedPlan", "owned_ledger"]
 
@@ -156,15 +160,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         n = sum(t.servers for t in option.purchase_plan())
-        hw = Hardware(
-            gpu.name,
-            gpu.memory_gb,
-            server.gpus_per_server,
-            server.intra_node,
-            server.inter_node,
-            0.0,
-            speed=ctx.speed(gpu.name),
-        )
+        hw = server_hardware(server, ctx.speed)
         successor: generations.Successor | None = None
         refresh_quotes: tuple[Quote, ...] = ()
         description = f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})"

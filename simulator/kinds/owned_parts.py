@@ -10,10 +10,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from tco.pricing import hardware
 from tco.simulator import defaults
 from tco.simulator.calendar import month_edges_h
+from tco.simulator.calibration import GpuSpeed
 from tco.simulator.fields import Fraction, GpuCount, NonNeg, Strict
 from tco.simulator.plan import Quote
+from tco.simulator.speed import Hardware
 
 
 class Tranche(Strict):
@@ -64,6 +67,21 @@ class Delivery:
     delivery_h: float  # inf when it arrives after the horizon
     delivery_month: int | None
     price_factor: float = 1.0  # the server price in its order month / the quoted price
+
+
+def server_hardware(server: hardware.ServerModel, speed: Callable[[str], GpuSpeed]) -> Hardware:
+    """Where jobs run on a catalog server: its GPU and memory, GPUs per server and links, at the
+    scenario's speed of that GPU (``speed``: the option context's)."""
+    gpu = hardware.gpu(server.gpu)
+    return Hardware(
+        gpu.name,
+        gpu.memory_gb,
+        server.gpus_per_server,
+        server.intra_node,
+        server.inter_node,
+        0.0,
+        speed=speed(gpu.name),
+    )
 
 
 def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
