@@ -49,12 +49,17 @@ class Cutover:
     starts there again, and ``gpus`` GPUs of the successor (servers of ``server_gpus``; 0 on a
     pool) take their place. A job starting from then on holds ``hold_h`` (its run on the
     successor); a queued job needing more than ``gpus`` never starts (with patience it leaves
-    then). Nothing else may change capacity after ``at_h``."""
+    then). The queue's own capacity changes and outages are the old servers' and end at
+    ``at_h``; the successor's are here (its servers numbered from 0), with ``changes`` on a pool.
+    """
 
     at_h: float
     gpus: int
     server_gpus: int
     hold_h: np.ndarray
+    changes: list[tuple[float, int]] = field(default_factory=list)
+    server_changes: list[tuple[float, int, int]] = field(default_factory=list)
+    server_outages: list[tuple[float, int, float]] = field(default_factory=list)
 
 
 SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's

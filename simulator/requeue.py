@@ -34,9 +34,11 @@ class Requeue:
     interruptions: dict[int, int] = field(default_factory=dict)
     lost_gpu_h: dict[int, float] = field(default_factory=dict)
     gaps: list[tuple[int, float, float]] = field(default_factory=list)
+    base: list[float] = field(default_factory=list)  # each job's whole run where it would run
 
     def __post_init__(self) -> None:
         self.restart = [0.0] * len(self.work_left)
+        self.base = list(self.work_left)
 
     def hold_h(self, job: int, now: float) -> float:
         """The job (re)starts now: how long it will hold its GPUs, if nothing fails."""
@@ -65,6 +67,19 @@ class Requeue:
         self.interruptions[job] = self.interruptions.get(job, 0) + 1
         self.lost_gpu_h[job] = self.lost_gpu_h.get(job, 0.0) + lost * gpus
         self.queued_since[job] = now
+
+    def to_successor(self, hold: list[float], holding: set[int]) -> None:
+        """A refresh's cutover: every job but those ``holding`` GPUs now (they end on the retired
+        servers) will run on the successor, ``hold`` its run there; the work left of one stopped
+        by a failure shrinks or grows in proportion."""
+        for j, new in enumerate(hold):
+            if j in holding:
+                continue
+            if j in self.interruptions:
+                self.work_left[j] *= new / self.base[j] if self.base[j] > 0 else 1.0
+            else:
+                self.work_left[j] = new
+            self.base[j] = new
 
     def close(self, horizon_h: float) -> None:
         """Jobs still queued again at the horizon: their gap runs to the horizon."""

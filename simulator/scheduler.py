@@ -57,12 +57,14 @@ class _Pool:
         self.hold = inp.hold_h.tolist()
         self.free = sum(u for t, u in inp.capacity if t <= 0)
         # (time, units, server): server -1 adds units (new servers when placed on servers).
-        self.future_capacity = sorted(
-            [(t, u, -1) for t, u in inp.capacity if t > 0]
-            + [(t, u, srv) for t, srv, u in inp.server_changes]
-            + [(t, SERVER_DOWN, srv) for t, srv, _ in inp.server_outages]
-            + [(t, SERVER_UP, srv) for _, srv, t in inp.server_outages]
-        )
+        self.future_capacity = _events(inp.capacity, inp.server_changes, inp.server_outages)
+        cut = inp.cutover
+        if cut is not None:  # the old servers' events end there; the successor's follow
+            self.future_capacity = [e for e in self.future_capacity if e[0] < cut.at_h] + [
+                e
+                for e in _events(cut.changes, cut.server_changes, cut.server_outages)
+                if e[0] >= cut.at_h
+            ]
         self.servers: Servers | None = None
         self.alloc: dict[int, Allocation] = {}
         if inp.server_gpus:
@@ -83,14 +85,10 @@ class _Pool:
         self.pass_pending = False
         self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
         self.cut_h = inf if inp.cutover is None else inp.cutover.at_h
-        self.retired_stranded_gpu_h = 0.0  # fragmentation on the servers the cutover retired
-        cut = inp.cutover
-        if cut is not None:
-            late = [t for t, _, _ in self.future_capacity if t >= cut.at_h]
-            if late or inp.requeue is not None or inp.server_changes or inp.server_outages:
-                raise ValueError("a cutover allows no failures and no capacity change after it")
-            if cut.at_h < inp.horizon_h:  # created first: it runs before any pass at at_h
-                self.env.timeout(cut.at_h).callbacks.append(self.cutover)
+        # Fragmentation and servers down whole on the servers the cutover retired.
+        self.retired_stranded_gpu_h = self.retired_down_gpu_h = 0.0
+        if cut is not None and cut.at_h < inp.horizon_h:  # created first: it runs before any
+            self.env.timeout(cut.at_h).callbacks.append(self.cutover)  # pass at at_h
         self.patience: list[float] | None = None
         if inp.patience_h is not None:
             each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
@@ -110,7 +108,7 @@ class _Pool:
             if self.finish_ev.get(job) is not ev:
                 return  # the job was stopped by a failure: this end is void
             del self.finish_ev[job]
-        if self.cut_h <= self.env.now and self.start[job] < self.cut_h:
+        if self.cut_h <= self.env.now and self.start[job] < self.cut_h and job not in self.alloc:
             return  # it ran on a retired server: its GPUs are gone with the server
         self.free += self.units[job]
         if self.servers is not None:
@@ -169,8 +167,11 @@ class _Pool:
         self.queue = kept
         self.running.clear()  # what runs now ends on retired servers: it frees nothing
         self.ends.clear()
+        if self.requeue is not None:  # jobs not running now will run on the successor
+            self.requeue.to_successor(self.hold, set(self.finish_ev))
         if self.servers is not None:
             self.retired_stranded_gpu_h = self.servers.close(self.env.now)
+            self.retired_down_gpu_h = self.servers.down_gpu_h
             self.servers = Servers(cut.server_gpus)
             self.servers.add_servers(cut.gpus)
             self.alloc.clear()
@@ -372,6 +373,21 @@ class _Pool:
                 self.wake()
 
 
+def _events(
+    capacity: list[tuple[float, int]],
+    changes: list[tuple[float, int, int]],
+    outages: list[tuple[float, int, float]],
+) -> list[tuple[float, int, int]]:
+    """Capacity events in time order, (time h, units or SERVER_DOWN/UP, server; -1: no one
+    server), units at time 0 excepted (they are there from the start)."""
+    return sorted(
+        [(t, u, -1) for t, u in capacity if t > 0]
+        + [(t, u, srv) for t, srv, u in changes]
+        + [(t, SERVER_DOWN, srv) for t, srv, _ in outages]
+        + [(t, SERVER_UP, srv) for _, srv, t in outages]
+    )
+
+
 def simulate(inp: QueueInput) -> np.ndarray:
     """Start time (h) of every job; NaN for jobs not started before the horizon."""
     return simulate_queue(inp).start_h
@@ -387,7 +403,7 @@ def simulate_queue(inp: QueueInput) -> Queued:
     pool.env.run(until=inp.horizon_h)
     srv = pool.servers
     stranded = srv.close(inp.horizon_h) + pool.retired_stranded_gpu_h if srv is not None else 0.0
-    down = srv.down_gpu_h if srv is not None else 0.0
+    down = srv.down_gpu_h + pool.retired_down_gpu_h if srv is not None else 0.0
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
     new = None if inp.cutover is None else pool.start >= inp.cutover.at_h
     return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down, new)

@@ -11,7 +11,7 @@ LEFT_OUT: tuple[str, ...] = (
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
     "A cluster of mixed GPU generations (a refresh replaces every server at once), and a"
-    " refresh together with failures or an operating lease.",
+    " refresh together with failures on a pool or with an operating lease.",
     "Prices AWS quotes in another currency (its China regions quote CNY) are refused with a"
     " message, not converted: give usd_per_hour. Reports convert USD to one reporting currency.",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",

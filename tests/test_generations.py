@@ -195,8 +195,9 @@ def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
         ({"refresh": {"month": 6, "server": "HGX A100 8x80"}}, r"refresh\.server"),
         ({"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
          r"refresh\.server: a successor GPU with less memory"),
-        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "failures": {}},
-         r"options\[0\]\.refresh: a refresh together with failures is not modelled yet"),
+        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "failures": {},
+          "placement": "pool"},
+         r"options\[0\]\.refresh: a refresh together with failures on a pool .* not modelled"),
         ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"},
           "financing": {"kind": "lease", "end_of_term": "return", "term_months": 12}},
          r"refresh together with an operating lease"),
@@ -277,3 +278,46 @@ def test_a_loan_on_servers_sold_at_the_refresh_is_paid_off_then() -> None:
     with pytest.raises(ScenarioError, match="refresh together with an operating lease"):
         _lab({"month": 12, "server": "HGX A100 8x80GB"},
              financing={"kind": "lease", "end_of_term": "fmv_buyout"})  # fmt: skip
+
+
+def test_a_job_stopped_by_a_failure_restarts_on_the_successor_with_its_work_rescaled() -> None:
+    from tco.simulator.interruptions import Checkpointing
+
+    ckpt = Checkpointing(interval_h=2.0, write_h=0.0, restart_h=0.5, wait_h=0.0,
+                         fallback_after=None)  # fmt: skip
+    # One server of 8. Job 0 (8 GPUs, 10 h here, 5 h on the successor) is hit at 5 h: it keeps
+    # 4 h (checkpoints every 2 h), loses 1 h on 8 GPUs, and cannot restart on 7 GPUs. At the
+    # cutover (6 h) its 6 h left become 3 h on the successor; it restarts at once, spends the
+    # 0.5 h restart and ends at 9.5 h. The old GPU's repair after the cutover is not applied.
+    inp = QueueInput(np.array([0.0]), np.array([8]), np.array([10.0]), [(0.0, 8)], 100.0,
+                     server_gpus=8, server_changes=[(5.0, 0, -1), (50.0, 0, 1)], requeue=ckpt,
+                     cutover=Cutover(6.0, 8, 8, np.array([5.0])))  # fmt: skip
+    q = simulate_queue(inp)
+    r = q.requeued
+    assert r is not None
+    assert q.start_h.tolist() == [0.0] and r.end_h.tolist() == [9.5]
+    assert r.lost_gpu_h.tolist() == [8.0] and r.gaps == [(0, 5.0, 6.0)]
+
+
+def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
+    classes = [
+        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
+         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
+    ]  # fmt: skip
+    failures = {"gpu_failures_per_1000_gpu_days": 0.0, "node_failures_per_1000_node_days": 30.0,
+                "node_repair_days": 5.0}  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 4,
+        "failures": failures,
+        "refresh": {"month": 12, "server": "HGX A100 8x80GB"},
+    }
+    o = run(make_scenario(horizon_months=24, workload={"job_classes": classes},
+                          options=[own])).options[0]  # fmt: skip
+    mtbf, mttr = 1000 / 30.0, 5.0
+    # Servers of both generations are down MTTR / (MTBF + MTTR) of their time in service.
+    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
+    assert o.metrics.node_failures > 0 and o.metrics.interruptions > 0
+    assert "refresh_sale" in o.ledger.cash

@@ -11,9 +11,10 @@ fewer GPUs than the cluster may be chosen: a job larger than it runs only if it 
 cutover.
 
 With a loan or finance lease, the successor is financed on the same terms and the old servers' loan
-is paid off when they are sold. Not modelled yet, and refused with a message: a refresh with
-failures or with an operating lease, tranches ordered at or after the refresh, a successor GPU with
-less memory, and a newer generation added beside the old one (a mixed cluster).
+is paid off when they are sold. With failures on servers, the old servers fail until the cutover and
+the successor's after it. Not modelled yet, and refused with a message: a refresh with failures on a
+pool or with an operating lease, tranches ordered at or after the refresh, a successor GPU with less
+memory, and a newer generation added beside the old one (a mixed cluster).
 """
 
 from __future__ import annotations

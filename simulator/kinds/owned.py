@@ -170,8 +170,8 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                 option.price_decline_per_year,
                 "an operating lease (end_of_term fmv_buyout or return)"
                 if f is not None and f.operating
-                else "failures"
-                if option.failures
+                else "failures on a pool (placement: pool)"
+                if option.failures and option.placement == "pool"
                 else None,
             )  # fmt: skip
             description += (

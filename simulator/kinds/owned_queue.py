@@ -55,11 +55,8 @@ def queue(
     capacity = [(t, n * hw.gpus_per_unit) for t, n in slots]
     f = o.failures
     requeue = f is not None and o.placement == "servers"
-    out = outages(capacity, f, horizon_h, rng) if f is not None else None
-    nodes, node_failures, racks = server_outages(slots, f, horizon_h, rng)
-    # GPU-hours of servers down whole (the scheduler's count replaces it on servers: there a
-    # GPU already in repair when its server goes down is not counted twice).
-    nodes_down_h = sum(hw.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in nodes)
+    brk = _Breakdowns.of(slots, f, horizon_h, rng, hw, successor)
+    nodes_down_h = brk.nodes_down_h
     hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
     hold = hit.hold_h if hit is not None else run
     end = start + hold
@@ -70,8 +67,10 @@ def queue(
     idx = idx[np.argsort(arrival[idx], kind="stable")]  # the scheduler takes them by arrival
     stranded = 0.0
     if len(idx) and capacity:
-        inp = queue_input(jobs, hold, idx, capacity, out, nodes, horizon_h, patience_h, o, hw)
-        inp = dataclasses.replace(inp, arrival_h=arrival[idx], cutover=gen.cutover(idx, o))
+        inp = queue_input(
+            jobs, hold, idx, capacity, brk.out, brk.nodes, horizon_h, patience_h, o, hw
+        )
+        inp = dataclasses.replace(inp, arrival_h=arrival[idx], cutover=gen.cutover(idx, o, brk))
         if requeue and f is not None:
             seed = int(rng.integers(2**63))
             inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=seed)
@@ -99,10 +98,10 @@ def queue(
         reason_text=text,
         interruptions=interruptions,
         lost_gpu_h=lost,
-        failures=0 if out is None else out.failures,
-        node_failures=node_failures,
-        rack_failures=racks,
-        unavailable_gpu_h=(0.0 if out is None else out.down_gpu_h) + nodes_down_h,
+        failures=brk.failures,
+        node_failures=brk.node_failures,
+        rack_failures=brk.racks,
+        unavailable_gpu_h=brk.down_gpu_h + nodes_down_h,
         fragmented_gpu_h=stranded,
         gaps=gaps,
     )
@@ -162,12 +161,23 @@ class _Generations:
         gone[out] = jobs.arrival_h[out] + patience_h[out]
         return np.maximum(rest, 0.0), gone
 
-    def cutover(self, idx: np.ndarray, o: Queueing) -> Cutover | None:
+    def cutover(self, idx: np.ndarray, o: Queueing, brk: _Breakdowns) -> Cutover | None:
+        """The cutover for jobs ``idx``, with the successor's own failures."""
         s = self.successor
         if s is None:
             return None
-        gps = s.hardware.gpus_per_unit if o.placement == "servers" else 0
-        return Cutover(s.cutover_h, s.gpus, gps, self.run_new[idx])
+        gps = s.hardware.gpus_per_unit
+        cut = Cutover(
+            s.cutover_h, s.gpus, gps if o.placement == "servers" else 0, self.run_new[idx]
+        )
+        if brk.new_out is None:
+            return cut
+        if o.placement == "servers":
+            return dataclasses.replace(
+                cut, server_changes=brk.new_out.on_servers(gps), server_outages=brk.new_nodes
+            )
+        spells = [c for a, _, b in brk.new_nodes for c in ((a, -gps), (b, gps))]
+        return dataclasses.replace(cut, changes=brk.new_out.changes + spells)
 
     def held(self, hold: np.ndarray, idx: np.ndarray, new: np.ndarray | None) -> np.ndarray:
         """``hold`` with the jobs that started on the successor at its speed."""
@@ -176,6 +186,55 @@ class _Generations:
         out = hold.copy()
         out[idx] = np.where(new, self.run_new[idx], hold[idx])
         return out
+
+
+@dataclass(frozen=True)
+class _Breakdowns:
+    """The cluster's failures: GPUs out for repair and servers down whole, those of the servers
+    bought until a refresh's cutover and the successor's after it, with their counts."""
+
+    out: Outages | None
+    nodes: list[tuple[float, int, float]]
+    new_out: Outages | None
+    new_nodes: list[tuple[float, int, float]]
+    failures: int = 0
+    node_failures: int = 0
+    racks: int = 0
+    down_gpu_h: float = 0.0  # GPUs in repair
+    # Servers down whole (the scheduler's count replaces it on servers: there a GPU already in
+    # repair when its server goes down is not counted twice).
+    nodes_down_h: float = 0.0
+
+    @classmethod
+    def of(
+        cls,
+        slots: list[tuple[float, int]],
+        f: Failures | None,
+        horizon_h: float,
+        rng: np.random.Generator,
+        hw: Hardware,
+        s: Successor | None,
+    ) -> _Breakdowns:
+        if f is None:
+            return cls(None, [], None, [])
+        until = horizon_h if s is None else min(horizon_h, s.cutover_h)
+        gps = hw.gpus_per_unit
+        out = outages([(t, n * gps) for t, n in slots], f, until, rng)
+        nodes, node_failures, racks = server_outages(slots, f, until, rng)
+        down = sum(gps * (min(b, until) - a) for a, _, b in nodes)
+        if s is None or s.cutover_h >= horizon_h:
+            return cls(out, nodes, None, [], out.failures, node_failures, racks,
+                       out.down_gpu_h, down)  # fmt: skip
+        new_out = outages([(s.cutover_h, s.gpus)], f, horizon_h, rng)
+        new_nodes, more_nodes, more_racks = server_outages(
+            [(s.cutover_h, s.servers)], f, horizon_h, rng
+        )
+        down += sum(s.hardware.gpus_per_unit * (min(b, horizon_h) - a) for a, _, b in new_nodes)
+        return cls(
+            out, nodes, new_out, new_nodes, out.failures + new_out.failures,
+            node_failures + more_nodes, racks + more_racks,
+            out.down_gpu_h + new_out.down_gpu_h, down,
+        )  # fmt: skip
 
 
 def queue_input(
