@@ -321,3 +321,22 @@ def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
     assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
     assert o.metrics.node_failures > 0 and o.metrics.interruptions > 0
     assert "refresh_sale" in o.ledger.cash
+
+
+def test_the_old_servers_leave_when_the_jobs_running_on_them_at_the_cutover_end() -> None:
+    from tco.simulator.kinds.generations import Successor, on_successor, retired_h
+    from tco.simulator.kinds.owned_parts import Delivery
+    from tco.simulator.runs import Gaps, JobRuns
+
+    hw = prepare(make_scenario()).plans[0].hardware
+    s = Successor("x", hw, 1, 1.0, 1.0, Delivery(0, 1, 10.0, 0))
+    # Job 0 was stopped at 5 h and queued until 12 h: at the cutover (10 h) it held no old GPUs
+    # and finishes on the successor. Job 1 runs on old servers from 2 h to 15 h: they drain
+    # until then. Job 2 starts on the successor.
+    runs = JobRuns(run_h=np.ones(3), gpus=np.ones(3, np.int64), units=np.ones(3, np.int64),
+                   start_h=np.array([0.0, 2.0, 11.0]), end_h=np.array([20.0, 15.0, 13.0]),
+                   reason=np.array(["", "", ""], dtype=object), reason_text={},
+                   gaps=Gaps.of([(0, 5.0, 12.0)]))  # fmt: skip
+    assert retired_h(s, runs, 100.0) == 15.0
+    assert on_successor(s, runs).tolist() == [True, False, True]
+    assert retired_h(s, runs, 14.0) == 14.0  # or the horizon

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 import numpy as np
 from pydantic import Field
@@ -86,11 +86,13 @@ class Successor:
 REFRESH_STEP_MONTHS = 6  # tco optimize tries a refresh every half year
 
 
-def months_to_try(r: Refresh, option: Any, scenario: Any) -> list[int]:
+def months_to_try(
+    r: Refresh, last_tranche: int, lead_time_months: float, horizon_months: int
+) -> list[int]:
     """The refresh months ``tco optimize`` tries besides the scenario's: every half year from
     the month after the last tranche to the last whose successor arrives within the horizon."""
-    first = max(t.month for t in option.purchase_plan()) + 1
-    last = scenario.horizon_months - 1 - math.ceil(option.lead_time_months)
+    first = last_tranche + 1
+    last = horizon_months - 1 - math.ceil(lead_time_months)
     months = {*range(first, last + 1, REFRESH_STEP_MONTHS), last} if last >= first else set()
     return sorted(months - {r.month})
 
@@ -208,18 +210,26 @@ def _quotes(
 
 
 def retired_h(s: Successor, runs: JobRuns, horizon_h: float) -> float:
-    """When the old servers leave: the end of the last job started on them (at the cutover if
-    none runs then), or the horizon. All of them stay until then, a slight overcount of the
+    """When the old servers leave: the end of the last job running on them at the cutover (the
+    cutover if none), or the horizon. All of them stay until then, a slight overcount of the
     idle power of the ones that emptied earlier."""
-    before = runs.start_h < s.cutover_h
-    ends = runs.end_h[before]
-    last = float(np.max(ends)) if len(ends) else s.cutover_h
-    return min(horizon_h, max(s.cutover_h, last))
+    cut = s.cutover_h
+    drained = (runs.start_h < cut) & (runs.end_h > cut)
+    g = runs.gaps
+    if g is not None:  # stopped by a failure and queued at the cutover: it runs on the successor
+        drained[g.job[(g.from_h <= cut) & (g.to_h > cut)]] = False
+    ends = runs.end_h[drained]
+    return float(min(horizon_h, max([cut, *ends.tolist()])))
 
 
 def on_successor(s: Successor | None, runs: JobRuns) -> np.ndarray:
-    """The jobs that ran on the successor (the scheduler starts none on the old servers from the
-    cutover's instant on)."""
+    """The jobs that ran on the successor: started from the cutover's instant on (the scheduler
+    starts none on the old servers then), or stopped before it and queued at it. The latter's
+    holds before the cutover count at the successor's power too (a small overcount)."""
     if s is None:
         return np.zeros(len(runs.start_h), dtype=bool)
-    return np.asarray(runs.start_h >= s.cutover_h)
+    new = runs.start_h >= s.cutover_h
+    g = runs.gaps
+    if g is not None:
+        new[g.job[(g.from_h <= s.cutover_h) & (g.to_h > s.cutover_h)]] = True
+    return np.asarray(new)

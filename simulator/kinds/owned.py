@@ -106,7 +106,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             when.append(
                 evaluate(option.model_copy(update={"refresh": None}), {REFRESH_KNOB: "none"})
             )
-            for m in generations.months_to_try(r, option, prepared.scenario):
+            last = max(t.month for t in option.purchase_plan())
+            horizon = prepared.scenario.horizon_months
+            for m in generations.months_to_try(r, last, option.lead_time_months, horizon):
                 moved = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
                 when.append(evaluate(moved, {REFRESH_KNOB: m}))
         if option.servers:
