@@ -225,7 +225,7 @@ class _Pool:
             ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
         )
         for t, what, i in changes:
-            if t >= self.cut_h:
+            if t >= self.cut_h > self.env.now:
                 break  # what ends on retired servers frees nothing after the cutover
             if what == 0:
                 for s, n in self.alloc[i]:
@@ -252,7 +252,7 @@ class _Pool:
             ((t, u) for t, u, _ in self.running), ((t, u) for t, u, _ in self.future_capacity)
         )
         for t, u in releases:
-            if t >= self.cut_h:
+            if t >= self.cut_h > self.env.now:
                 break
             avail += u
             if avail >= need:

@@ -5,6 +5,7 @@ cash = accounting identity at book value), speeds by generation, and input error
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any
 
 import numpy as np
@@ -64,8 +65,8 @@ def test_a_cutover_while_idle_to_the_same_hardware_changes_nothing() -> None:
     arrival[arrival > 990] += 40.0  # the queue drains over a 40 h gap before 1,030 h
     units = rng.choice([1, 2, 4, 8], n)
     hold = rng.exponential(6.0, n)
-    for servers in (0, 8):
-        base = QueueInput(arrival, units, hold, [(0.0, 8)], 3000.0, server_gpus=servers)
+    for servers, policy in itertools.product((0, 8), ("fifo", "backfill")):
+        base = QueueInput(arrival, units, hold, [(0.0, 8)], 3000.0, policy, server_gpus=servers)
         plain = simulate_queue(base)
         busy_until = np.nanmax(np.where(arrival < 1000, plain.start_h + hold, np.nan))
         assert busy_until < 1030.0  # the gap really is idle
