@@ -41,6 +41,9 @@ class QueueInput:
     server_outages: list[tuple[float, int, float]] = field(default_factory=list)
     # Every server replaced by a successor generation at one instant (owned ``refresh:``).
     cutover: Cutover | None = None
+    # Servers of other models beside these (simulator/mixed.py): placement on servers, FIFO or
+    # backfill, no failures; ``hold_h`` is then the hold on the queue's own servers (inf: none).
+    groups: list[Group] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,17 @@ class Cutover:
     server_outages: list[tuple[float, int, float]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Group:
+    """More servers of another model beside the queue's own (a mixed cluster): GPUs per
+    server, each job's hold on them (inf: it cannot run there) and their deliveries (time h,
+    GPUs). A job runs on the servers of one model, the newest group first when it fits there."""
+
+    server_gpus: int
+    hold_h: np.ndarray
+    capacity: list[tuple[float, int]]
+
+
 SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's
 
 
@@ -76,6 +90,7 @@ class Queued:
     requeued: Requeued | None = None  # when jobs stopped by failures queue again
     servers_down_gpu_h: float = 0.0  # GPU-hours of servers down whole
     on_successor: np.ndarray | None = None  # with a cutover: the jobs started after it
+    group: np.ndarray | None = None  # with groups: where each job ran (0: own, -1: nowhere)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ class JobRuns:
     # the pool but of no server (placement on servers)
     parts: dict[str, JobRuns] | None = None  # a composite option's parts (hybrid)
     burst: np.ndarray | None = None  # per job: sent to the cloud (hybrid)
+    generation: np.ndarray | None = None  # per job: which server model it ran on (owned, mixed)
 
     def held_hourly(self, weight: np.ndarray, hours: int) -> np.ndarray:
         """``weight`` (e.g. GPUs) held per clock hour from start to end, less the gaps."""

@@ -10,8 +10,8 @@ LEFT_OUT: tuple[str, ...] = (
     " each other.",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
-    "A cluster of mixed GPU generations (a refresh replaces every server at once), and a"
-    " refresh together with failures on a pool or with an operating lease.",
+    "A cluster of mixed GPU generations with failures or a refresh, and a refresh together"
+    " with failures on a pool or with an operating lease.",
     "Prices AWS quotes in another currency (its China regions quote CNY) are refused with a"
     " message, not converted: give usd_per_hour. Reports convert USD to one reporting currency.",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",

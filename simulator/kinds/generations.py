@@ -14,11 +14,13 @@ With a loan or finance lease, the successor is financed on the same terms and th
 is paid off when they are sold. With failures on servers, the old servers fail until the cutover and
 the successor's after it. Not modelled yet, and refused with a message: a refresh with failures on a
 pool or with an operating lease, tranches ordered at or after the refresh, a successor GPU with less
-memory, and a newer generation added beside the old one (a mixed cluster).
+memory. A tranche may also bring servers of another model beside the others (``newer_servers``;
+``simulator.mixed`` queues their jobs).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Annotated
@@ -81,6 +83,59 @@ class Successor:
     @property
     def gpus(self) -> int:
         return self.servers * self.hardware.gpus_per_unit
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Servers of another catalog model beside the option's own (a mixed cluster)."""
+
+    server: str
+    hardware: Hardware
+    price_usd_per_server: float  # catalog, as quoted; times each delivery's price factor
+    max_kw_per_server: float
+
+
+def newer_servers(
+    tranches: list[Tranche],
+    own: str,
+    deliveries: tuple[Delivery, ...],
+    lead_time_months: float,
+    decline_per_year: float,
+    ctx: Context,
+    unmixable: str | None,
+) -> tuple[tuple[Delivery, ...], tuple[Generation, ...], tuple[Quote, ...]]:
+    """Tranches of other server models (``Tranche.server``): each model a generation (1, 2...
+    in order of first mention; 0 is the option's ``own``), its tranches priced from its own
+    catalog date, and the figures it rests on. ``unmixable``: what a mixed cluster cannot go
+    with yet."""
+    others = list(dict.fromkeys(t.server for t in tranches if t.server not in (None, own)))
+    if not others:
+        return deliveries, (), ()
+    if unmixable is not None:
+        raise ScenarioError(
+            ctx.file,
+            f"{ctx.where}.tranches",
+            f"servers of several models together with {unmixable} are not modelled yet:"
+            " give every tranche the option's server, or remove it",
+        )
+    out, gens, quotes = list(deliveries), [], []
+    for k, name in enumerate(others, start=1):
+        server = hardware.server(name)
+        idx = [i for i, t in enumerate(tranches) if t.server == name]
+        mine = deliveries_of(
+            [tranches[i] for i in idx], lead_time_months, decline_per_year,
+            ctx.start, ctx.horizon_months, server.price_date,
+        )  # fmt: skip
+        for i, d in zip(idx, mine, strict=True):
+            out[i] = dataclasses.replace(d, generation=k)
+        hw = server_hardware(server, ctx.speed)
+        gens.append(Generation(name, hw, server.price_usd, server.max_kw))
+        for item, value, unit in (("purchase price", server.price_usd, "USD/server"),
+                                  ("maximum power", server.max_kw, "kW/server")):  # fmt: skip
+            quotes.append(Quote(f"{name} {item}", value, unit, "catalog", server.price_date,
+                                server.source))  # fmt: skip
+        quotes.append(speed_quote(hw.speed if hw.speed is not None else ctx.speed(hw.gpu)))
+    return tuple(out), tuple(gens), tuple(quotes)
 
 
 REFRESH_STEP_MONTHS = 6  # tco optimize tries a refresh every half year

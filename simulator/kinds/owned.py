@@ -22,12 +22,13 @@ from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import OptionModel
-from tco.simulator.financing import financing_quotes
+from tco.simulator.financing import Financing, financing_quotes
 from tco.simulator.jobs import Jobs
-from tco.simulator.kinds import generations, owned_queue
+from tco.simulator.kinds import generations, owned_mixed, owned_queue
 from tco.simulator.kinds.owned_costs import owned_ledger
 from tco.simulator.kinds.owned_model import Owned, OwnedPlan
 from tco.simulator.kinds.owned_parts import (
+    Delivery,
     decline_quote,
     deliveries_of,
     server_hardware,
@@ -46,6 +47,25 @@ if typing.TYPE_CHECKING:
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
 REFRESH_KNOB = "refresh_month"
+
+
+def _returned_after_the_horizon(
+    f: Financing | None, deliveries: tuple[Delivery, ...], ctx: Context
+) -> None:
+    """A lease ending in a return must run past the horizon: the model keeps a cluster's size."""
+    if f is None or f.end_of_term != "return":
+        return
+    for d in deliveries:
+        if d.delivery_month is not None and d.delivery_month + f.term_months < ctx.horizon_months:
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.financing.term_months",
+                f"servers delivered in month {d.delivery_month + 1} would be returned"
+                f" after {f.term_months} months, before the horizon; the model keeps a"
+                " cluster's size: make the term at least"
+                f" {ctx.horizon_months - d.delivery_month} months or choose"
+                " end_of_term: fmv_buyout or dollar_buyout",
+            )
 
 
 def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
@@ -134,6 +154,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
         if option.refresh is not None:
             generations.check_refresh(option.refresh, ctx)
+        for i, t in enumerate(option.purchase_plan()):
+            try:
+                hardware.server(t.server or option.server)
+            except PricingError as exc:
+                raise ScenarioError(
+                    ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)
+                ) from None
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
         f = option.financing
@@ -143,25 +170,17 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             option.purchase_plan(), option.lead_time_months, option.price_decline_per_year,
             ctx.start, ctx.horizon_months, dated,
         )  # fmt: skip
-        if f is not None and f.end_of_term == "return":
-            for d in deliveries:
-                if (
-                    d.delivery_month is not None
-                    and d.delivery_month + f.term_months < ctx.horizon_months
-                ):
-                    raise ScenarioError(
-                        ctx.file,
-                        f"{ctx.where}.financing.term_months",
-                        f"servers delivered in month {d.delivery_month + 1} would be returned"
-                        f" after {f.term_months} months, before the horizon; the model keeps a"
-                        " cluster's size: make the term at least"
-                        f" {ctx.horizon_months - d.delivery_month} months or choose"
-                        " end_of_term: fmv_buyout or dollar_buyout",
-                    )
+        _returned_after_the_horizon(f, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
-        n = sum(t.servers for t in option.purchase_plan())
+        deliveries, mix, mix_quotes = generations.newer_servers(
+            option.purchase_plan(), option.server, deliveries, option.lead_time_months,
+            option.price_decline_per_year, ctx,
+            "a refresh" if option.refresh else "failures" if option.failures
+            else "placement: pool" if option.placement == "pool" else None,
+        )  # fmt: skip
+        n = sum(d.servers for d in deliveries if d.generation == 0)
         hw = server_hardware(server, ctx.speed)
         successor: generations.Successor | None = None
         refresh_quotes: tuple[Quote, ...] = ()
@@ -180,6 +199,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                 f", then {successor.servers} x {successor.server} ({successor.gpus} x"
                 f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
             )
+        for k, g in enumerate(mix, start=1):
+            m = sum(d.servers for d in deliveries if d.generation == k)
+            first = min(d.order_month for d in deliveries if d.generation == k)
+            description += (
+                f" and {m} x {g.server} ({m * g.hardware.gpus_per_unit} x {g.hardware.gpu})"
+                f" ordered from month {first + 1}"
+            )
         return OwnedPlan(
             option=option,
             hardware=hw,
@@ -189,12 +215,14 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                 *financing_quotes(f),
                 speed_quote(ctx.speed(gpu.name)),
                 *refresh_quotes,
+                *mix_quotes,
             ),
             description=description,
             price_usd_per_server=price,
             max_kw_per_server=kw,
             deliveries=deliveries,
             successor=successor,
+            mix=mix,
         )
 
     def play(
@@ -214,6 +242,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         (NaN: it did not; a hybrid option bursts those to the cloud)."""
         if patience_h is not None:  # one figure per job
             patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
+        if plan.mix:
+            hws = [plan.hardware, *(g.hardware for g in plan.mix)]
+            return owned_mixed.queue(jobs, plan.option, hws, plan.deliveries, horizon_h, patience_h)
         return owned_queue.queue(
             jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h,
             plan.successor,

@@ -29,10 +29,11 @@ def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> floa
     return value * o.resale_scale
 
 
-def _basis(plan: OwnedPlan, index: int, d: Delivery) -> float:
-    """Capitalised cost of a tranche: servers, installation, and the network with the first."""
+def _basis(plan: OwnedPlan, index: int, d: Delivery, quoted: float | None = None) -> float:
+    """Capitalised cost of a tranche: servers (at ``quoted``, default the option's server's
+    price, times the order month's factor), installation, and the network with the first."""
     o = plan.option
-    price = plan.price_usd_per_server * d.price_factor
+    price = (plan.price_usd_per_server if quoted is None else quoted) * d.price_factor
     basis = d.servers * (price + o.installation_usd_per_server)
     return basis + (o.network_usd if index == 0 else 0.0)
 
@@ -51,6 +52,24 @@ class _Generation:
 
 def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generation]:
     arrived = [d for d in plan.deliveries if d.delivery_month is not None]
+    if plan.mix:  # several models side by side, each priced and powered as its own
+        ran = runs.generation if runs.generation is not None else np.zeros(len(runs.gpus), int)
+        kinds = [(plan.price_usd_per_server, plan.max_kw_per_server, plan.hardware)]
+        kinds += [(g.price_usd_per_server, g.max_kw_per_server, g.hardware) for g in plan.mix]
+        return [
+            _Generation(
+                [
+                    (d, _basis(plan, i, d, price))
+                    for i, d in enumerate(arrived)
+                    if d.generation == k
+                ],
+                kw,
+                hw.gpus_per_unit,
+                ran == k,
+                hours,
+            )
+            for k, (price, kw, hw) in enumerate(kinds)
+        ]
     s = plan.successor
     new = on_successor(s, runs)
     gens = [

@@ -12,7 +12,7 @@ from tco.simulator import defaults
 from tco.simulator.failures import Failures
 from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
 from tco.simulator.financing import Financing
-from tco.simulator.kinds.generations import Refresh, Successor
+from tco.simulator.kinds.generations import Generation, Refresh, Successor
 from tco.simulator.kinds.owned_parts import (
     Delivery,
     Depreciation,
@@ -81,3 +81,4 @@ class OwnedPlan(Plan):
     max_kw_per_server: float
     deliveries: tuple[Delivery, ...]
     successor: Successor | None = None  # the refresh, resolved
+    mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``

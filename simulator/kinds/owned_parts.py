@@ -24,6 +24,8 @@ class Tranche(Strict):
 
     month: Annotated[int, Field(ge=0, le=1200)] = 0
     servers: GpuCount
+    # Servers of another catalog model (a newer GPU beside the others); default the option's.
+    server: str | None = None
 
 
 class Depreciation(Strict):
@@ -67,6 +69,7 @@ class Delivery:
     delivery_h: float  # inf when it arrives after the horizon
     delivery_month: int | None
     price_factor: float = 1.0  # the server price in its order month / the quoted price
+    generation: int = 0  # which of the option's server models (0: its ``server``)
 
 
 def server_hardware(server: hardware.ServerModel, speed: Callable[[str], GpuSpeed]) -> Hardware:

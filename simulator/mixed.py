@@ -1,0 +1,138 @@
+"""A cluster of mixed server models (GPU generations side by side), as a variant of the SimPy
+scheduler (``simulator.scheduler``).
+
+The queue's own servers are group 0; each ``QueueInput.groups`` entry adds servers of another
+model, delivered at their own times. A job runs on servers of one model only, placed first fit
+inside the group, and its hold is its run on that model. The head of the queue tries the newest
+group first (the last in the list: usually the fastest GPUs), then the older ones. With backfill,
+a later job starts where it fits now if it ends before the head's shadow time, the first instant
+some group could hold the head (releases and deliveries in time order). Failures and a cutover
+are not modelled here (the owned kind refuses them with a mixed cluster), and fragmentation is
+not counted.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from math import inf
+
+import numpy as np
+import simpy
+
+from tco.simulator.placement import Allocation, Servers
+from tco.simulator.queue_records import Queued, QueueInput
+from tco.simulator.scheduler import _Pool
+
+
+class _MixedPool(_Pool):
+    def __init__(self, inp: QueueInput) -> None:
+        super().__init__(inp)
+        assert self.servers is not None, "a mixed cluster is placed on servers"
+        self.groups: list[Servers] = [self.servers]
+        self.holds = [self.hold] + [g.hold_h.tolist() for g in inp.groups]
+        for k, g in enumerate(inp.groups, start=1):
+            srv = Servers(g.server_gpus)
+            srv.add_servers(sum(u for t, u in g.capacity if t <= 0))
+            self.groups.append(srv)
+            # A delivery to group k is (time, GPUs, -1 - k): the queue's own are -1.
+            self.future_capacity += [(t, u, -1 - k) for t, u in g.capacity if t > 0]
+        self.future_capacity.sort()
+        self.group = np.full(len(inp.arrival_h), -1, np.int64)
+
+    def place_any(self, job: int, frees: list[list[int]] | None = None) -> tuple[int, Allocation]:
+        """Where ``job`` starts now (or on ``frees``, copies for looking ahead): the newest group
+        that can hold it, first fit inside; (-1, []) when none can."""
+        need = self.units[job]
+        for g in range(len(self.groups) - 1, -1, -1):
+            if self.holds[g][job] == inf:
+                continue  # too large or too little memory for this model
+            srv = self.groups[g]
+            if frees is None and need > srv.free_gpus():
+                continue
+            alloc = srv.place(need, None if frees is None else frees[g])
+            if alloc is not None:
+                return g, alloc
+        return -1, []
+
+    def start_on(self, job: int, g: int, alloc: Allocation) -> None:
+        now = self.env.now
+        hold = self.holds[g][job]
+        self.start[job], self.group[job] = now, g
+        self.groups[g].take(alloc)
+        self.alloc[job] = alloc
+        done = self.env.timeout(hold, value=job)
+        done.callbacks.append(self.on_finish)
+        if self.backfill:
+            self.ends[job] = now + hold
+            bisect.insort(self.running, (now + hold, self.units[job], job))
+
+    def on_finish(self, ev: simpy.Event) -> None:
+        job = int(ev.value)  # type: ignore[arg-type]
+        self.groups[int(self.group[job])].release(self.alloc.pop(job))
+        if self.backfill:
+            entry = (self.ends.pop(job), self.units[job], job)
+            del self.running[bisect.bisect_left(self.running, entry)]
+        if self.queue:
+            self.wake()
+
+    def schedule_pass(self, _: simpy.Event) -> None:
+        self.pass_pending = False
+        q = self.queue
+        while q:
+            g, alloc = self.place_any(q[0])
+            if g < 0:
+                break
+            self.start_on(q.popleft(), g, alloc)
+        if self.backfill and len(q) > 1:
+            now, shadow = self.env.now, self.mixed_shadow(q[0])
+            started = []
+            for pos in range(1, min(len(q), self.inp.depth)):
+                job = q[pos]
+                g, alloc = self.place_any(job)
+                if g >= 0 and now + self.holds[g][job] <= shadow:
+                    started.append(pos)
+                    self.start_on(job, g, alloc)
+            for pos in reversed(started):
+                del q[pos]
+
+    def mixed_shadow(self, head: int) -> float:
+        """The first instant some group could hold the head, releasing running jobs' GPUs and
+        adding deliveries in time order."""
+        frees = [list(s.free) for s in self.groups]
+        changes = heapq.merge(
+            ((t, 0, job) for t, _, job in self.running),
+            ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
+        )
+        for t, what, i in changes:
+            if what == 0:
+                for s, n in self.alloc[i]:
+                    frees[int(self.group[i])][s] += n
+            else:
+                _, u, s = self.future_capacity[i]
+                size = self.groups[-1 - s].size
+                frees[-1 - s].extend([size] * (u // size))
+            if self.place_any(head, frees)[0] >= 0:
+                return t
+        return inf
+
+    def deliveries(self) -> simpy.events.ProcessGenerator:
+        for t, u, s in list(self.future_capacity):
+            yield self.env.timeout(t - self.env.now)
+            self.groups[-1 - s].add_servers(u)
+            self.future_capacity.remove((t, u, s))
+            if self.queue:
+                self.wake()
+
+
+def simulate_mixed(inp: QueueInput) -> Queued:
+    """Start time (h) of every job, where it ran (``Queued.group``) and when a job gave up
+    waiting, on a cluster of mixed server models."""
+    if inp.requeue is not None or inp.server_changes or inp.server_outages or inp.cutover:
+        raise ValueError("a mixed cluster takes no failures and no cutover")
+    pool = _MixedPool(inp)
+    pool.start_arrivals()
+    if pool.future_capacity:
+        pool.env.process(pool.deliveries())
+    pool.env.run(until=inp.horizon_h)
+    return Queued(pool.start, pool.left, group=pool.group)

@@ -1,0 +1,93 @@
+"""An owned cluster of several server models side by side (a newer GPU added in a later tranche):
+hand cases of the scheduler, speeds by model, the ledger by hand, and input errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tco.pricing import hardware
+from tco.simulator import defaults
+from tco.simulator.errors import ScenarioError
+from tco.simulator.mixed import simulate_mixed
+from tco.simulator.queue_records import Group, QueueInput
+from tco.simulator.run import prepare, simulate
+from tco.simulator.speed import run_hours
+from tests.conftest import make_scenario
+
+
+def _queue(jobs: list[tuple[float, int, float, float]], newer: tuple[int, float], **kw: Any):
+    """Jobs (arrival, GPUs, hold on the 8 own GPUs, hold on the newer server) and a newer
+    server of ``newer[0]`` GPUs arriving at ``newer[1]`` h."""
+    a, u, h, h2 = (np.array(x) for x in zip(*jobs, strict=True))
+    group = Group(newer[0], h2.astype(float), [(newer[1], newer[0])])
+    inp = QueueInput(a.astype(float), u.astype(np.int64), h.astype(float), [(0.0, 8)], 1000.0,
+                     server_gpus=8, groups=[group], **kw)  # fmt: skip
+    return simulate_mixed(inp)
+
+
+def test_a_job_takes_the_newest_model_that_holds_it() -> None:
+    # A holds the own server 0-10 h; B waits for it, but the newer server arrives at 5 h and
+    # runs B in 5 h; at 10 h both are free and C takes the newer one.
+    q = _queue([(0.0, 8, 10.0, 5.0), (1.0, 8, 10.0, 5.0), (6.0, 8, 10.0, 5.0)], (8, 5.0))
+    assert q.start_h.tolist() == [0.0, 5.0, 10.0]
+    assert q.group is not None and q.group.tolist() == [0, 1, 1]
+
+
+def test_backfill_on_a_mixed_cluster() -> None:
+    # A holds 8 own GPUs to 100 h; head B needs 8, which only the own server has: its shadow
+    # time is 100 h. C (2 GPUs) starts on the 4-GPU newer server when it arrives (10 h) and ends
+    # in time; D (4 GPUs, 200 h there) would end after the shadow time and waits for 100 h.
+    jobs = [(0.0, 8, 100.0, np.inf), (1.0, 8, 30.0, np.inf), (2.0, 2, 5.0, 2.5),
+            (3.0, 4, 300.0, 200.0)]  # fmt: skip
+    q = _queue(jobs, (4, 10.0), policy="backfill")
+    assert q.start_h.tolist() == [0.0, 100.0, 10.0, 100.0]
+    assert q.group is not None and q.group.tolist() == [0, 0, 1, 1]
+
+
+OWN = {
+    "name": "own",
+    "kind": "owned",
+    "server": "8x A40 NVLink server",
+    "tranches": [
+        {"month": 0, "servers": 1},
+        {"month": 12, "servers": 1, "server": "HGX A100 8x80GB"},
+    ],
+    "installation_usd_per_server": 1000.0,
+}  # fmt: skip
+
+
+def test_each_job_runs_at_the_speed_of_the_model_it_ran_on_and_is_billed_so() -> None:
+    prepared = prepare(make_scenario(horizon_months=36, options=[OWN]))
+    o = simulate(prepared, advise=False).options[0]
+    plan = prepared.plans[0]
+    gen = o.runs.generation
+    assert gen is not None and (gen == 0).any() and (gen == 1).any()
+    for g, hw in enumerate([plan.hardware, plan.mix[0].hardware]):
+        np.testing.assert_allclose(o.runs.run_h[gen == g], run_hours(prepared.jobs, hw)[gen == g])
+    a40, a100 = hardware.server("8x A40 NVLink server"), hardware.server("HGX A100 8x80GB")
+    c = o.ledger.cash
+    assert c["capex"][0] == pytest.approx(a40.price_usd + 1000.0)
+    assert c["capex"][12] == pytest.approx(a100.price_usd + 1000.0)  # its own catalog price
+    rate = defaults.COLOCATION_USD_PER_KW_MONTH
+    assert c["facility"][5] == pytest.approx(a40.max_kw * rate)
+    assert c["facility"][20] == pytest.approx((a40.max_kw + a100.max_kw) * rate)
+    # GPU-hours in service: both models' 16 GPUs in month 21 (2028-09: 30 days).
+    assert o.ledger.gpu_hours_paid[20] == pytest.approx(16 * 24 * 30)
+
+
+@pytest.mark.parametrize(
+    ("over", "match"),
+    [
+        ({"tranches": [{"month": 0, "servers": 1}, {"month": 3, "servers": 1, "server": "HGX 9"}]},
+         r"tranches\[1\]\.server"),
+        ({"failures": {}}, r"tranches: servers of several models together with failures"),
+        ({"placement": "pool"}, r"together with placement: pool"),
+        ({"refresh": {"month": 20, "server": "HGX H100 8-GPU"}}, r"together with a refresh"),
+    ],
+)  # fmt: skip
+def test_mixed_cluster_input_errors(over: dict[str, Any], match: str) -> None:
+    with pytest.raises(ScenarioError, match=match):
+        prepare(make_scenario(horizon_months=36, options=[{**OWN, **over}]))
