@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from tco.simulator.money import Currency
+from tco.simulator.money import USD, Currency
 
 # A money column names its currency: "total cash (USD)", "EUR per delivered GPU-hour".
 _MONEY = re.compile(r"\((?!GPU)[A-Z]{3}\)|^(?!GPU)[A-Z]{3} per ")
@@ -30,9 +30,9 @@ def in_currency(frame: pd.DataFrame, cur: Currency) -> pd.DataFrame:
 
 
 def money(v: float, _: object = None) -> str:
-    """Whole dollars: "$20,000", and "−$20,000" below zero (a minus sign before the
-    currency, as accountants write it, not "$-20,000"). Also a matplotlib tick formatter."""
-    return f"−${-v:,.0f}" if v < 0 else f"${v:,.0f}"
+    """Whole dollars: "$20,000", and "−$20,000" below zero, as every report writes USD
+    (``Currency.label``); for ``tco compare``, whose summaries are in USD."""
+    return USD.label(v)
 
 
 def cell(column: str, value: object) -> str:

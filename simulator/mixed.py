@@ -22,7 +22,7 @@ import simpy
 
 from tco.simulator.placement import Allocation, Servers
 from tco.simulator.queue_records import Queued, QueueInput
-from tco.simulator.scheduler import _Pool
+from tco.simulator.scheduler import _Pool, _run
 
 
 class _MixedPool(_Pool):
@@ -130,9 +130,5 @@ def simulate_mixed(inp: QueueInput) -> Queued:
     waiting, on a cluster of mixed server models."""
     if inp.requeue is not None or inp.server_changes or inp.server_outages or inp.cutover:
         raise ValueError("a mixed cluster takes no failures and no cutover")
-    pool = _MixedPool(inp)
-    pool.start_arrivals()
-    if pool.future_capacity:
-        pool.env.process(pool.deliveries())
-    pool.env.run(until=inp.horizon_h)
+    pool = _run(_MixedPool(inp), inp.horizon_h)
     return Queued(pool.start, pool.left, group=pool.group)

@@ -57,15 +57,16 @@ class Currency:
     def label(self, value: float, _: object = None) -> str:
         """A figure already in this currency, as ``text`` writes it (a matplotlib tick
         formatter for axes drawn in this currency)."""
-        sign = "−" if value < 0 else ""
-        unit = "$" if self.is_usd else f"{self.code} "
-        return f"{sign}{unit}{abs(value):,.0f}"
+        return self._write(value, 0)
 
     def cents(self, usd: float) -> str:
         """With two decimals, for prices per unit: "$1.29", "EUR 1.11"."""
-        v = self.of(usd)
-        sign = "−" if v < 0 else ""
-        return f"{sign}{'$' if self.is_usd else self.code + ' '}{abs(v):,.2f}"
+        return self._write(self.of(usd), 2)
+
+    def _write(self, value: float, decimals: int) -> str:
+        sign = "−" if value < 0 else ""
+        unit = "$" if self.is_usd else f"{self.code} "
+        return f"{sign}{unit}{abs(value):,.{decimals}f}"
 
     def rate(self) -> str:
         """The rate in words, with its date and source ('' in USD)."""

@@ -26,6 +26,7 @@ import bisect
 import heapq
 from collections import deque
 from math import inf
+from typing import TypeVar
 
 import numpy as np
 import simpy
@@ -40,6 +41,8 @@ from tco.simulator.queue_records import (
     Requeued,
 )
 from tco.simulator.requeue import Requeue
+
+P = TypeVar("P", bound="_Pool")
 
 __all__ = ["SERVER_DOWN", "SERVER_UP", "Cutover", "QueueInput", "Queued", "Requeued"]
 
@@ -396,17 +399,22 @@ def simulate(inp: QueueInput) -> np.ndarray:
 def simulate_queue(inp: QueueInput) -> Queued:
     """Start time (h) of every job, when a job gave up waiting (``inp.patience_h``), and on
     servers the GPU-hours idle by fragmentation."""
-    pool = _Pool(inp)
-    pool.start_arrivals()
-    if pool.future_capacity:
-        pool.env.process(pool.deliveries())
-    pool.env.run(until=inp.horizon_h)
+    pool = _run(_Pool(inp), inp.horizon_h)
     srv = pool.servers
     stranded = srv.close(inp.horizon_h) + pool.retired_stranded_gpu_h if srv is not None else 0.0
     down = srv.down_gpu_h + pool.retired_down_gpu_h if srv is not None else 0.0
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
     new = None if inp.cutover is None else pool.start >= inp.cutover.at_h
     return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down, new)
+
+
+def _run(pool: P, horizon_h: float) -> P:
+    """Run one model to the horizon: arrivals as they come, deliveries and changes in time."""
+    pool.start_arrivals()
+    if pool.future_capacity:
+        pool.env.process(pool.deliveries())
+    pool.env.run(until=horizon_h)
+    return pool
 
 
 def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:

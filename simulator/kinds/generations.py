@@ -134,7 +134,7 @@ def newer_servers(
                                   ("maximum power", server.max_kw, "kW/server")):  # fmt: skip
             quotes.append(Quote(f"{name} {item}", value, unit, "catalog", server.price_date,
                                 server.source))  # fmt: skip
-        quotes.append(speed_quote(hw.speed if hw.speed is not None else ctx.speed(hw.gpu)))
+        quotes.append(speed_quote(ctx.speed(hw.gpu)))
     return tuple(out), tuple(gens), tuple(quotes)
 
 

@@ -176,9 +176,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         deliveries, mix, mix_quotes = generations.newer_servers(
             option.purchase_plan(), option.server, deliveries, option.lead_time_months,
-            option.price_decline_per_year, ctx,
-            "a refresh" if option.refresh else "failures" if option.failures
-            else "placement: pool" if option.placement == "pool" else None,
+            option.price_decline_per_year, ctx, option.unmixable(),
         )  # fmt: skip
         n = sum(d.servers for d in deliveries if d.generation == 0)
         hw = server_hardware(server, ctx.speed)
@@ -188,12 +186,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         if option.refresh is not None:
             successor, refresh_quotes = generations.successor(
                 option.refresh, ctx, hw, option.purchase_plan(), option.lead_time_months,
-                option.price_decline_per_year,
-                "an operating lease (end_of_term fmv_buyout or return)"
-                if f is not None and f.operating
-                else "failures on a pool (placement: pool)"
-                if option.failures and option.placement == "pool"
-                else None,
+                option.price_decline_per_year, option.unrefreshable(),
             )  # fmt: skip
             description += (
                 f", then {successor.servers} x {successor.server} ({successor.gpus} x"
