@@ -6,7 +6,9 @@ size it prints, in the same run (the machine is shared: compare ratios, not abso
 - scheduler: the SimPy FIFO gang scheduler vs a bare heapq loop doing the same (start times are
   checked identical), jobs per second and the ratio; and the same jobs placed on servers of 8
   (first fit, simulator/placement.py) against the pool; and placed with a refresh's cutover
-  half way (every server replaced by one of the same size, jobs 2x faster after it);
+  half way (every server replaced by one of the same size, jobs 2x faster after it); and EASY
+  backfill placed on servers at 110 % load (a queue that only grows: each pass looks at up to
+  500 waiting jobs);
 - pipeline: the whole run of one owned option (workload draw, speed model, SimPy, cost ledger)
   and of one on-demand option without quota (no events at all), time and peak memory.
 
@@ -45,10 +47,15 @@ def child_scheduler(kind: str, n: int) -> dict[str, float]:
     from tco.simulator.scheduler import Cutover, QueueInput, simulate
 
     arrival, k, hold = _synthetic(n)
-    servers = 8 if kind in ("servers", "cutover") else 0  # placement on servers of 8 GPUs
+    servers = 8 if kind in ("servers", "cutover", "backfill") else 0  # servers of 8 GPUs
+    policy = "backfill" if kind == "backfill" else "fifo"
+    if kind == "backfill":
+        hold = hold * 1.1 / LOAD  # overloaded: the queue grows to the horizon
     horizon = float(arrival[-1]) + 1e6 if kind == "cutover" else float("inf")
     cut = Cutover(float(arrival[n // 2]), GPUS, 8, hold / 2) if kind == "cutover" else None
-    inp = QueueInput(arrival, k, hold, [(0.0, GPUS)], horizon, server_gpus=servers, cutover=cut)
+    inp = QueueInput(
+        arrival, k, hold, [(0.0, GPUS)], horizon, server_gpus=servers, cutover=cut, policy=policy
+    )
     t0 = time.perf_counter()
     start = fifo_heapq(inp) if kind == "heapq" else simulate(inp)
     dt = time.perf_counter() - t0
@@ -144,6 +151,11 @@ def main() -> None:
         print(
             f"  scheduler  SimPy placed, cutover half way {n / c['seconds']:>10,.0f} jobs/s "
             f"({c['seconds']:.2f} s)  cutover/servers {c['seconds'] / v['seconds']:.2f}x"
+        )
+        b = _in_child("scheduler", "backfill", n)
+        print(
+            f"  scheduler  SimPy placed, backfill at 110 % load {n / b['seconds']:>10,.0f} jobs/s"
+            f" ({b['seconds']:.2f} s)  backfill/servers {b['seconds'] / v['seconds']:.2f}x"
         )
         for kind in ("owned", "on_demand"):
             p = _in_child("pipeline", kind, n)

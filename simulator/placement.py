@@ -81,6 +81,15 @@ class Servers:
         self.down_gpu_h += self.down[server] * (now - self._down_since[server])
         self._down_since[server] = now
 
+    def room(self) -> tuple[int, int]:
+        """The most GPUs free on one server, and how many servers are wholly free."""
+        return max(self.free, default=0), self.free.count(self.size)
+
+    def may_hold(self, need: int, room: tuple[int, int]) -> bool:
+        """False when ``place(need)`` surely finds nothing, given ``room()`` (a quick test)."""
+        most, whole = room
+        return need <= most if need <= self.size else need // self.size <= whole
+
     def place(self, need: int, free: list[int] | None = None) -> Allocation | None:
         """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
         ``free`` (a copy, for looking ahead) instead of the servers' own counts."""

@@ -102,3 +102,18 @@ class Requeued:
     interruptions: np.ndarray
     lost_gpu_h: np.ndarray
     gaps: list[tuple[int, float, float]]
+
+
+def capacity_events(
+    capacity: list[tuple[float, int]],
+    changes: list[tuple[float, int, int]],
+    outages: list[tuple[float, int, float]],
+) -> list[tuple[float, int, int]]:
+    """Capacity events in time order, (time h, units or SERVER_DOWN/UP, server; -1: no one
+    server), units at time 0 excepted (they are there from the start)."""
+    return sorted(
+        [(t, u, -1) for t, u in capacity if t > 0]
+        + [(t, u, srv) for t, srv, u in changes]
+        + [(t, SERVER_DOWN, srv) for t, srv, _ in outages]
+        + [(t, SERVER_UP, srv) for _, srv, t in outages]
+    )

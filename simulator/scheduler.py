@@ -39,6 +39,7 @@ from tco.simulator.queue_records import (
     Queued,
     QueueInput,
     Requeued,
+    capacity_events,
 )
 from tco.simulator.requeue import Requeue
 
@@ -51,6 +52,8 @@ class _Pool:
     """One run of the model: the SimPy environment, the free units, the queue and (for backfill)
     the running jobs ordered by end time."""
 
+    remember = True  # placed backfill skips jobs seen before (tests turn it off: same starts)
+
     def __init__(self, inp: QueueInput) -> None:
         self.env = simpy.Environment()
         self.inp = inp
@@ -60,12 +63,12 @@ class _Pool:
         self.hold = inp.hold_h.tolist()
         self.free = sum(u for t, u in inp.capacity if t <= 0)
         # (time, units, server): server -1 adds units (new servers when placed on servers).
-        self.future_capacity = _events(inp.capacity, inp.server_changes, inp.server_outages)
+        self.future_capacity = capacity_events(inp.capacity, inp.server_changes, inp.server_outages)
         cut = inp.cutover
         if cut is not None:  # the old servers' events end there; the successor's follow
             self.future_capacity = [e for e in self.future_capacity if e[0] < cut.at_h] + [
                 e
-                for e in _events(cut.changes, cut.server_changes, cut.server_outages)
+                for e in capacity_events(cut.changes, cut.server_changes, cut.server_outages)
                 if e[0] >= cut.at_h
             ]
         self.servers: Servers | None = None
@@ -86,6 +89,10 @@ class _Pool:
         self.running: list[tuple[float, int, int]] = []
         self.ends: dict[int, float] = {}
         self.pass_pending = False
+        # Placed backfill after arrivals alone: the queue's length at the last pass (0: something
+        # else changed since) and the head's shadow time then (None: not known).
+        self.scanned = 0
+        self.head_shadow: float | None = None
         self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
         self.cut_h = inf if inp.cutover is None else inp.cutover.at_h
         # Fragmentation and servers down whole on the servers the cutover retired.
@@ -96,6 +103,10 @@ class _Pool:
         if inp.patience_h is not None:
             each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
             self.patience = each.tolist()
+
+    def changed(self) -> None:
+        """Something besides an arrival happened: the next pass looks at every job again."""
+        self.scanned, self.head_shadow = 0, None
 
     def wake(self) -> None:
         """Ask for one scheduling pass after every event already due at this instant."""
@@ -113,6 +124,7 @@ class _Pool:
             del self.finish_ev[job]
         if self.cut_h <= self.env.now and self.start[job] < self.cut_h and job not in self.alloc:
             return  # it ran on a retired server: its GPUs are gone with the server
+        self.changed()
         self.free += self.units[job]
         if self.servers is not None:
             self.servers.release(self.alloc.pop(job))
@@ -160,6 +172,7 @@ class _Pool:
         """Every server retires and the successor's take their place (see ``Cutover``)."""
         cut = self.inp.cutover
         assert cut is not None
+        self.changed()
         self.hold = cut.hold_h.tolist()
         self.free = cut.gpus
         # A job larger than the successor never starts now; with patience it leaves (bursts).
@@ -201,21 +214,30 @@ class _Pool:
             if alloc is None:
                 break
             self.start_job(q.popleft(), alloc)
-        if self.backfill and len(q) > 1 and srv.total_free > 0:
+        # After arrivals alone the jobs looked at before still cannot start (nothing freed, the
+        # head's shadow time the same, the clock later): only the new ones are looked at.
+        first, seen = max(1, self.scanned * self.remember), len(q)  # seen: none can start
+        if self.backfill and first < min(len(q), self.inp.depth) and srv.total_free > 0:
             now = self.env.now
-            shadow = self.placed_shadow(self.units[q[0]])
+            if self.head_shadow is None or not self.remember:
+                self.head_shadow = self.placed_shadow(self.units[q[0]])
+            shadow = self.head_shadow
             started = []
-            for pos in range(1, min(len(q), self.inp.depth)):
-                job = q[pos]
-                if now + self.hold[job] > shadow:
+            room = srv.room()  # a job no server could hold is not looked for (a long queue)
+            for pos in range(first, min(len(q), self.inp.depth)):
+                job, need = q[pos], self.units[q[pos]]
+                if now + self.hold[job] > shadow or not srv.may_hold(need, room):
                     continue
-                alloc = srv.place(self.units[job])
+                alloc = srv.place(need)
                 if alloc is not None:
                     started.append(pos)
                     self.start_job(job, alloc)
+                    room = srv.room()
             for pos in reversed(started):
                 del q[pos]
+            seen = min(len(q) + len(started), self.inp.depth) - len(started)  # (not beyond)
         srv.note(self.env.now, self.units[q[0]] if q else None)
+        self.scanned = seen
 
     def placed_shadow(self, need: int) -> float:
         """When the head could first be placed, releasing running jobs' GPUs and applying
@@ -227,15 +249,19 @@ class _Pool:
             ((t, 0, job) for t, _, job in self.running),
             ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
         )
+        small = need <= srv.size  # then only a server a change touched can newly hold it
         for t, what, i in changes:
             if t >= self.cut_h > self.env.now:
                 break  # what ends on retired servers frees nothing after the cutover
             if what == 0:
+                touched = [s for s, _ in self.alloc[i]]
                 for s, n in self.alloc[i]:
                     free[s] += n
             else:
                 _, u, s = self.future_capacity[i]
+                touched = [s]
                 if s < 0:
+                    touched = list(range(len(free), len(free) + u // srv.size))
                     free.extend([srv.size] * (u // srv.size))
                 elif u == SERVER_DOWN:
                     free[s] = -srv.size  # holds nothing until back (looking ahead only)
@@ -243,7 +269,7 @@ class _Pool:
                     free[s] = srv.size - srv.out[s]
                 else:
                     free[s] += u
-            if srv.place(need, free) is not None:
+            if any(free[s] >= need for s in touched) if small else srv.place(need, free):
                 return t
         return self.after_cutover(need)
 
@@ -320,6 +346,7 @@ class _Pool:
         job = int(ev.value)  # type: ignore[arg-type]
         if np.isnan(self.start[job]) and np.isnan(self.left[job]):  # (a cutover may drop it)
             self.queue.remove(job)
+            self.changed()
             self.left[job] = self.env.now
             if self.queue:
                 self.wake()
@@ -347,6 +374,7 @@ class _Pool:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
         rq.stop(job, now, self.units[job])
+        self.changed()
         q = self.queue
         pos = next((i for i, other in enumerate(q) if other > job), len(q))
         q.insert(pos, job)  # back at its place by arrival
@@ -355,6 +383,7 @@ class _Pool:
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u, s in list(self.future_capacity):
             yield self.env.timeout(t - self.env.now)
+            self.changed()
             srv = self.servers
             if srv is None:
                 self.free += u
@@ -374,21 +403,6 @@ class _Pool:
             self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()
-
-
-def _events(
-    capacity: list[tuple[float, int]],
-    changes: list[tuple[float, int, int]],
-    outages: list[tuple[float, int, float]],
-) -> list[tuple[float, int, int]]:
-    """Capacity events in time order, (time h, units or SERVER_DOWN/UP, server; -1: no one
-    server), units at time 0 excepted (they are there from the start)."""
-    return sorted(
-        [(t, u, -1) for t, u in capacity if t > 0]
-        + [(t, u, srv) for t, srv, u in changes]
-        + [(t, SERVER_DOWN, srv) for t, srv, _ in outages]
-        + [(t, SERVER_UP, srv) for _, srv, t in outages]
-    )
 
 
 def simulate(inp: QueueInput) -> np.ndarray:
