@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tco.simulator.calendar import month_edges_h
 from tco.simulator.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
@@ -154,6 +155,7 @@ def test_optimize_searches_the_burst_threshold() -> None:
     prepared = prepare(scenario, book)
     configs = search_option(prepared, 2, book)
     field = "burst_after_wait_hours"
+    configs = [c for c in configs if field in c.knobs]  # then the month of purchase
     for c in configs:  # Starburst's bound at every threshold: the wait, then the cloud's delay
         assert c.p95_wait_h <= c.knobs[field] + 0.1 + 1e-9
     level = scenario.service_level.p95_wait_hours
@@ -168,3 +170,97 @@ def test_optimize_searches_the_burst_threshold() -> None:
     assert lo >= level - 0.1 - 1  # a threshold up to the level less the delay always meets it
     cheapest = min(meeting, key=lambda c: c.cash_usd)
     assert cheapest.knobs[field] == lo  # waiting longer bursts fewer jobs: it costs less
+
+
+# Rent until the servers are bought: a 12-month scenario, the cluster ordered in month 4 with a
+# month's lead time, so no job arriving before month 5 less the threshold can start on it.
+def _rent_then_buy(**over: Any) -> Any:
+    own = {**OWN, "lead_time_months": 1}
+    scenario = make_scenario(
+        workload={"job_classes": CLASSES}, options=[own, CLOUD, _hybrid(buy_month=4, **over)]
+    )
+    return run(scenario)
+
+
+def test_rent_then_buy_runs_in_the_cloud_until_the_servers_arrive() -> None:
+    r = _rent_then_buy()
+    _, cloud, hybrid = r.options
+    # A job certain to give up before the servers arrive leaves on arrival: it waits only the
+    # cloud's provisioning delay, exactly as on the cloud option alone.
+    arrive = month_edges_h("2027-01", 12)[5]  # ordered in month 4 (from 0), in a month later
+    early = r.jobs.arrival_h + 24 < arrive
+    assert early.sum() > 1000
+    assert np.all(hybrid.runs.burst[early])  # type: ignore[index]
+    wait = hybrid.runs.start_h - r.jobs.arrival_h
+    assert np.allclose(wait[early], 0.1)
+    assert np.allclose(hybrid.runs.start_h[early], cloud.runs.start_h[early])
+    # So the months before the order cost what the cloud alone costs (lead time 730 h > 24 h:
+    # every job running in them started in the cloud), and the servers are paid on delivery.
+    assert np.allclose(
+        hybrid.ledger.cash["cloud_compute"][:4], cloud.ledger.cash["cloud_compute"][:4]
+    )
+    capex = hybrid.ledger.cash["capex"]
+    assert np.all(capex[:5] == 0) and capex[5] > 0
+    # Once the servers are in, jobs run on them again (Starburst's bound still holds).
+    late = r.jobs.arrival_h >= arrive
+    assert (~hybrid.runs.burst[late]).sum() > 100  # type: ignore[index]
+    assert hybrid.waits.max_h <= 24 + 0.1 + 1e-9
+
+
+def test_rent_then_buy_is_the_owned_option_with_its_tranches_moved() -> None:
+    """buy_month equals writing the tranches later by hand: ordered in month 4, and a later
+    tranche (month 6) keeps its month."""
+    own = {**OWN, "servers": None, "lead_time_months": 1,
+           "tranches": [{"month": 0, "servers": 1}, {"month": 6, "servers": 1}]}  # fmt: skip
+    by_hand = {**own, "name": "by-hand",
+               "tranches": [{"month": 4, "servers": 1}, {"month": 6, "servers": 1}]}  # fmt: skip
+    del own["servers"], by_hand["servers"]
+    options = [own, by_hand, CLOUD, _hybrid(buy_month=4), _hybrid(name="h2", owned="by-hand")]
+    r = run(make_scenario(workload={"job_classes": CLASSES}, options=options))
+    moved, written = r.options[3], r.options[4]
+    assert moved.total_cash_usd == pytest.approx(written.total_cash_usd, rel=1e-12)
+    assert np.array_equal(moved.runs.start_h, written.runs.start_h, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        ({"buy_month": 11}, "options[2].buy_month: own's servers ordered in month 11 arrive after"
+                            " the 12-month horizon (lead time 1 months); valid: 0 to 10"),
+        ({"buy_month": -1}, "buy_month"),
+    ],
+)  # fmt: skip
+def test_rent_then_buy_input_errors(over: dict[str, Any], words: str) -> None:
+    own = {**OWN, "lead_time_months": 1}
+    with pytest.raises(ScenarioError) as e:
+        run(make_scenario(options=[own, CLOUD, _hybrid(**over)]))
+    assert words in str(e.value)
+
+
+def test_rent_then_buy_before_a_refresh_only() -> None:
+    own = {**OWN, "refresh": {"month": 6, "server": "HGX A100 8x80GB"}}
+    with pytest.raises(ScenarioError) as e:
+        run(make_scenario(options=[own, CLOUD, _hybrid(buy_month=6)]))
+    assert "options[2].buy_month: own's refresh in month 6 must come after its purchase" in str(
+        e.value
+    )
+
+
+def test_optimize_searches_the_month_of_purchase() -> None:
+    """Every half year while the servers still arrive in the horizon, each the same as the option
+    written with that buy_month."""
+    from tco.pricing.book import PriceBook
+    from tco.simulator.optimize import search_option
+    from tco.simulator.run import prepare
+
+    book = PriceBook()
+    own = {**OWN, "lead_time_months": 1}
+    scenario = make_scenario(workload={"job_classes": CLASSES}, options=[own, CLOUD, _hybrid()])
+    configs = search_option(prepare(scenario, book), 2, book)
+    bought = {c.knobs["buy_month"]: c for c in configs if "buy_month" in c.knobs}
+    assert sorted(bought) == [0, 6]  # month 10 is the last whose order arrives; 12 is past
+    again = run(
+        make_scenario(workload={"job_classes": CLASSES}, options=[own, CLOUD, _hybrid(buy_month=6)])
+    )
+    assert bought[6].cash_usd == pytest.approx(again.options[2].total_cash_usd, rel=1e-12)
+    assert bought[6].p95_wait_h == pytest.approx(again.options[2].waits.p95_h, rel=1e-12)

@@ -32,7 +32,13 @@ from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import GpuCount, NonNeg, Strict
-from tco.simulator.kinds.owned_parts import Delivery, Tranche, deliveries_of, server_hardware
+from tco.simulator.kinds.owned_parts import (
+    Delivery,
+    Tranche,
+    deliveries_of,
+    latest_order_month,
+    server_hardware,
+)
 from tco.simulator.kinds.registry import Context
 from tco.simulator.ledger import Category, declare
 from tco.simulator.plan import Quote, speed_quote
@@ -147,7 +153,7 @@ def months_to_try(
     """The refresh months ``tco optimize`` tries besides the scenario's: every half year from
     the month after the last tranche to the last whose successor arrives within the horizon."""
     first = last_tranche + 1
-    last = horizon_months - 1 - math.ceil(lead_time_months)
+    last = latest_order_month(lead_time_months, horizon_months)
     months = {*range(first, last + 1, REFRESH_STEP_MONTHS), last} if last >= first else set()
     return sorted(months - {r.month})
 
@@ -179,7 +185,7 @@ def successor(
         ctx.start, ctx.horizon_months, dated,
     )  # fmt: skip
     if delivery.delivery_month is None:
-        latest = ctx.horizon_months - 1 - math.ceil(lead_time_months)
+        latest = latest_order_month(lead_time_months, ctx.horizon_months)
         raise ScenarioError(
             ctx.file,
             f"{ctx.where}.refresh.month",

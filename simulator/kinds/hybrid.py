@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -51,6 +51,10 @@ class Hybrid(OptionModel):
     burst_after_wait_hours: NonNeg | None = None
     burst_wait_hours_per_gpu_hour: NonNeg | None = None
     burst_wait_hours_per_usd: NonNeg | None = None
+    # Rent until then, buy from then: the owned option's orders begin in this month (its earlier
+    # tranches are ordered in it, later ones keep their months); until its first servers arrive,
+    # every job runs in the cloud. Empty: bought when the owned option says.
+    buy_month: Annotated[int, Field(ge=0, le=1200)] | None = None
 
     @model_validator(mode="after")
     def _policy_has_its_figure(self) -> Hybrid:
@@ -78,9 +82,12 @@ class Hybrid(OptionModel):
 SEARCH_MULTIPLES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 SEARCH_BISECTIONS = 6
 
+BUY_KNOB = "buy_month"
 # The fields naming other options: the owned one first, then the one to burst to.
 REFERENCES = tuple(
-    f for f in Hybrid.model_fields if f not in ("kind", "name") and not f.startswith("burst_")
+    f
+    for f in Hybrid.model_fields
+    if f not in ("kind", "name", BUY_KNOB) and not f.startswith("burst_")
 )
 
 
@@ -89,6 +96,16 @@ class HybridPlan(Plan):
     option: Hybrid
     owned_plan: Plan
     burst_plan: Plan
+
+
+def _parts(option: Hybrid, ctx: Context) -> list[tuple[int, OptionModel]]:
+    """The owned option (bought from ``buy_month`` when given) and the cloud option, with their
+    positions in the scenario."""
+    (i, own), burst = (_referenced(option, ctx, f, n == 0) for n, f in enumerate(REFERENCES))
+    if option.buy_month is not None:
+        kind: Any = registry.of(own)  # an owned kind (``_referenced`` checked)
+        own = kind.bought_from(own, option.buy_month, ctx, BUY_KNOB)
+    return [(i, own), burst]
 
 
 def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, OptionModel]:
@@ -101,8 +118,8 @@ def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, 
             ctx.file, f"{ctx.where}.{field}", f"no option {name!r}; valid: {', '.join(names)}"
         )
     kind = registry.of(found[1])
-    # The owned side must queue jobs with patience (the owned kind's ``queue``).
-    queues = hasattr(kind, "queue")
+    # The owned side must queue jobs with patience and say when it is bought (the owned kind's).
+    queues = all(hasattr(kind, a) for a in ("queue", "bought_from", "in_service_from_h"))
     if (
         kind.buys_hardware != owned
         or (owned and not queues)
@@ -133,7 +150,8 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         fewer jobs, so it costs less and the waits grow. Multiples of the scenario's figure are
         tried, then the boundary between the largest that meets the service level and the next
         that misses is bisected (the wait grows with the threshold: Starburst's bound, at most
-        the threshold plus the cloud's delay)."""
+        the threshold plus the cloud's delay). Then, at the scenario's threshold, the month the
+        servers are bought in (``buy_month``: renting until then), every half year."""
         field = POLICIES[option.burst_policy][0]
         given = float(getattr(option, field))
         base = given or float(prepared.scenario.service_level.p95_wait_hours)
@@ -155,23 +173,27 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
                 lo, hi = (
                     (mid.knobs[field], hi) if mid.meets_service_level else (lo, mid.knobs[field])
                 )
+        own = next(o for o in prepared.scenario.options if o.name == option.owned)
+        kind: Any = registry.of(own)  # an owned kind (``_referenced`` checked)
+        for m in kind.months_to_buy(own, prepared.scenario.horizon_months):
+            if m != option.buy_month:
+                seen.append(evaluate(option.model_copy(update={BUY_KNOB: m}), {BUY_KNOB: m}))
         return seen
 
     def check(self, option: Hybrid, ctx: Context) -> None:
-        for n, field in enumerate(REFERENCES):
-            _referenced(option, ctx, field, n == 0)
+        _parts(option, ctx)
 
     def plan(self, option: Hybrid, ctx: Context) -> HybridPlan:
-        plans = []
-        for n, field in enumerate(REFERENCES):
-            i, o = _referenced(option, ctx, field, n == 0)
-            plans.append(registry.of(o).plan(o, ctx.other(i)))
-        own, burst = plans
+        own, burst = (registry.of(o).plan(o, ctx.other(i)) for i, o in _parts(option, ctx))
+        bought = (
+            "" if option.buy_month is None
+            else f" ordered from month {option.buy_month + 1} (the cloud until they arrive)"
+        )  # fmt: skip
         return HybridPlan(
             option=option,
             hardware=own.hardware,
             quotes=(*own.quotes, *burst.quotes),
-            description=f"{own.description}; jobs waiting {option.policy_text()}"
+            description=f"{own.description}{bought}; jobs waiting {option.policy_text()}"
             f" burst to {burst.description}",
             owned_plan=own,
             burst_plan=burst,
@@ -184,6 +206,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         waits = plan.option.waits_h(jobs, lambda: cloud_cost_usd(jobs, plan.burst_plan))
         # A job the cloud cannot run never leaves for it (a wait past the horizon).
         waits = np.where(np.isfinite(waits), waits, horizon_h + 1.0)
+        # A job that would give up before the first servers arrive leaves at once: nothing can
+        # start on the cluster before then (it is bought later, or still on its way).
+        first = owned_kind.in_service_from_h(plan.owned_plan)
+        waits = np.where(jobs.arrival_h + waits < first, 0.0, waits)
         own, left = owned_kind.queue(jobs, plan.owned_plan, horizon_h, rng, waits)
         away = np.where(own.reason != "", jobs.arrival_h, left)  # never fits: at once
         idx = np.nonzero(~np.isnan(away) & (away < horizon_h))[0]

@@ -31,6 +31,7 @@ from tco.simulator.kinds.owned_parts import (
     Delivery,
     decline_quote,
     deliveries_of,
+    latest_order_month,
     server_hardware,
     smallest_meeting,
 )
@@ -47,6 +48,7 @@ if typing.TYPE_CHECKING:
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
 REFRESH_KNOB = "refresh_month"
+BUY_STEP_MONTHS = 6  # tco optimize tries a hybrid's purchase every half year
 
 
 def _returned_after_the_horizon(
@@ -217,6 +219,40 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             successor=successor,
             mix=mix,
         )
+
+    def bought_from(self, option: Owned, month: int, ctx: Context, field: str) -> Owned:
+        """``option`` rented until ``month`` and bought then (a hybrid's ``field``, at
+        ``ctx.where``): what is ordered earlier is ordered in that month."""
+        latest = latest_order_month(option.lead_time_months, ctx.horizon_months)
+        where = f"{ctx.where}.{field}"
+        if month > latest:
+            raise ScenarioError(
+                ctx.file,
+                where,
+                f"{option.name}'s servers ordered in month {month} arrive after the"
+                f" {ctx.horizon_months}-month horizon (lead time {option.lead_time_months:g}"
+                f" months); valid: 0 to {latest}",
+            )
+        r = option.refresh
+        if r is not None and r.month <= month:
+            raise ScenarioError(
+                ctx.file,
+                where,
+                f"{option.name}'s refresh in month {r.month} must come after its purchase;"
+                f" valid: 0 to {r.month - 1}",
+            )
+        return option.bought_from(month)
+
+    def months_to_buy(self, option: Owned, horizon_months: int) -> list[int]:
+        """The order months ``tco optimize`` tries for a hybrid renting until it buys: every
+        half year while the servers still arrive within the horizon."""
+        latest = latest_order_month(option.lead_time_months, horizon_months)
+        last = latest if option.refresh is None else min(latest, option.refresh.month - 1)
+        return list(range(0, last + 1, BUY_STEP_MONTHS))
+
+    def in_service_from_h(self, plan: OwnedPlan) -> float:
+        """When the first servers are in service (inf: never within the horizon)."""
+        return min(d.delivery_h for d in plan.deliveries)
 
     def play(
         self, jobs: Jobs, plan: OwnedPlan, horizon_h: float, rng: np.random.Generator

@@ -82,6 +82,12 @@ class Owned(OptionModel):
             return "failures"
         return "placement: pool" if self.placement == "pool" else None
 
+    def bought_from(self, month: int) -> Owned:
+        """This option with nothing ordered before ``month`` (rented until then): the tranches
+        ordered earlier are ordered in that month, the later ones keep theirs."""
+        plan = [t.model_copy(update={"month": max(t.month, month)}) for t in self.purchase_plan()]
+        return self.model_copy(update={"servers": None, "tranches": plan})
+
     def purchase_plan(self) -> list[Tranche]:
         """The tranches, with the ``servers`` shortcut expanded."""
         if self.tranches is not None:

@@ -115,6 +115,11 @@ def _years_after(start: str, months: int, date: str) -> float:
     return (y * 12 + m - 1 + months - (parts[0] * 12 + parts[1] - 1)) / 12.0
 
 
+def latest_order_month(lead_time_months: float, horizon_months: int) -> int:
+    """The last month whose order arrives within the horizon."""
+    return horizon_months - 1 - math.ceil(lead_time_months)
+
+
 def deliveries_of(
     tranches: list[Tranche],
     lead_time_months: float,
