@@ -28,6 +28,7 @@ from tco.pricing.aws_calls import (
     call,
     partition,
     pricing_endpoint,
+    quote_currency,
     savings_plans_region,
 )
 from tco.pricing.aws_ec2 import LINKS, instance_spec, links, spot_min
@@ -60,6 +61,7 @@ __all__ = [
     "partition",
     "pricing_endpoint",
     "product_filters",
+    "quote_currency",
     "reserved_terms",
     "savings_plan_rates",
     "select_on_demand",
@@ -88,8 +90,10 @@ def fetch_entry(
     session: Any, instance_type: str, region: str, now: dt.datetime
 ) -> tuple[PriceEntry, list[str]]:
     """Everything about one instance type in one region, and a warning for each part that could
-    not be fetched (left unknown)."""
+    not be fetched (left unknown). Prices stay in the currency AWS quotes the region in (CNY in
+    AWS China); the price book converts them."""
     where = f"{instance_type} in {region}"
+    currency = quote_currency(region)
     ec2 = _client(session, "ec2", region)
     spec = _guarded(
         f"ec2.describe_instance_types for {instance_type}",
@@ -115,10 +119,10 @@ def fetch_entry(
             f"pricing.get_products for {where}",
             lambda: list(iter_products(pricing, instance_type, region)),
         )
-        item = select_on_demand(items, instance_type, region)
+        item = select_on_demand(items, instance_type, region, currency)
         return (
-            on_demand_usd(item),
-            reserved_terms(item),
+            on_demand_usd(item, currency),
+            reserved_terms(item, currency),
             item.get("version"),
             item.get("publicationDate"),
         )
@@ -130,7 +134,7 @@ def fetch_entry(
                 f"Savings Plans are not offered in the {partition(region)} partition"
             )
         sp = _client(session, "savingsplans", sp_region)
-        return savings_plan_rates(sp, instance_type, region) or None
+        return savings_plan_rates(sp, instance_type, region, currency) or None
 
     unknown: OnDemand = (None, {}, None, None)
     usd, reserved, version, published = part("the on-demand price", on_demand, unknown)
@@ -146,6 +150,9 @@ def fetch_entry(
             spec=spec,
             price_list_version=version,
             price_list_publication_date=published,
+            # The spot API names no currency: AWS China's spot prices are taken as CNY, the
+            # currency of all its prices (an assumption; the price's detail says so).
+            currency=currency,
         ),
         warnings,
     )

@@ -57,6 +57,17 @@ def partition(region: str) -> str:
     return next((p for prefix, p in PARTITIONS.items() if region.startswith(prefix)), "aws")
 
 
+# The currency each partition quotes prices in: AWS China (Beijing, operated by Sinnet; Ningxia,
+# by NWCD) in CNY, every other partition in USD (botocore's partitions; the China console and
+# Price List answers quote CNY).
+QUOTE_CURRENCY = {"aws-cn": "CNY"}
+
+
+def quote_currency(region: str) -> str:
+    """The currency AWS quotes prices in for ``region``."""
+    return QUOTE_CURRENCY.get(partition(region), "USD")
+
+
 def pricing_endpoint(region: str) -> str:
     """The Price List endpoint to use for ``region`` (the API exists in few regions)."""
     part = partition(region)

@@ -51,32 +51,40 @@ def iter_products(client: Any, instance_type: str, region: str) -> Iterator[dict
             yield item
 
 
-def on_demand_usd(item: dict[str, Any]) -> float:
-    """The hourly USD price of an item's OnDemand term (0.0 when it has none)."""
+def on_demand_usd(item: dict[str, Any], currency: str = "USD") -> float:
+    """The hourly price of an item's OnDemand term in ``currency``, the one AWS quotes the
+    region's partition in (USD; CNY in AWS China), 0.0 when it has none. A price in any other
+    currency is an error: never read as this one."""
     for term in item.get("terms", {}).get("OnDemand", {}).values():
         for dim in term.get("priceDimensions", {}).values():
             if dim.get("unit") == "Hrs":
-                prices = dim.get("pricePerUnit", {})
-                if "USD" not in prices:
-                    raise LivePriceError(
-                        f"the on-demand price is quoted in {', '.join(prices) or 'no currency'};"
-                        " tco works in USD: give usd_per_hour in the scenario"
-                    )
-                return float(prices["USD"])
+                return _in(dim, currency, "the on-demand price")
     return 0.0
 
 
-def _describe(item: dict[str, Any]) -> str:
+def _in(dim: dict[str, Any], currency: str, what: str) -> float:
+    prices = dim.get("pricePerUnit", {})
+    if currency not in prices:
+        raise LivePriceError(
+            f"{what} is quoted in {', '.join(prices) or 'no currency'}, not {currency} as AWS"
+            f" quotes this region; tco never reads one as the other: give usd_per_hour in the"
+            " scenario"
+        )
+    return float(prices[currency])
+
+
+def _describe(item: dict[str, Any], currency: str) -> str:
     a = item["product"].get("attributes", {})
     return (
         f"sku {item['product'].get('sku', '?')} ({a.get('usagetype', '?')},"
         f" capacitystatus={a.get('capacitystatus', '?')},"
-        f" marketoption={a.get('marketoption', '?')}, ${on_demand_usd(item):g}/h)"
+        f" marketoption={a.get('marketoption', '?')},"
+        f" {on_demand_usd(item, currency):g} {currency}/h)"
     )
 
 
 def select_on_demand(
-    items: list[dict[str, Any]], instance_type: str, region: str
+    items: list[dict[str, Any]], instance_type: str, region: str, currency: str = "USD"
 ) -> dict[str, Any]:
     """The single real product among the items, or an error naming the candidates.
 
@@ -94,26 +102,27 @@ def select_on_demand(
                 return False
         if a.get("capacitystatus", "Used").lower() != "used":
             return False
-        return "BoxUsage" in str(a.get("usagetype", "")) and on_demand_usd(item) > 0
+        return "BoxUsage" in str(a.get("usagetype", "")) and on_demand_usd(item, currency) > 0
 
     picked = [i for i in items if real(i)]
     where = f"pricing.get_products for {instance_type} in {region}"
     if len(picked) == 1:
         return picked[0]
     if not picked:
-        seen = "; ".join(_describe(i) for i in items[:5]) or "no products at all"
+        seen = "; ".join(_describe(i, currency) for i in items[:5]) or "no products at all"
         raise LivePriceError(
             f"{where}: no Linux on-demand box-usage product with a positive price (seen: {seen});"
             " check the instance type and region, or give usd_per_hour in the scenario"
         )
     raise AmbiguousPrice(
         f"{where}: {len(picked)} products match, refusing to guess: "
-        + "; ".join(_describe(i) for i in picked)
+        + "; ".join(_describe(i, currency) for i in picked)
     )
 
 
-def reserved_terms(item: dict[str, Any]) -> dict[str, float]:
-    """Effective $/h of every reserved term: hourly + upfront fee / hours of the term.
+def reserved_terms(item: dict[str, Any], currency: str = "USD") -> dict[str, float]:
+    """Effective price per hour of every reserved term, in ``currency``: hourly + upfront fee /
+    hours of the term.
 
     Keys are 'Nyr/<standard|convertible>/<No|Partial|All> Upfront'.
     """
@@ -125,11 +134,11 @@ def reserved_terms(item: dict[str, Any]) -> dict[str, float]:
             continue
         hourly = upfront = 0.0
         for dim in term.get("priceDimensions", {}).values():
-            usd = float(dim["pricePerUnit"]["USD"])
+            price = _in(dim, currency, "a reserved price")
             if dim.get("unit") == "Hrs":
-                hourly += usd
+                hourly += price
             elif dim.get("unit") == "Quantity":
-                upfront += usd
+                upfront += price
         key = f"{years}yr/{ta.get('OfferingClass')}/{ta.get('PurchaseOption')}"
         out[key] = round(hourly + upfront / (years * HOURS_PER_YEAR), 9)
     return dict(sorted(out.items()))

@@ -13,22 +13,27 @@ SP_DURATION_YEARS = {31_536_000: 1, 94_608_000: 3}
 SP_PLAN_TYPES = ("Compute", "EC2Instance")
 
 
-def _is_linux_box_usage(row: dict[str, Any], instance_type: str, region: str) -> bool:
-    """The row is an hourly USD rate of this type in this region, shared tenancy, Linux."""
+def _is_linux_box_usage(
+    row: dict[str, Any], instance_type: str, region: str, currency: str
+) -> bool:
+    """The row is an hourly rate in ``currency`` of this type in this region, shared tenancy,
+    Linux."""
     props = {p.get("name"): p.get("value") for p in row.get("properties", [])}
     wanted = {"instanceType": instance_type, "region": region}
     optional = {"tenancy": "shared", "productDescription": "Linux/UNIX"}
     return (
         row.get("unit") == "Hrs"
-        and row.get("savingsPlanOffering", {}).get("currency") == "USD"
+        and row.get("savingsPlanOffering", {}).get("currency") == currency
         and all(props.get(k) == v for k, v in wanted.items())
         and all(props.get(k, v) == v for k, v in optional.items())
     )
 
 
-def savings_plan_rates(client: Any, instance_type: str, region: str) -> dict[str, float]:
-    """Compute and EC2 Instance Savings Plan $/h for the type in the region, every term and
-    payment option: keys '<plan>/<N>yr/<payment option>'."""
+def savings_plan_rates(
+    client: Any, instance_type: str, region: str, currency: str = "USD"
+) -> dict[str, float]:
+    """Compute and EC2 Instance Savings Plan rates per hour (in ``currency``) for the type in the
+    region, every term and payment option: keys '<plan>/<N>yr/<payment option>'."""
     out: dict[str, float] = {}
     token: str | None = None
     seen: set[str] = set()
@@ -53,7 +58,7 @@ def savings_plan_rates(client: Any, instance_type: str, region: str) -> dict[str
             lambda: client.describe_savings_plans_offering_rates(**kwargs),  # noqa: B023
         )
         for row in page.get("searchResults", []):
-            if not _is_linux_box_usage(row, instance_type, region):
+            if not _is_linux_box_usage(row, instance_type, region, currency):
                 continue
             offer = row.get("savingsPlanOffering", {})
             years = SP_DURATION_YEARS.get(int(offer.get("durationSeconds", 0)))

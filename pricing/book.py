@@ -20,6 +20,7 @@ resolved once per book, so one run never mixes sources for the same instance sil
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,16 @@ from tco.pricing import snapshot
 from tco.pricing.cache import PriceCache, default_dir
 from tco.pricing.entry import PriceEntry
 from tco.pricing.errors import PricingError, UnknownPrice, closest
-from tco.pricing.records import MODES, InstanceSpec, Mode, Payment, PlanType, Price, Source
+from tco.pricing.records import (
+    MODES,
+    FxRate,
+    InstanceSpec,
+    Mode,
+    Payment,
+    PlanType,
+    Price,
+    Source,
+)
 
 
 @dataclass(frozen=True)
@@ -68,12 +78,22 @@ class PriceBook:
         self.now = now or dt.datetime.now(dt.UTC)
         self.warnings: list[str] = []
         self._entries: dict[tuple[str, str], Entry] = {}
+        # Rates for prices AWS quotes in another currency (AWS China: CNY), by currency.
+        self.rates: dict[str, FxRate] = {}
+
+    def converting(self, rates: dict[str, FxRate]) -> PriceBook:
+        """This book (its entries, cache and warnings shared) answering prices AWS quotes in
+        another currency at ``rates``: one scenario's dated rates, not the book's."""
+        view = copy.copy(self)
+        view.rates = dict(rates)
+        return view
 
     def frozen(self) -> PriceBook:
         """A book that answers only from what this one has resolved (and the bundled snapshot
         for anything else): picklable, for the workers of a sweep, never calling AWS again."""
         book = PriceBook("snapshot", now=self.now)
         book._entries = dict(self._entries)
+        book.rates = dict(self.rates)
         return book
 
     # ------------------------------------------------------------ where entries come from
@@ -236,7 +256,13 @@ class PriceBook:
         return self.entry(instance_type, region).data.spec
 
     def _price(
-        self, e: Entry, value: float | None, what: str, instance_type: str, region: str
+        self,
+        e: Entry,
+        value: float | None,
+        what: str,
+        instance_type: str,
+        region: str,
+        unlabelled: bool = False,  # the API names no currency (spot prices)
     ) -> Price:
         if value is None:
             why = f" ({'; '.join(e.notes)})" if e.notes else ""
@@ -244,8 +270,24 @@ class PriceBook:
                 f"the {what} of {instance_type} in {region} is not known from the {e.origin}"
                 f" (as of {e.as_of}){why}; give it in the scenario or run with live prices"
             )
+        detail = f"{what}, {instance_type}, {region}, {e.origin}"
+        quoted = e.data.currency
+        if quoted == "USD":
+            return Price(float(value), e.source, e.as_of, detail)
+        rate = self.rates.get(quoted)
+        if rate is None:
+            raise UnknownPrice(
+                f"the {what} of {instance_type} in {region} is quoted in {quoted} ({value:g}"
+                f" {quoted}/h, {e.origin}) and tco computes in USD: set the scenario's"
+                f" currency: {quoted} with exchange_rate: {{per_usd, as_of, source}} to convert"
+                " it, or give usd_per_hour"
+            )
+        assumed = f" (the API names no currency: taken as {quoted})" if unlabelled else ""
         return Price(
-            float(value), e.source, e.as_of, f"{what}, {instance_type}, {region}, {e.origin}"
+            float(value) / rate.per_usd,
+            e.source,
+            e.as_of,
+            f"{detail}: {value:g} {quoted}/h{assumed} at {rate.text()}",
         )
 
     def on_demand(self, instance_type: str, region: str) -> Price:
@@ -259,7 +301,12 @@ class PriceBook:
         """Lowest spot $/h over the region's availability zones (Local Zones excluded)."""
         e = self.entry(instance_type, region)
         return self._price(
-            e, e.data.spot_min_usd_per_hour, "spot price (lowest AZ)", instance_type, region
+            e,
+            e.data.spot_min_usd_per_hour,
+            "spot price (lowest AZ)",
+            instance_type,
+            region,
+            unlabelled=True,
         )
 
     def spot_interruption_bucket(self, instance_type: str, region: str) -> str | None:

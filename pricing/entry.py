@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -22,7 +23,10 @@ _SPEC_FIELDS = tuple(f.name for f in fields(InstanceSpec) if f.name != "instance
 
 @dataclass(frozen=True, kw_only=True)
 class PriceEntry:
-    """Prices in USD per instance-hour (None: unknown) and the instance's specs.
+    """Prices per instance-hour in ``currency`` (None: unknown) and the instance's specs.
+
+    ``currency``: what AWS quoted every figure in, USD but in AWS China (CNY); the price book
+    converts at the scenario's dated rate when it answers, so a cached answer never holds a rate.
 
     ``reserved``: effective $/h of reserved terms, keyed ``"<years>yr/<class>/<payment>"`` (the
     upfront fee amortised over the term). ``savings_plans``: plan $/h keyed
@@ -41,6 +45,7 @@ class PriceEntry:
     price_list_version: str | None = None
     price_list_publication_date: str | None = None
     spot_interruption_bucket: str | None = None
+    currency: str = "USD"
 
     @classmethod
     def from_dict(cls, instance_type: str, data: Any) -> PriceEntry:
@@ -61,6 +66,7 @@ class PriceEntry:
             price_list_version=data.get("price_list_version"),
             price_list_publication_date=data.get("price_list_publication_date"),
             spot_interruption_bucket=_bucket(data.get("spot_interruption_bucket")),
+            currency=_currency(data.get("currency", "USD")),
         )
 
     def to_dict(self, price_list: bool = True) -> dict[str, Any]:
@@ -74,6 +80,8 @@ class PriceEntry:
             "spot_interruption_bucket": self.spot_interruption_bucket,
             "spec": {f: getattr(s, f) for f in _SPEC_FIELDS},
         }
+        if self.currency != "USD":  # (USD entries keep the snapshot's and cache's bytes)
+            out["currency"] = self.currency
         if price_list:
             out["price_list_version"] = self.price_list_version
             out["price_list_publication_date"] = self.price_list_publication_date
@@ -103,6 +111,12 @@ def _bucket(value: Any) -> str | None:
     if value in SPOT_BUCKETS:
         return str(value)
     raise ValueError(f"spot interruption bucket {value!r} is not one of {', '.join(SPOT_BUCKETS)}")
+
+
+def _currency(value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Z]{3}", value):
+        raise ValueError(f"currency {value!r} is not an ISO 4217 code such as USD or CNY")
+    return value
 
 
 def _usd(value: Any, what: str) -> float | None:

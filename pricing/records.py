@@ -33,6 +33,20 @@ class Price:
 
 
 @dataclass(frozen=True)
+class FxRate:
+    """How many units of ``currency`` one USD buys, as of ``as_of``, from ``source``: a price
+    AWS quotes in that currency is divided by it (the scenario gives it; tco fetches no rate)."""
+
+    currency: str
+    per_usd: float
+    as_of: str
+    source: str
+
+    def text(self) -> str:
+        return f"{self.per_usd:g} {self.currency} per USD as of {self.as_of} ({self.source})"
+
+
+@dataclass(frozen=True)
 class InstanceSpec:
     """What an EC2 instance type offers: GPUs (model name from the catalog), CPUs, memory, links.
 

@@ -28,6 +28,13 @@ def build_snapshot(book: PriceBook, regions: list[str], types: list[str]) -> dic
                 continue
             if e.source not in ("aws-api", "offline-replay"):
                 raise PricingError(f"{t} in {region}: got {e.source} prices, not live ones")
+            if e.data.currency != "USD":  # a snapshot is USD throughout (its ``currency``)
+                missing.append(f"{t} in {region}")
+                book.warnings.append(
+                    f"left out of the snapshot: {t} in {region} is quoted in {e.data.currency};"
+                    " the snapshot holds USD (the cache keeps such answers)"
+                )
+                continue
             out.setdefault(region, {})[t] = e.data
     today = book.now.date().isoformat()
     provenance = {

@@ -7,8 +7,9 @@ inside the group, and its hold is its run on that model. The head of the queue t
 group first (the last in the list: usually the fastest GPUs), then the older ones. With backfill,
 a later job starts where it fits now if it ends before the head's shadow time, the first instant
 some group could hold the head (releases and deliveries in time order). Failures and a cutover
-are not modelled here (the owned kind refuses them with a mixed cluster), and fragmentation is
-not counted.
+are not modelled here (the owned kind refuses them with a mixed cluster). Fragmentation is
+counted per model: while the head waits, a model that could hold it and has as many GPUs free,
+scattered over its servers, strands them.
 """
 
 from __future__ import annotations
@@ -95,6 +96,14 @@ class _MixedPool(_Pool):
                     self.start_on(job, g, alloc)
             for pos in reversed(started):
                 del q[pos]
+        self.note_head(q[0] if q else None)
+
+    def note_head(self, head: int | None) -> None:
+        """Each model's GPUs idle by fragmentation: the head, which no model could place, would
+        have started on its free GPUs as one pool (a model that cannot hold it strands none)."""
+        for g, srv in enumerate(self.groups):
+            fits = head is not None and self.holds[g][head] < inf
+            srv.note(self.env.now, self.units[head] if fits and head is not None else None)
 
     def mixed_shadow(self, head: int) -> float:
         """The first instant some group could hold the head, releasing running jobs' GPUs and
@@ -131,4 +140,5 @@ def simulate_mixed(inp: QueueInput) -> Queued:
     if inp.requeue is not None or inp.server_changes or inp.server_outages or inp.cutover:
         raise ValueError("a mixed cluster takes no failures and no cutover")
     pool = _run(_MixedPool(inp), inp.horizon_h)
-    return Queued(pool.start, pool.left, group=pool.group)
+    stranded = sum(srv.close(inp.horizon_h) for srv in pool.groups)
+    return Queued(pool.start, pool.left, stranded, group=pool.group)

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from tco.pricing.records import FxRate
 from tco.simulator.fields import BIG, Date, Strict
 
 
@@ -67,6 +68,13 @@ class Currency:
         sign = "−" if value < 0 else ""
         unit = "$" if self.is_usd else f"{self.code} "
         return f"{sign}{unit}{abs(value):,.{decimals}f}"
+
+    def quote_rates(self) -> dict[str, FxRate]:
+        """The rate the price book converts prices AWS quotes in this currency at (AWS China
+        quotes CNY): the same dated rate the reports show, so a CNY price shows as itself."""
+        if self.is_usd:
+            return {}
+        return {self.code: FxRate(self.code, self.per_usd, self.as_of, self.source)}
 
     def rate(self) -> str:
         """The rate in words, with its date and source ('' in USD)."""

@@ -96,7 +96,7 @@ class Scenario(Strict):
             start=self.start,
             horizon_months=self.horizon_months,
             region=self.region,
-            book=book,
+            book=book.converting(self.money.quote_rates()),
             speed_overrides=dict(self.speed.scores) if self.speed else {},
             speed_source=self.speed.source if self.speed else "",
             options={o.name: (i, o) for i, o in enumerate(self.options)},

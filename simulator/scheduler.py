@@ -89,10 +89,8 @@ class _Pool:
         self.running: list[tuple[float, int, int]] = []
         self.ends: dict[int, float] = {}
         self.pass_pending = False
-        # Placed backfill after arrivals alone: the queue's length at the last pass (0: something
-        # else changed since) and the head's shadow time then (None: not known).
-        self.scanned = 0
-        self.head_shadow: float | None = None
+        self.scanned = 0  # placed backfill: jobs none of which can start (0: look at all)
+        self.head_shadow: float | None = None  # the head's shadow time, while nothing changes
         self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
         self.cut_h = inf if inp.cutover is None else inp.cutover.at_h
         # Fragmentation and servers down whole on the servers the cutover retired.
@@ -236,8 +234,13 @@ class _Pool:
             for pos in reversed(started):
                 del q[pos]
             seen = min(len(q) + len(started), self.inp.depth) - len(started)  # (not beyond)
-        srv.note(self.env.now, self.units[q[0]] if q else None)
+        self.note_head(q[0] if q else None)
         self.scanned = seen
+
+    def note_head(self, head: int | None) -> None:
+        """After a pass: the head that could not start (None: nobody waits), for fragmentation."""
+        if self.servers is not None:
+            self.servers.note(self.env.now, None if head is None else self.units[head])
 
     def placed_shadow(self, need: int) -> float:
         """When the head could first be placed, releasing running jobs' GPUs and applying
@@ -350,8 +353,8 @@ class _Pool:
             self.left[job] = self.env.now
             if self.queue:
                 self.wake()
-            elif self.servers is not None:
-                self.servers.note(self.env.now, None)  # nobody waits: nothing is stranded
+            else:
+                self.note_head(None)  # nobody waits: nothing is stranded
 
     def failure_hits(self, server: int) -> None:
         """A GPU of ``server`` fails: the job under it, if any, stops and queues again."""

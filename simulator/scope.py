@@ -12,8 +12,9 @@ LEFT_OUT: tuple[str, ...] = (
     " speed whichever servers it gets.",
     "A cluster of mixed GPU generations with failures or a refresh, and a refresh together"
     " with failures on a pool or with an operating lease.",
-    "Prices AWS quotes in another currency (its China regions quote CNY) are refused with a"
-    " message, not converted: give usd_per_hour. Reports convert USD to one reporting currency.",
+    "A China region (AWS quotes it in CNY) reported in a currency other than CNY: its prices"
+    " convert at the reporting currency's rate only; the bundled snapshot has no China prices"
+    " (live or cached prices only).",
     "A quota on a fleet, on shared instances or on spot; interruptions of shared instances.",
     "The free first hour some third parties claim for spot instances AWS interrupts (no AWS"
     " source).",

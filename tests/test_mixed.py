@@ -47,6 +47,24 @@ def test_backfill_on_a_mixed_cluster() -> None:
     assert q.group is not None and q.group.tolist() == [0, 0, 1, 1]
 
 
+@pytest.mark.parametrize(("on_own", "stranded"), [(10.0, 36.0), (np.inf, 0.0)])
+def test_fragmentation_is_counted_on_each_model(on_own: float, stranded: float) -> None:
+    # Two own servers of 8 and one newer of 8. At 0 h two 4-GPU jobs fill the newer server
+    # (the newest first) and two 6-GPU jobs leave 2 GPUs free on each own server. E (4 GPUs)
+    # at 1 h fits no server: the own model's 2 + 2 free GPUs would hold it as a pool, so they
+    # sit idle by fragmentation until 10 h (4 GPUs x 9 h); the full newer server strands
+    # nothing. If E cannot run on the own model (``on_own`` inf: memory), nothing is stranded.
+    a = np.array([0.0, 0.0, 0.0, 0.0, 1.0])
+    u = np.array([4, 4, 6, 6, 4], np.int64)
+    hold = np.array([10.0, 10.0, 10.0, 10.0, on_own])
+    group = Group(8, np.full(5, 10.0), [(0.0, 8)])
+    inp = QueueInput(a, u, hold, [(0.0, 16)], 1000.0, server_gpus=8, groups=[group])
+    q = simulate_mixed(inp)
+    assert q.group is not None and q.group.tolist() == [1, 1, 0, 0, 1]
+    assert q.start_h.tolist() == [0.0, 0.0, 0.0, 0.0, 10.0]
+    assert q.stranded_gpu_h == pytest.approx(stranded)
+
+
 OWN = {
     "name": "own",
     "kind": "owned",

@@ -44,6 +44,7 @@ def queue(
     reason = np.where(runnable, "", reason)
     start, left = np.full(n, np.nan), np.full(n, np.nan)
     where = np.full(n, -1, np.int64)
+    stranded = 0.0
     idx = np.nonzero(runnable)[0]
     if len(idx) and any(capacity):
         groups = [Group(hw.gpus_per_unit, h[idx], c)
@@ -54,7 +55,7 @@ def queue(
             server_gpus=hws[0].gpus_per_unit, groups=groups,
         )  # fmt: skip
         q = simulate_mixed(inp)
-        start[idx], left[idx] = q.start_h, q.left_h
+        start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
         assert q.group is not None
         where[idx] = q.group
     elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
@@ -71,5 +72,6 @@ def queue(
         reason=reason,
         reason_text=text,
         generation=where,
+        fragmented_gpu_h=stranded,
     )
     return runs, left
