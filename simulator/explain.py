@@ -34,8 +34,13 @@ def path(loc: tuple[int | str, ...], last_is_users_key: bool = False) -> str:
 
 def wrong_branch(err: dict[str, Any]) -> bool:
     """An error of a union branch the input was not written for: a mapping or list checked as
-    a number or text (another branch's error says what is wrong inside it)."""
-    return any(_union_tag(p) for p in err["loc"]) and isinstance(err.get("input"), dict | list)
+    a number or text (another branch's error says what is wrong inside it). A mapping's own
+    missing key or failed check, in the branch written for it, is not one."""
+    return (
+        any(_union_tag(p) for p in err["loc"])
+        and isinstance(err.get("input"), dict | list)
+        and err["type"] not in ("missing", "value_error")
+    )
 
 
 def _inner_model(annotation: Any) -> Any:

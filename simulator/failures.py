@@ -24,8 +24,10 @@ its interruptions are drawn apart from the pool's outages, are simplifications o
 from __future__ import annotations
 
 import heapq
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -35,18 +37,78 @@ from tco.simulator.fields import NonNeg, Pos, Strict
 from tco.simulator.interruptions import Checkpointing, run_job
 
 
+class RepairTime(Strict):
+    """A repair time drawn anew for each failure, instead of one figure: ``exponential`` or
+    ``lognormal`` (``sigma`` of its log) with mean ``mean_days``, or ``uniform`` between
+    ``low_days`` and ``high_days`` (a reseller's 2-4 week replacement lead time:
+    ``{distribution: uniform, low_days: 14, high_days: 28}``). The share of time a GPU is in
+    service depends on the mean only (MTBF / (MTBF + MTTR)); the spread moves the waits."""
+
+    distribution: Literal["exponential", "lognormal", "uniform"]
+    mean_days: Pos | None = None
+    sigma: Annotated[float, Field(gt=0, le=5)] = 1.0
+    low_days: NonNeg | None = None
+    high_days: Pos | None = None
+
+    @model_validator(mode="after")
+    def _its_figures(self) -> RepairTime:
+        if self.distribution == "uniform":
+            if self.low_days is None or self.high_days is None or self.mean_days is not None:
+                raise ValueError(
+                    "a uniform repair time takes low_days and high_days (no mean_days)"
+                )
+            if self.low_days > self.high_days:
+                raise ValueError(
+                    f"low_days {self.low_days:g} is above high_days {self.high_days:g}"
+                )
+        elif self.mean_days is None or self.low_days is not None or self.high_days is not None:
+            raise ValueError(
+                f"a {self.distribution} repair time takes mean_days (no low_days, high_days)"
+            )
+        return self
+
+    @property
+    def mean_h(self) -> float:
+        if self.distribution == "uniform":
+            assert self.low_days is not None and self.high_days is not None
+            return (self.low_days + self.high_days) / 2 * 24.0
+        assert self.mean_days is not None
+        return self.mean_days * 24.0
+
+    def draw_h(self, rng: np.random.Generator) -> float:
+        if self.distribution == "exponential":
+            return float(rng.exponential(self.mean_h))
+        if self.distribution == "lognormal":  # its mean is exp(mu + sigma^2 / 2)
+            mu = math.log(self.mean_h) - self.sigma**2 / 2
+            return float(rng.lognormal(mu, self.sigma))
+        assert self.low_days is not None and self.high_days is not None
+        return float(rng.uniform(self.low_days, self.high_days)) * 24.0
+
+
+Repair = Pos | RepairTime  # days, or a distribution of them
+
+
+def repairs(value: float | RepairTime, rng: np.random.Generator) -> Callable[[], float]:
+    """One repair's hours per call: the same figure each time for a number (no random draw,
+    so a run with fixed repairs keeps its random numbers), a draw for a distribution."""
+    if isinstance(value, RepairTime):
+        return lambda: value.draw_h(rng)
+    h = float(value) * 24.0
+    return lambda: h
+
+
 class Failures(Strict):
     """How often GPUs fail, how long repairs take, spares, and the jobs' checkpoints."""
 
     gpu_failures_per_1000_gpu_days: NonNeg = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
-    repair_days: Pos = defaults.REPAIR_DAYS
+    repair_days: Repair = defaults.REPAIR_DAYS
     spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
     node_failures_per_1000_node_days: NonNeg = 0.0
-    node_repair_days: Pos = defaults.NODE_REPAIR_DAYS
+    node_repair_days: Repair = defaults.NODE_REPAIR_DAYS
     # Racks: consecutive servers (in the order they arrive), failing together.
     servers_per_rack: Annotated[int, Field(ge=1, le=10_000)] | None = None
     rack_failures_per_1000_rack_days: NonNeg = 0.0
-    rack_repair_days: Pos = defaults.NODE_REPAIR_DAYS  # as a server's: no public switch figure
+    rack_repair_days: Repair = defaults.NODE_REPAIR_DAYS  # as a server's: no public figure
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
 
@@ -99,7 +161,7 @@ def outages(
     rate = f.rate_per_gpu_h
     if rate <= 0:
         return Outages([], 0.0, 0)
-    repair_h = f.repair_days * 24.0
+    repair_h = repairs(f.repair_days, rng)
     events: list[tuple[float, int, int]] = []  # (time, 0 = failure of slot s / 1 = repair, s)
     n = 0
     for t0, gpus in slots:
@@ -116,7 +178,7 @@ def outages(
         t, what, s = heapq.heappop(events)
         if what == 0:
             failures += 1
-            heapq.heappush(events, (t + repair_h, 1, -1))
+            heapq.heappush(events, (t + repair_h(), 1, -1))
             if spares > 0:
                 spares -= 1
                 heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, s))
@@ -146,14 +208,15 @@ def node_outages(
     rate = f.node_failures_per_1000_node_days / 1000.0 / 24.0
     if rate <= 0:
         return []  # no draws: runs without node failures keep their random numbers
-    repair_h = f.node_repair_days * 24.0
+    repair_h = repairs(f.node_repair_days, rng)
     out, s = [], 0
     for t0, n in servers:
         for _ in range(n):
             t = t0 + rng.exponential(1.0 / rate)
             while t < horizon_h:
-                out.append((t, s, t + repair_h))
-                t += repair_h + rng.exponential(1.0 / rate)
+                r = repair_h()
+                out.append((t, s, t + r))
+                t += r + rng.exponential(1.0 / rate)
             s += 1
     return sorted(out)
 
@@ -174,15 +237,16 @@ def server_outages(
     if rate <= 0 or f.servers_per_rack is None:
         return nodes, len(nodes), 0
     arrive = [t0 for t0, n in servers for _ in range(n)]
-    k, repair_h = f.servers_per_rack, f.rack_repair_days * 24.0
+    k, repair_h = f.servers_per_rack, repairs(f.rack_repair_days, rng)
     spells, racks = list(nodes), 0
     for first in range(0, len(arrive), k):  # a rack fails while up, from its first server
         t = arrive[first] + rng.exponential(1.0 / rate)
         while t < horizon_h:
             racks += 1
-            spells += [(t, s, t + repair_h) for s in range(first, min(first + k, len(arrive)))
+            r = repair_h()
+            spells += [(t, s, t + r) for s in range(first, min(first + k, len(arrive)))
                        if arrive[s] <= t]  # fmt: skip
-            t += repair_h + rng.exponential(1.0 / rate)
+            t += r + rng.exponential(1.0 / rate)
     return _merged(spells), len(nodes), racks
 
 

@@ -143,7 +143,8 @@ def validate(data: Any, file: str, book: PriceBook | None = None, check: bool = 
         # An unknown key is usually a typo of a required one: report it first, with the fix.
         errors.sort(key=lambda e: (e["type"] != "extra_forbidden", wrong_branch(e)))
         field, msg = explain(Scenario, errors[0], data)
-        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        others = [e for e in errors[1:] if not wrong_branch(e)]  # (not the other branch's)
+        more = f" (and {len(others)} more problem(s))" if others else ""
         raise ScenarioError(file, field, msg + more) from None
     if check:
         check_references(scenario, file, book or PriceBook())

@@ -28,6 +28,56 @@ def test_idle_pool_availability_is_mtbf_over_mtbf_plus_mttr() -> None:
     assert np.cumsum([d for _, d in sorted(o.changes)]).max() <= 0
 
 
+REPAIRS = [
+    {"distribution": "exponential", "mean_days": 5.0},
+    {"distribution": "lognormal", "mean_days": 5.0, "sigma": 1.0},
+    {"distribution": "uniform", "low_days": 3.0, "high_days": 7.0},
+]
+
+
+@pytest.mark.parametrize("repair", REPAIRS, ids=lambda r: r["distribution"])
+def test_availability_rests_on_the_mean_repair_time_only(repair: dict[str, Any]) -> None:
+    """Renewal-reward: without spares a GPU is in service MTBF / (MTBF + MTTR) of the time
+    whatever the repair time's distribution, MTTR its mean (5 days in each case here); and a
+    server's spells down whole, drawn from the same distribution, keep it too."""
+    from tco.simulator.failures import RepairTime, node_outages
+
+    f = Failures(gpu_failures_per_1000_gpu_days=30.0, repair_days=RepairTime(**repair))
+    mtbf_h, mttr_h = 1000 / 30 * 24, 5 * 24
+    horizon = 5 * 8760.0
+    o = outages([(0.0, 256)], f, horizon, np.random.default_rng(11))
+    availability = 1 - o.down_gpu_h / (256 * horizon)
+    assert availability == pytest.approx(mtbf_h / (mtbf_h + mttr_h), abs=0.005)
+    nodes = Failures(node_failures_per_1000_node_days=30.0, node_repair_days=RepairTime(**repair))
+    spells = node_outages([(0.0, 256)], nodes, horizon, np.random.default_rng(12))
+    down = sum(min(b, horizon) - a for a, _, b in spells)
+    assert 1 - down / (256 * horizon) == pytest.approx(mtbf_h / (mtbf_h + mttr_h), abs=0.005)
+    lengths = np.array([b - a for a, _, b in spells])
+    assert lengths.mean() == pytest.approx(mttr_h, rel=0.05)
+    assert lengths.std() > 0.2 * mttr_h  # drawn anew each time, not one figure
+    if repair["distribution"] == "uniform":
+        assert lengths.min() >= 3 * 24 and lengths.max() <= 7 * 24
+
+
+@pytest.mark.parametrize(
+    ("repair", "words"),
+    [
+        ({"distribution": "uniform", "low_days": 14}, "takes low_days and high_days"),
+        ({"distribution": "uniform", "low_days": 28, "high_days": 14}, "is above high_days"),
+        ({"distribution": "lognormal"}, "a lognormal repair time takes mean_days"),
+        ({"distribution": "gamma", "mean_days": 3}, "repair_days"),
+    ],
+)
+def test_a_repair_distribution_is_checked(repair: dict[str, Any], words: str) -> None:
+    from tco.simulator.errors import ScenarioError
+
+    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
+           "failures": {"repair_days": repair}}  # fmt: skip
+    with pytest.raises(ScenarioError) as e:
+        make_scenario(options=[own])
+    assert words in str(e.value) and "options[0].failures.repair_days" in str(e.value)
+
+
 def test_spares_keep_the_pool_whole() -> None:
     f = Failures(gpu_failures_per_1000_gpu_days=3.0, repair_days=5.0)
     rng = np.random.default_rng(2)
