@@ -6,10 +6,15 @@ model, delivered at their own times. A job runs on servers of one model only, pl
 inside the group, and its hold is its run on that model. The head of the queue tries the newest
 group first (the last in the list: usually the fastest GPUs), then the older ones. With backfill,
 a later job starts where it fits now if it ends before the head's shadow time, the first instant
-some group could hold the head (releases and deliveries in time order). Failures and a cutover
-are not modelled here (the owned kind refuses them with a mixed cluster). Fragmentation is
+some group could hold the head (releases and deliveries in time order). Fragmentation is
 counted per model: while the head waits, a model that could hold it and has as many GPUs free,
 scattered over its servers, strands them.
+
+Failures are each group's own (``server_changes``, ``server_outages``, servers numbered within
+the group): a job under a failing GPU or on a server going down stops and queues again at its
+place by arrival (``simulator.requeue``); its work left is kept in hours of the model it last
+ran on and rescaled by the two models' run times when it restarts on another. A cutover is not
+modelled here (the owned kind refuses a refresh with a mixed cluster).
 """
 
 from __future__ import annotations
@@ -22,8 +27,11 @@ import numpy as np
 import simpy
 
 from tco.simulator.placement import Allocation, Servers
-from tco.simulator.queue_records import Queued, QueueInput
+from tco.simulator.queue_records import SERVER_DOWN, SERVER_UP, Queued, QueueInput
+from tco.simulator.requeue import back_in_line, requeued
 from tco.simulator.scheduler import _Pool, _run
+
+GROUP = 1 << 32  # a failure of group k's server s is the capacity event of server k x GROUP + s
 
 
 class _MixedPool(_Pool):
@@ -38,8 +46,17 @@ class _MixedPool(_Pool):
             self.groups.append(srv)
             # A delivery to group k is (time, GPUs, -1 - k): the queue's own are -1.
             self.future_capacity += [(t, u, -1 - k) for t, u in g.capacity if t > 0]
+            at = k * GROUP
+            self.future_capacity += [(t, u, at + s) for t, s, u in g.server_changes]
+            self.future_capacity += [(t, SERVER_DOWN, at + s) for t, s, _ in g.server_outages]
+            self.future_capacity += [(t, SERVER_UP, at + s) for _, s, t in g.server_outages]
         self.future_capacity.sort()
         self.group = np.full(len(inp.arrival_h), -1, np.int64)
+        if self.requeue is not None:  # work left in hours of the fastest model, to begin with
+            table = np.vstack([np.asarray(h) for h in self.holds])
+            self.basis = np.argmin(table, axis=0)
+            self.requeue.work_left = table[self.basis, np.arange(table.shape[1])].tolist()
+            self.requeue.base = list(self.requeue.work_left)
 
     def place_any(self, job: int, frees: list[list[int]] | None = None) -> tuple[int, Allocation]:
         """Where ``job`` starts now (or on ``frees``, copies for looking ahead): the newest group
@@ -57,25 +74,72 @@ class _MixedPool(_Pool):
         return -1, []
 
     def start_on(self, job: int, g: int, alloc: Allocation) -> None:
-        now = self.env.now
-        hold = self.holds[g][job]
-        self.start[job], self.group[job] = now, g
+        now, rq = self.env.now, self.requeue
+        if rq is None:
+            hold = self.holds[g][job]
+            self.start[job] = now
+        else:
+            b = int(self.basis[job])
+            if b != g:  # on another model than its work left is counted in
+                rq.work_left[job] *= self.holds[g][job] / self.holds[b][job]
+                self.basis[job] = g
+            hold = rq.hold_h(job, now)
+            if np.isnan(self.start[job]):  # queued again: it keeps its first start
+                self.start[job] = now
+        self.group[job] = g
         self.groups[g].take(alloc)
         self.alloc[job] = alloc
         done = self.env.timeout(hold, value=job)
         done.callbacks.append(self.on_finish)
+        if rq is not None:
+            self.finish_ev[job], self.end[job] = done, now + hold
         if self.backfill:
             self.ends[job] = now + hold
             bisect.insort(self.running, (now + hold, self.units[job], job))
 
     def on_finish(self, ev: simpy.Event) -> None:
         job = int(ev.value)  # type: ignore[arg-type]
+        if self.requeue is not None:
+            if self.finish_ev.get(job) is not ev:
+                return  # the job was stopped by a failure: this end is void
+            del self.finish_ev[job]
+        self.off(job)
+        if self.queue:
+            self.wake()
+
+    def off(self, job: int) -> None:
+        """The job gives its GPUs back (it ended, or a failure stopped it)."""
         self.groups[int(self.group[job])].release(self.alloc.pop(job))
         if self.backfill:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
-        if self.queue:
-            self.wake()
+
+    def stop_job(self, job: int) -> None:
+        """A failure under the job: it stops and queues again from its last checkpoint."""
+        assert self.requeue is not None
+        self.off(job)
+        del self.finish_ev[job]
+        self.requeue.stop(job, self.env.now, self.units[job])
+        back_in_line(self.queue, job)
+        self.wake()
+
+    def server_event(self, g: int, s: int, u: int) -> None:
+        """A failure or repair of group ``g``'s server ``s`` (a GPU, or the server whole)."""
+        srv, now = self.groups[g], self.env.now
+        if u == SERVER_DOWN:
+            mine = [j for j, a in self.alloc.items() if self.group[j] == g]
+            for j in [j for j in mine if any(x == s for x, _ in self.alloc[j])]:
+                self.stop_job(j)
+            srv.server_down(s, now)
+        elif u == SERVER_UP:
+            srv.server_up(s, now)
+        else:
+            if self.requeue is not None and u < 0 and s not in srv.down:
+                ours = {j: a for j, a in self.alloc.items() if self.group[j] == g}
+                hit = self.requeue.victim(s, srv.free[s], srv.size - srv.out[s], ours)
+                if hit is not None:
+                    self.stop_job(hit)
+            srv.change(s, u, now)
 
     def schedule_pass(self, _: simpy.Event) -> None:
         self.pass_pending = False
@@ -119,8 +183,18 @@ class _MixedPool(_Pool):
                     frees[int(self.group[i])][s] += n
             else:
                 _, u, s = self.future_capacity[i]
-                size = self.groups[-1 - s].size
-                frees[-1 - s].extend([size] * (u // size))
+                if s < 0:
+                    size = self.groups[-1 - s].size
+                    frees[-1 - s].extend([size] * (u // size))
+                else:  # a failure or repair, as the pool's look-ahead counts them
+                    g, server = divmod(s, GROUP)
+                    srv = self.groups[g]
+                    if u == SERVER_DOWN:
+                        frees[g][server] = -srv.size
+                    elif u == SERVER_UP:
+                        frees[g][server] = srv.size - srv.out[server]
+                    else:
+                        frees[g][server] += u
             if self.place_any(head, frees)[0] >= 0:
                 return t
         return inf
@@ -128,7 +202,10 @@ class _MixedPool(_Pool):
     def deliveries(self) -> simpy.events.ProcessGenerator:
         for t, u, s in list(self.future_capacity):
             yield self.env.timeout(t - self.env.now)
-            self.groups[-1 - s].add_servers(u)
+            if s < 0:
+                self.groups[-1 - s].add_servers(u)
+            else:
+                self.server_event(*divmod(s, GROUP), u)
             self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()
@@ -137,8 +214,10 @@ class _MixedPool(_Pool):
 def simulate_mixed(inp: QueueInput) -> Queued:
     """Start time (h) of every job, where it ran (``Queued.group``) and when a job gave up
     waiting, on a cluster of mixed server models."""
-    if inp.requeue is not None or inp.server_changes or inp.server_outages or inp.cutover:
-        raise ValueError("a mixed cluster takes no failures and no cutover")
+    if inp.cutover is not None:
+        raise ValueError("a mixed cluster takes no cutover")
     pool = _run(_MixedPool(inp), inp.horizon_h)
     stranded = sum(srv.close(inp.horizon_h) for srv in pool.groups)
-    return Queued(pool.start, pool.left, stranded, group=pool.group)
+    down = sum(srv.down_gpu_h for srv in pool.groups)
+    done = requeued(pool.requeue, pool.end, inp.horizon_h)
+    return Queued(pool.start, pool.left, stranded, done, down, group=pool.group)

@@ -74,6 +74,9 @@ class Group:
     server_gpus: int
     hold_h: np.ndarray
     capacity: list[tuple[float, int]]
+    # Its servers' failures, as ``QueueInput``'s (servers numbered within the group).
+    server_changes: list[tuple[float, int, int]] = field(default_factory=list)
+    server_outages: list[tuple[float, int, float]] = field(default_factory=list)
 
 
 SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's

@@ -12,12 +12,14 @@ events (``failures.outages``), not drawn apart as when jobs resume in place on a
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tco.simulator.interruptions import Checkpointing, segment
 from tco.simulator.placement import Allocation
+from tco.simulator.queue_records import Requeued
 
 
 @dataclass
@@ -86,3 +88,25 @@ class Requeue:
         for job, since in self.queued_since.items():
             self.gaps.append((job, since, horizon_h))
         self.queued_since.clear()
+
+
+def back_in_line(queue: deque[int], job: int) -> None:
+    """A stopped job queues again at its place by arrival (jobs are numbered by arrival)."""
+    queue.insert(next((i for i, other in enumerate(queue) if other > job), len(queue)), job)
+
+
+def requeued(rq: Requeue | None, end_h: np.ndarray, horizon_h: float) -> Requeued | None:
+    """What the failures did to the jobs: when each ended (``end_h``, the scheduler's; a job
+    queued again and not restarted ends after the horizon), interruptions, work lost, gaps."""
+    if rq is None:
+        return None
+    end = end_h.copy()
+    for job in rq.queued_since:
+        end[job] = horizon_h + rq.work_left[job]
+    rq.close(horizon_h)
+    n = len(end)
+    hits, lost = np.zeros(n, np.int64), np.zeros(n)
+    for job, k in rq.interruptions.items():
+        hits[job] = k
+        lost[job] = rq.lost_gpu_h[job]
+    return Requeued(end, hits, lost, rq.gaps)

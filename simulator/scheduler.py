@@ -41,7 +41,7 @@ from tco.simulator.queue_records import (
     Requeued,
     capacity_events,
 )
-from tco.simulator.requeue import Requeue
+from tco.simulator.requeue import Requeue, back_in_line, requeued
 
 P = TypeVar("P", bound="_Pool")
 
@@ -378,9 +378,7 @@ class _Pool:
             del self.running[bisect.bisect_left(self.running, entry)]
         rq.stop(job, now, self.units[job])
         self.changed()
-        q = self.queue
-        pos = next((i for i, other in enumerate(q) if other > job), len(q))
-        q.insert(pos, job)  # back at its place by arrival
+        back_in_line(self.queue, job)
         self.wake()
 
     def deliveries(self) -> simpy.events.ProcessGenerator:
@@ -422,7 +420,9 @@ def simulate_queue(inp: QueueInput) -> Queued:
     down = srv.down_gpu_h + pool.retired_down_gpu_h if srv is not None else 0.0
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
     new = None if inp.cutover is None else pool.start >= inp.cutover.at_h
-    return Queued(pool.start, pool.left, stranded, _requeued(pool, inp.horizon_h), down, new)
+    return Queued(
+        pool.start, pool.left, stranded, requeued(pool.requeue, pool.end, inp.horizon_h), down, new
+    )
 
 
 def _run(pool: P, horizon_h: float) -> P:
@@ -432,19 +432,3 @@ def _run(pool: P, horizon_h: float) -> P:
         pool.env.process(pool.deliveries())
     pool.env.run(until=horizon_h)
     return pool
-
-
-def _requeued(pool: _Pool, horizon_h: float) -> Requeued | None:
-    rq = pool.requeue
-    if rq is None:
-        return None
-    end = pool.end.copy()
-    for job in rq.queued_since:  # queued again and not restarted: ends after the horizon
-        end[job] = horizon_h + rq.work_left[job]
-    rq.close(horizon_h)
-    n = len(end)
-    hits, lost = np.zeros(n, np.int64), np.zeros(n)
-    for job, k in rq.interruptions.items():
-        hits[job] = k
-        lost[job] = rq.lost_gpu_h[job]
-    return Requeued(end, hits, lost, rq.gaps)

@@ -196,9 +196,6 @@ def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
         ({"refresh": {"month": 6, "server": "HGX A100 8x80"}}, r"refresh\.server"),
         ({"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
          r"refresh\.server: a successor GPU with less memory"),
-        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"}, "failures": {},
-          "placement": "pool"},
-         r"options\[0\]\.refresh: a refresh together with failures on a pool .* not modelled"),
         ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"},
           "financing": {"kind": "lease", "end_of_term": "return", "term_months": 12}},
          r"refresh together with an operating lease"),
@@ -322,6 +319,41 @@ def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
     assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
     assert o.metrics.node_failures > 0 and o.metrics.interruptions > 0
     assert "refresh_sale" in o.ledger.cash
+
+
+def test_failures_across_a_refresh_on_a_pool() -> None:
+    """On a pool a job resumes in place, its hold stretched by its interruptions: on the
+    successor by draws of its run there. Both generations' GPUs are out MTTR / (MTBF + MTTR)
+    of their time in service."""
+    from tco.simulator.speed import run_hours
+
+    classes = [
+        {"name": "j", "arrivals_per_month": 60, "gpus": {"choices": [1, 8]},
+         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
+    ]  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 4,
+        "placement": "pool",
+        "failures": {"gpu_failures_per_1000_gpu_days": 30.0, "repair_days": 5.0},
+        "refresh": {"month": 12, "server": "HGX A100 8x80GB"},
+    }
+    sc = make_scenario(horizon_months=24, workload={"job_classes": classes}, options=[own])
+    prepared = prepare(sc)
+    o = run(sc).options[0]
+    mtbf, mttr = 1000 / 30.0, 5.0
+    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
+    s = prepared.plans[0].successor
+    assert s is not None
+    new = o.runs.start_h >= s.cutover_h
+    hits = o.runs.interruptions
+    assert hits is not None and new.sum() > 100 and hits[new].sum() > 0
+    on_new = run_hours(prepared.jobs, s.hardware)
+    # Each job on the successor holds its run there, and more exactly when interrupted.
+    np.testing.assert_allclose(o.runs.run_h[new & (hits == 0)], on_new[new & (hits == 0)])
+    assert np.all(o.runs.run_h[new & (hits > 0)] > on_new[new & (hits > 0)])
 
 
 def test_the_old_servers_leave_when_the_jobs_running_on_them_at_the_cutover_end() -> None:

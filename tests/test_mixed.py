@@ -65,6 +65,47 @@ def test_fragmentation_is_counted_on_each_model(on_own: float, stranded: float) 
     assert q.stranded_gpu_h == pytest.approx(stranded)
 
 
+@pytest.mark.parametrize("how", ["a GPU fails", "the server goes down"])
+def test_a_job_stopped_on_one_model_finishes_on_another_at_its_speed(how: str) -> None:
+    # X (8 GPUs) runs 10 h on the own server, 5 h on the newer one, and starts there at 0 h.
+    # At 2 h a failure stops it: checkpoints every 1.5 h keep 1.5 h of its work and lose 0.5 h
+    # (x 8 GPUs = 4 GPU-hours). The newer server cannot hold it now (7 GPUs, or down), so it
+    # restarts on the own server at once, its 3.5 h left there taking 3.5 x 10 / 5 = 7 h.
+    from tco.simulator.interruptions import Checkpointing
+
+    ckpt = Checkpointing(interval_h=1.5, write_h=0.0, restart_h=0.0, wait_h=0.0,
+                         fallback_after=None)  # fmt: skip
+    fails = {"server_changes": [(2.0, 0, -1)]} if how == "a GPU fails" else {
+        "server_outages": [(2.0, 0, 4.0)]}  # fmt: skip
+    group = Group(8, np.array([5.0]), [(0.0, 8)], **fails)
+    inp = QueueInput(np.array([0.0]), np.array([8], np.int64), np.array([10.0]), [(0.0, 8)],
+                     100.0, server_gpus=8, groups=[group], requeue=ckpt)  # fmt: skip
+    q = simulate_mixed(inp)
+    assert q.start_h.tolist() == [0.0]  # its wait is counted from its first start
+    assert q.group is not None and q.group.tolist() == [0]  # where it ran last
+    r = q.requeued
+    assert r is not None
+    assert r.end_h.tolist() == [9.0]
+    assert r.interruptions.tolist() == [1] and r.lost_gpu_h.tolist() == [4.0]
+    assert r.gaps == [] or all(b - a == 0.0 for _, a, b in r.gaps)  # it restarted at once
+
+
+def test_a_mixed_cluster_fails_at_mtbf_over_mtbf_plus_mttr() -> None:
+    """Each model's GPUs fail at the option's rate: over 36 months the two models' 16 GPUs are
+    in service MTBF / (MTBF + MTTR) of the time, jobs under failures are stopped and finish."""
+    f = {"gpu_failures_per_1000_gpu_days": 30.0, "repair_days": 5.0}
+    prepared = prepare(make_scenario(horizon_months=36, options=[{**OWN, "failures": f}]))
+    o = simulate(prepared, advise=False).options[0]
+    mtbf_h, mttr_h = 1000 / 30 * 24, 5 * 24
+    assert o.metrics.gpu_availability == pytest.approx(mtbf_h / (mtbf_h + mttr_h), abs=0.03)
+    assert o.runs.failures > 100
+    gen, hits = o.runs.generation, o.runs.interruptions
+    assert gen is not None and hits is not None
+    assert hits[gen == 0].sum() > 0 and hits[gen == 1].sum() > 0  # on both models
+    done = ~np.isnan(o.runs.end_h) & (o.runs.end_h < prepared.horizon_h)
+    assert done.sum() > 0.9 * len(prepared.jobs)
+
+
 OWN = {
     "name": "own",
     "kind": "owned",
@@ -101,7 +142,6 @@ def test_each_job_runs_at_the_speed_of_the_model_it_ran_on_and_is_billed_so() ->
     [
         ({"tranches": [{"month": 0, "servers": 1}, {"month": 3, "servers": 1, "server": "HGX 9"}]},
          r"tranches\[1\]\.server"),
-        ({"failures": {}}, r"tranches: servers of several models together with failures"),
         ({"placement": "pool"}, r"together with placement: pool"),
         ({"refresh": {"month": 20, "server": "HGX H100 8-GPU"}}, r"together with a refresh"),
     ],

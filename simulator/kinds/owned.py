@@ -273,7 +273,9 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
         if plan.mix:
             hws = [plan.hardware, *(g.hardware for g in plan.mix)]
-            return owned_mixed.queue(jobs, plan.option, hws, plan.deliveries, horizon_h, patience_h)
+            return owned_mixed.queue(
+                jobs, plan.option, hws, plan.deliveries, horizon_h, rng, patience_h
+            )
         return owned_queue.queue(
             jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h,
             plan.successor,

@@ -70,16 +70,12 @@ class Owned(OptionModel):
         """What of this option a refresh cannot go with yet (None: nothing)."""
         if self.financing is not None and self.financing.operating:
             return "an operating lease (end_of_term fmv_buyout or return)"
-        if self.failures is not None and self.placement == "pool":
-            return "failures on a pool (placement: pool)"
         return None
 
     def unmixable(self) -> str | None:
         """What of this option servers of several models cannot go with yet (None: nothing)."""
         if self.refresh is not None:
             return "a refresh"
-        if self.failures is not None:
-            return "failures"
         return "placement: pool" if self.placement == "pool" else None
 
     def bought_from(self, month: int) -> Owned:

@@ -15,7 +15,14 @@ from typing import Protocol
 
 import numpy as np
 
-from tco.simulator.failures import Failures, Outages, failed_runs, outages, server_outages
+from tco.simulator.failures import (
+    FailedRuns,
+    Failures,
+    Outages,
+    failed_runs,
+    outages,
+    server_outages,
+)
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.generations import Successor
 from tco.simulator.kinds.owned_parts import Delivery
@@ -50,15 +57,14 @@ def queue(
     """The jobs queued on the cluster (on a ``successor`` from its cutover); when each gave up."""
     gen = _Generations.of(jobs, hw, sum(d.servers for d in deliveries), successor)
     run, reason, text, arrival = gen.run, gen.reason, gen.text, gen.arrival
-    start = np.full(len(jobs), np.nan)
     slots = [(d.delivery_h, d.servers) for d in deliveries if d.delivery_h < horizon_h]
     capacity = [(t, n * hw.gpus_per_unit) for t, n in slots]
     f = o.failures
     requeue = f is not None and o.placement == "servers"
     brk = _Breakdowns.of(slots, f, horizon_h, rng, hw, successor)
-    nodes_down_h = brk.nodes_down_h
-    hit = failed_runs(jobs.gpus, run, f, rng) if f is not None and not requeue else None
+    hit, hit_new = gen.resumed(jobs, None if requeue else f, rng)
     hold = hit.hold_h if hit is not None else run
+    start = np.full(len(jobs), np.nan)
     end = start + hold
     interruptions, lost = (None, None) if hit is None else (hit.interruptions, hit.lost_gpu_h)
     gaps: Gaps | None = None
@@ -70,16 +76,18 @@ def queue(
         inp = queue_input(
             jobs, hold, idx, capacity, brk.out, brk.nodes, horizon_h, patience_h, o, hw
         )
-        inp = dataclasses.replace(inp, arrival_h=arrival[idx], cutover=gen.cutover(idx, o, brk))
+        new_hold = gen.run_new if hit_new is None else hit_new.hold_h
+        cut = gen.cutover(idx, o, brk, new_hold)
+        inp = dataclasses.replace(inp, arrival_h=arrival[idx], cutover=cut)
         if requeue and f is not None:
-            seed = int(rng.integers(2**63))
-            inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=seed)
+            inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=int(rng.integers(2**63)))
         q = simulate_queue(inp)
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
-        if requeue:
-            nodes_down_h = q.servers_down_gpu_h
-        hold = gen.held(hold, idx, q.on_successor)
+        brk = dataclasses.replace(brk, nodes_down_h=q.servers_down_gpu_h) if requeue else brk
+        hold = gen.held(hold, idx, q.on_successor, new_hold)
         end = start + hold
+        if hit is not None and hit_new is not None and q.on_successor is not None:
+            interruptions, lost = _on_successor(hit, hit_new, idx[q.on_successor])
         if q.requeued is not None:
             r = q.requeued
             end[idx] = np.where(np.isnan(q.start_h), np.nan, r.end_h)
@@ -101,11 +109,20 @@ def queue(
         failures=brk.failures,
         node_failures=brk.node_failures,
         rack_failures=brk.racks,
-        unavailable_gpu_h=brk.down_gpu_h + nodes_down_h,
+        unavailable_gpu_h=brk.down_gpu_h + brk.nodes_down_h,
         fragmented_gpu_h=stranded,
         gaps=gaps,
     )
     return runs, left
+
+
+def _on_successor(
+    hit: FailedRuns, new: FailedRuns, on: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interruptions and work lost per job, the jobs ``on`` the successor counted there."""
+    hits, lost = hit.interruptions.copy(), hit.lost_gpu_h.copy()
+    hits[on], lost[on] = new.interruptions[on], new.lost_gpu_h[on]
+    return hits, lost
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,17 @@ class _Generations:
         run = np.where(later, run_new, run)
         return cls(run, np.where(early, "", new_reason), text, arrival, s, run_new, early)
 
+    def resumed(
+        self, jobs: Jobs, f: Failures | None, rng: np.random.Generator
+    ) -> tuple[FailedRuns | None, FailedRuns | None]:
+        """Jobs that resume in place (failures on a pool): each one's run stretched by its
+        interruptions, on the servers bought and, by draws of its run there, on the successor."""
+        if f is None:
+            return None, None
+        hit = failed_runs(jobs.gpus, self.run, f, rng)
+        new = None if self.successor is None else failed_runs(jobs.gpus, self.run_new, f, rng)
+        return hit, new
+
     def reason_after(self, start: np.ndarray, left: np.ndarray) -> np.ndarray:
         """Why each job cannot run, once the queue has run: a job only the servers bought can
         hold cannot run if it had not started by the cutover (nor left to burst)."""
@@ -161,15 +189,16 @@ class _Generations:
         gone[out] = jobs.arrival_h[out] + patience_h[out]
         return np.maximum(rest, 0.0), gone
 
-    def cutover(self, idx: np.ndarray, o: Queueing, brk: _Breakdowns) -> Cutover | None:
-        """The cutover for jobs ``idx``, with the successor's own failures."""
+    def cutover(
+        self, idx: np.ndarray, o: Queueing, brk: _Breakdowns, new_hold: np.ndarray
+    ) -> Cutover | None:
+        """The cutover for jobs ``idx``, with the successor's own failures; ``new_hold``: each
+        job's hold on the successor."""
         s = self.successor
         if s is None:
             return None
         gps = s.hardware.gpus_per_unit
-        cut = Cutover(
-            s.cutover_h, s.gpus, gps if o.placement == "servers" else 0, self.run_new[idx]
-        )
+        cut = Cutover(s.cutover_h, s.gpus, gps if o.placement == "servers" else 0, new_hold[idx])
         if brk.new_out is None:
             return cut
         if o.placement == "servers":
@@ -179,12 +208,14 @@ class _Generations:
         spells = [c for a, _, b in brk.new_nodes for c in ((a, -gps), (b, gps))]
         return dataclasses.replace(cut, changes=brk.new_out.changes + spells)
 
-    def held(self, hold: np.ndarray, idx: np.ndarray, new: np.ndarray | None) -> np.ndarray:
-        """``hold`` with the jobs that started on the successor at its speed."""
+    def held(
+        self, hold: np.ndarray, idx: np.ndarray, new: np.ndarray | None, new_hold: np.ndarray
+    ) -> np.ndarray:
+        """``hold`` with the jobs that started on the successor holding ``new_hold``."""
         if new is None:
             return hold
         out = hold.copy()
-        out[idx] = np.where(new, self.run_new[idx], hold[idx])
+        out[idx] = np.where(new, new_hold[idx], hold[idx])
         return out
 
 
