@@ -36,6 +36,9 @@ declare(
     Category("financing_payoff", "loan or lease paid off at the sale", "server prices", "#c5b0d5"),
     Category("interest", "interest", "server prices", "#e377c2"),
     Category("lease", "operating lease cost", "server prices", "#9467bd"),
+    Category(
+        "lease_termination", "operating lease ended early at a refresh", "server prices", "#c49c94"
+    ),
 )
 
 
@@ -123,13 +126,22 @@ class Flows:
 
 
 def financed(
-    f: Financing, basis: float, m0: int, months: int, residual: float, until: int | None = None
+    f: Financing,
+    basis: float,
+    m0: int,
+    months: int,
+    residual: float,
+    until: int | None = None,
+    returned_value: float = 0.0,
 ) -> Flows:
     """Cash and accounting flows of financing ``basis`` USD of servers arriving in month ``m0``
     (``residual``: their expected market value at the end of the term, for an operating lease).
     A loan or finance lease still running in month ``until`` - 1 (default: the horizon's last),
-    when the servers are sold, is paid off then. Depreciation, resale and a buyout's own
-    depreciation stay with the caller."""
+    when the servers are sold, is paid off then. An operating lease still running then, before
+    the horizon (a refresh), ends early: the servers go back and the lessee pays what the
+    lessor is still owed (the lease's balance, the residual included) less what they fetch
+    (``returned_value``), at least nothing; its cost is booked in full by then. Depreciation,
+    resale and a buyout's own depreciation stay with the caller."""
     stop = months if until is None else until
     out = Flows(months)
     out.cash["financing"] = np.zeros(months)
@@ -151,8 +163,16 @@ def financed(
         paid = k
     if f.operating:
         cost = (upfront + pay * n) / n  # straight-line lease cost
-        for month in range(m0, min(m0 + n, months)):
+        last = min(m0 + n, stop)
+        for month in range(m0, last):
             out.add(out.accounting, "lease", month, cost)
+        if paid < n and stop < months:  # returned early (a refresh)
+            owed = max(0.0, balance(r, principal, pay, paid) - returned_value)
+            out.add(out.cash, "lease_termination", stop - 1, owed)
+            # What it cost in all (paid, and owed now) less what was booked: never negative.
+            booked = cost * (last - m0)
+            out.add(out.accounting, "lease", stop - 1, upfront + pay * paid + owed - booked)
+            paid = n
         out.notes["lease_payments_beyond_horizon_usd"] = pay * (n - paid)
     elif paid < n:
         out.add(out.cash, "financing_payoff", stop - 1, balance(r, principal, pay, paid))

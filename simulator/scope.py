@@ -10,8 +10,7 @@ LEFT_OUT: tuple[str, ...] = (
     " each other.",
     "Network topology within a cluster: a job on several servers runs at the inter-node link's"
     " speed whichever servers it gets.",
-    "A cluster of mixed GPU generations with a refresh or placed as a pool, and a refresh"
-    " together with an operating lease.",
+    "A cluster of mixed GPU generations with a refresh or placed as a pool.",
     "A China region (AWS quotes it in CNY) reported in a currency other than CNY: its prices"
     " convert at the reporting currency's rate only; the bundled snapshot has no China prices"
     " (live or cached prices only).",

@@ -197,8 +197,12 @@ def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
         ({"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
          r"refresh\.server: a successor GPU with less memory"),
         ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"},
-          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 12}},
-         r"refresh together with an operating lease"),
+          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 3}},
+         r"financing\.term_months: servers delivered in month 1 would be returned after 3"
+         r" months, before the refresh's successor takes over.*at least 6"),
+        ({"refresh": {"month": 3, "server": "HGX A100 8x80GB"},  # the successor's lease
+          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 5}},
+         r"servers delivered in month 4 would be returned after 5 months, before the horizon"),
     ],
 )  # fmt: skip
 def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
@@ -273,9 +277,35 @@ def test_a_loan_on_servers_sold_at_the_refresh_is_paid_off_then() -> None:
     assert c["financing_payoff"][sold] == pytest.approx(-npf.fv(r, paid, -pay, p), rel=1e-9)
     old_only = c["financing"][:12]
     assert old_only[1:] == pytest.approx(np.full(11, pay))
-    with pytest.raises(ScenarioError, match="refresh together with an operating lease"):
-        _lab({"month": 12, "server": "HGX A100 8x80GB"},
-             financing={"kind": "lease", "end_of_term": "fmv_buyout"})  # fmt: skip
+
+
+@pytest.mark.parametrize("end_of_term", ["return", "fmv_buyout"])
+def test_an_operating_lease_ended_early_by_a_refresh(end_of_term: str) -> None:
+    """The old server's 48-month lease ends at the refresh: its payments stop, and the lessee
+    pays the lessor's balance (numpy-financial's future value after the payments made, the
+    residual priced in) less what the returned server fetches on the used market. Nothing is
+    sold by the lessee, and the lease's whole cost is booked by then."""
+    import numpy_financial as npf
+
+    lease = {"kind": "lease", "term_months": 48, "annual_rate": 0.12, "upfront_fraction": 0.1,
+             "end_of_term": end_of_term}  # fmt: skip
+    _, o = _lab({"month": 12, "server": "HGX A100 8x80GB"}, financing=lease)
+    _, cash = _lab({"month": 12, "server": "HGX A100 8x80GB"})
+    c, a = o.ledger.cash, o.ledger.accounting
+    ended = int(np.nonzero(c["lease_termination"])[0][0])
+    basis = float(cash.ledger.cash["capex"][0])
+    r, n, p = 0.01, 48, 0.9 * basis
+    residual = basis * defaults.market_share(4.0)
+    pay = -npf.pmt(r, n, p, -residual)
+    paid = ended + 1  # payments at the end of months 0 .. ended
+    owed = -npf.fv(r, paid, -pay, p) - basis * defaults.market_share(paid / 12)
+    assert c["lease_termination"][ended] == pytest.approx(max(owed, 0.0), rel=1e-9)
+    assert c["lease_termination"][ended] > 0
+    assert c["financing"][1:12] == pytest.approx(np.full(11, pay))  # the old lease alone
+    assert "refresh_sale" not in c or c["refresh_sale"].sum() == 0  # the lessor's to sell
+    # Booked in full by its end: the old lease's cost equals what was paid for it.
+    old_paid = 0.1 * basis + pay * paid + c["lease_termination"][ended]
+    assert a["lease"][: ended + 1].sum() == pytest.approx(old_paid, rel=1e-9)
 
 
 def test_a_job_stopped_by_a_failure_restarts_on_the_successor_with_its_work_rescaled() -> None:
@@ -373,3 +403,15 @@ def test_the_old_servers_leave_when_the_jobs_running_on_them_at_the_cutover_end(
     assert retired_h(s, runs, 100.0) == 15.0
     assert on_successor(s, runs).tolist() == [True, False, True]
     assert retired_h(s, runs, 14.0) == 14.0  # or the horizon
+
+
+def test_a_lease_bought_out_before_the_refresh_is_sold_at_it() -> None:
+    """A 6-month operating lease with a fair-market-value buyout: bought at the residual the
+    lessor priced in when the term ends (month 6), owned, then sold at the refresh."""
+    lease = {"kind": "lease", "term_months": 6, "annual_rate": 0.12, "end_of_term": "fmv_buyout"}
+    _, o = _lab({"month": 12, "server": "HGX A100 8x80GB"}, financing=lease)
+    c = o.ledger.cash
+    _, cash = _lab({"month": 12, "server": "HGX A100 8x80GB"})
+    basis = float(cash.ledger.cash["capex"][0])
+    assert c["capex"][6] == pytest.approx(basis * defaults.market_share(0.5))
+    assert c["refresh_sale"].sum() < 0 and "lease_termination" not in c

@@ -172,11 +172,10 @@ def successor(
     tranches: list[Tranche],
     lead_time_months: float,
     decline_per_year: float,
-    unrefreshable: str | None,
 ) -> tuple[Successor, tuple[Quote, ...]]:
     """The successor of a cluster with hardware ``old`` bought in ``tranches``, and the figures it
-    rests on. ``unrefreshable``: the option's section that a refresh cannot go with yet."""
-    n = _servers(r, ctx, old, tranches, unrefreshable)
+    rests on."""
+    n = _servers(r, ctx, old, tranches)
     server = hardware.server(r.server)
     gpu = hardware.gpu(server.gpu)
     dated = server.price_date if r.price_usd is None else "undated"
@@ -199,17 +198,9 @@ def successor(
     return Successor(server.name, hw, n, price, kw, delivery), quotes
 
 
-def _servers(
-    r: Refresh, ctx: Context, old: Hardware, tranches: list[Tranche], unrefreshable: str | None
-) -> int:
+def _servers(r: Refresh, ctx: Context, old: Hardware, tranches: list[Tranche]) -> int:
     """How many successor servers, once the refresh is known to be one the model holds."""
     where = f"{ctx.where}.refresh"
-    if unrefreshable is not None:
-        raise ScenarioError(
-            ctx.file,
-            where,
-            f"a refresh together with {unrefreshable} is not modelled yet: remove one of them",
-        )
     last = max(t.month for t in tranches)
     if r.month <= last:
         raise ScenarioError(

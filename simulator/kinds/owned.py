@@ -51,21 +51,34 @@ REFRESH_KNOB = "refresh_month"
 BUY_STEP_MONTHS = 6  # tco optimize tries a hybrid's purchase every half year
 
 
-def _returned_after_the_horizon(
-    f: Financing | None, deliveries: tuple[Delivery, ...], ctx: Context
+def _returned_in_service(
+    f: Financing | None,
+    deliveries: tuple[Delivery, ...],
+    ctx: Context,
+    successor: generations.Successor | None,
 ) -> None:
-    """A lease ending in a return must run past the horizon: the model keeps a cluster's size."""
+    """A lease ending in a return must run as long as its servers serve: past the horizon, or
+    until a refresh's successor takes over (the model keeps a cluster's size)."""
     if f is None or f.end_of_term != "return":
         return
-    for d in deliveries:
-        if d.delivery_month is not None and d.delivery_month + f.term_months < ctx.horizon_months:
+    cut = None if successor is None else successor.delivery.delivery_month
+    served = [(d, cut if cut is not None else ctx.horizon_months) for d in deliveries]
+    if successor is not None:
+        served.append((successor.delivery, ctx.horizon_months))
+    for d, until in served:
+        if d.delivery_month is not None and d.delivery_month + f.term_months < until:
+            what = (
+                "before the horizon"
+                if until == ctx.horizon_months
+                else "before the refresh's successor takes over"
+            )
             raise ScenarioError(
                 ctx.file,
                 f"{ctx.where}.financing.term_months",
                 f"servers delivered in month {d.delivery_month + 1} would be returned"
-                f" after {f.term_months} months, before the horizon; the model keeps a"
+                f" after {f.term_months} months, {what}; the model keeps a"
                 " cluster's size: make the term at least"
-                f" {ctx.horizon_months - d.delivery_month} months or choose"
+                f" {until - d.delivery_month} months or choose"
                 " end_of_term: fmv_buyout or dollar_buyout",
             )
 
@@ -172,7 +185,6 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             option.purchase_plan(), option.lead_time_months, option.price_decline_per_year,
             ctx.start, ctx.horizon_months, dated,
         )  # fmt: skip
-        _returned_after_the_horizon(f, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
@@ -188,12 +200,13 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         if option.refresh is not None:
             successor, refresh_quotes = generations.successor(
                 option.refresh, ctx, hw, option.purchase_plan(), option.lead_time_months,
-                option.price_decline_per_year, option.unrefreshable(),
+                option.price_decline_per_year,
             )  # fmt: skip
             description += (
                 f", then {successor.servers} x {successor.server} ({successor.gpus} x"
                 f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
             )
+        _returned_in_service(f, deliveries, ctx, successor)
         for k, g in enumerate(mix, start=1):
             m = sum(d.servers for d in deliveries if d.generation == k)
             first = min(d.order_month for d in deliveries if d.generation == k)

@@ -196,13 +196,14 @@ def _tranche(o: Owned, basis: float, m0: int, months: int, end: int) -> Flows:
         _owned(o, basis, m0, months, out, (basis, m0), end)
         return out
     residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
-    flows = financed(f, basis, m0, months, residual, None if f.operating else end)
+    returned = basis * defaults.market_share((end - m0) / 12)  # if a lease ends at a refresh
+    flows = financed(f, basis, m0, months, residual, end, returned)
     out.cash.update(flows.cash)
     out.accounting.update(flows.accounting)
     out.notes.update(flows.notes)
     if not f.operating:
         _owned(o, basis, m0, months, out, (basis, m0), end)
-    elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < months:
+    elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < end:
         at = m0 + f.term_months
         out.cash["capex"][at] += residual  # bought at the value the lessor priced in
         _owned(o, residual, at, months, out, (basis, m0), end)

@@ -66,12 +66,6 @@ class Owned(OptionModel):
             raise ValueError("give either servers (all bought in month 0) or tranches, not both")
         return self
 
-    def unrefreshable(self) -> str | None:
-        """What of this option a refresh cannot go with yet (None: nothing)."""
-        if self.financing is not None and self.financing.operating:
-            return "an operating lease (end_of_term fmv_buyout or return)"
-        return None
-
     def unmixable(self) -> str | None:
         """What of this option servers of several models cannot go with yet (None: nothing)."""
         if self.refresh is not None:
