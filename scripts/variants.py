@@ -4,8 +4,9 @@ Usage: python scripts/variants.py lab industrial
 
 For every scenario named, each variant is applied to every owned option (failures at the
 defaults, a 36-month loan at 9.5 %, an operating lease with a fair-market-value buyout, resale at
-book value instead of the market curve, three together, and a refresh to the next generation in
-month 24, the brief's 18-24-month payback, or after the last tranche) and the run printed as a
+book value instead of the market curve, three together, a refresh to the next generation in
+month 24, the brief's 18-24-month payback, or after the last tranche, and that refresh with the
+lease and failures) and the run printed as a
 Markdown row: the first owned option's cash over the horizon, its largest month of cash, p95
 wait, GPU availability, work lost to failures, its break-even months against the others, and the
 recommended option; for a refresh, the successor's capex a year as a share of the option's cash a
@@ -36,6 +37,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "resale_value": "book",
     },
     "refresh to the next generation": {"refresh": {"month": 24}},
+    "refresh + operating lease + failures": {
+        "refresh": {"month": 24},
+        "financing": {"kind": "lease", "end_of_term": "fmv_buyout"},
+        "failures": {},
+    },
 }
 # The next generation of each catalog server (a successor must have at least its GPU memory).
 SUCCESSOR = {
@@ -81,8 +87,12 @@ def _reserve(own: Any, scenario: Any) -> str:
     if refresh is None:
         return ""
     lead = scenario.option(own.name).lead_time_months
-    bought = float(own.ledger.cash["capex"][math.floor(refresh.month + lead) :].sum())
-    back = -float(own.ledger.cash["refresh_sale"].sum())
+    cash = own.ledger.cash
+    back = -float(cash["refresh_sale"].sum()) if "refresh_sale" in cash else 0.0
+    if scenario.option(own.name).financing is not None:  # leased: no capex to reserve
+        ended = float(cash["lease_termination"].sum()) if "lease_termination" in cash else 0.0
+        return f" refresh: old lease ended early for ${ended:,.0f}, old sold for ${back:,.0f} |"
+    bought = float(cash["capex"][math.floor(refresh.month + lead) :].sum())
     years = scenario.horizon_months / 12
     gross, net = (x / own.total_cash_usd / years for x in (bought, bought - back))
     return (
