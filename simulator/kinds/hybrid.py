@@ -119,7 +119,9 @@ def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, 
         )
     kind = registry.of(found[1])
     # The owned side must queue jobs with patience and say when it is bought (the owned kind's).
-    queues = all(hasattr(kind, a) for a in ("queue", "bought_from", "in_service_from_h"))
+    queues = all(
+        hasattr(kind, a) for a in ("queue", "bought_from", "in_service_from_h", "months_to_buy")
+    )
     if (
         kind.buys_hardware != owned
         or (owned and not queues)
