@@ -98,11 +98,9 @@ class _MixedPool(_Pool):
             bisect.insort(self.running, (now + hold, self.units[job], job))
 
     def on_finish(self, ev: simpy.Event) -> None:
-        job = int(ev.value)  # type: ignore[arg-type]
-        if self.requeue is not None:
-            if self.finish_ev.get(job) is not ev:
-                return  # the job was stopped by a failure: this end is void
-            del self.finish_ev[job]
+        job = self.ended(ev)
+        if job is None:
+            return
         self.off(job)
         if self.queue:
             self.wake()

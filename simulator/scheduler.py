@@ -114,12 +114,19 @@ class _Pool:
             ev.callbacks.append(self.schedule_pass)
             ev.succeed()
 
-    def on_finish(self, ev: simpy.Event) -> None:
+    def ended(self, ev: simpy.Event) -> int | None:
+        """The job ``ev`` ends, or None when a failure had stopped it (that end is void)."""
         job = int(ev.value)  # type: ignore[arg-type]
         if self.requeue is not None:
             if self.finish_ev.get(job) is not ev:
-                return  # the job was stopped by a failure: this end is void
+                return None
             del self.finish_ev[job]
+        return job
+
+    def on_finish(self, ev: simpy.Event) -> None:
+        job = self.ended(ev)
+        if job is None:
+            return
         if self.cut_h <= self.env.now and self.start[job] < self.cut_h and job not in self.alloc:
             return  # it ran on a retired server: its GPUs are gone with the server
         self.changed()
