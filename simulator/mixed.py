@@ -29,7 +29,7 @@ import simpy
 from tco.simulator.placement import Allocation, Servers
 from tco.simulator.queue_records import SERVER_DOWN, SERVER_UP, Queued, QueueInput
 from tco.simulator.requeue import back_in_line, requeued
-from tco.simulator.scheduler import _Pool, _run
+from tco.simulator.scheduler import _Pool, _run, look_ahead
 
 GROUP = 1 << 32  # a failure of group k's server s is the capacity event of server k x GROUP + s
 
@@ -121,24 +121,6 @@ class _MixedPool(_Pool):
         back_in_line(self.queue, job)
         self.wake()
 
-    def server_event(self, g: int, s: int, u: int) -> None:
-        """A failure or repair of group ``g``'s server ``s`` (a GPU, or the server whole)."""
-        srv, now = self.groups[g], self.env.now
-        if u == SERVER_DOWN:
-            mine = [j for j, a in self.alloc.items() if self.group[j] == g]
-            for j in [j for j in mine if any(x == s for x, _ in self.alloc[j])]:
-                self.stop_job(j)
-            srv.server_down(s, now)
-        elif u == SERVER_UP:
-            srv.server_up(s, now)
-        else:
-            if self.requeue is not None and u < 0 and s not in srv.down:
-                ours = {j: a for j, a in self.alloc.items() if self.group[j] == g}
-                hit = self.requeue.victim(s, srv.free[s], srv.size - srv.out[s], ours)
-                if hit is not None:
-                    self.stop_job(hit)
-            srv.change(s, u, now)
-
     def schedule_pass(self, _: simpy.Event) -> None:
         self.pass_pending = False
         q = self.queue
@@ -184,15 +166,9 @@ class _MixedPool(_Pool):
                 if s < 0:
                     size = self.groups[-1 - s].size
                     frees[-1 - s].extend([size] * (u // size))
-                else:  # a failure or repair, as the pool's look-ahead counts them
+                else:  # a failure or repair
                     g, server = divmod(s, GROUP)
-                    srv = self.groups[g]
-                    if u == SERVER_DOWN:
-                        frees[g][server] = -srv.size
-                    elif u == SERVER_UP:
-                        frees[g][server] = srv.size - srv.out[server]
-                    else:
-                        frees[g][server] += u
+                    look_ahead(self.groups[g], frees[g], server, u)
             if self.place_any(head, frees)[0] >= 0:
                 return t
         return inf
@@ -203,7 +179,9 @@ class _MixedPool(_Pool):
             if s < 0:
                 self.groups[-1 - s].add_servers(u)
             else:
-                self.server_event(*divmod(s, GROUP), u)
+                g, server = divmod(s, GROUP)
+                ours = {j: a for j, a in self.alloc.items() if self.group[j] == g}
+                self.server_event(self.groups[g], server, u, ours)
             self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()

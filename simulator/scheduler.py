@@ -273,12 +273,8 @@ class _Pool:
                 if s < 0:
                     touched = list(range(len(free), len(free) + u // srv.size))
                     free.extend([srv.size] * (u // srv.size))
-                elif u == SERVER_DOWN:
-                    free[s] = -srv.size  # holds nothing until back (looking ahead only)
-                elif u == SERVER_UP:
-                    free[s] = srv.size - srv.out[s]
                 else:
-                    free[s] += u
+                    look_ahead(srv, free, s, u)
             if any(free[s] >= need for s in touched) if small else srv.place(need, free):
                 return t
         return self.after_cutover(need)
@@ -363,14 +359,21 @@ class _Pool:
             else:
                 self.note_head(None)  # nobody waits: nothing is stranded
 
-    def failure_hits(self, server: int) -> None:
-        """A GPU of ``server`` fails: the job under it, if any, stops and queues again."""
-        srv, rq = self.servers, self.requeue
-        assert srv is not None and rq is not None
-        in_service = srv.size - srv.out[server]
-        job = rq.victim(server, srv.free[server], in_service, self.alloc)
-        if job is not None:
-            self.stop_job(job)
+    def server_event(self, srv: Servers, s: int, u: int, alloc: dict[int, Allocation]) -> int:
+        """A failure or repair of ``srv``'s server ``s`` (a GPU, or the server whole; ``alloc``:
+        the jobs on ``srv``): the jobs under it stop and queue again; the change in free GPUs."""
+        now = self.env.now
+        if u == SERVER_DOWN:
+            for job in [j for j, a in alloc.items() if any(x == s for x, _ in a)]:
+                self.stop_job(job)
+            return -srv.server_down(s, now)
+        if u == SERVER_UP:
+            return srv.server_up(s, now)
+        if self.requeue is not None and u < 0 and s not in srv.down:  # a GPU under a job?
+            hit = self.requeue.victim(s, srv.free[s], srv.size - srv.out[s], alloc)
+            if hit is not None:
+                self.stop_job(hit)
+        return srv.change(s, u, now)
 
     def stop_job(self, job: int) -> None:
         """A running job stops (a failure under it) and queues again at its place by arrival."""
@@ -398,16 +401,8 @@ class _Pool:
             elif s < 0:
                 self.free += u
                 srv.add_servers(u)
-            elif u == SERVER_DOWN:
-                for job in [j for j, a in self.alloc.items() if any(x == s for x, _ in a)]:
-                    self.stop_job(job)
-                self.free -= srv.server_down(s, self.env.now)
-            elif u == SERVER_UP:
-                self.free += srv.server_up(s, self.env.now)
             else:
-                if self.requeue is not None and u < 0 and s not in srv.down:
-                    self.failure_hits(s)
-                self.free += srv.change(s, u, self.env.now)
+                self.free += self.server_event(srv, s, u, self.alloc)
             self.future_capacity.remove((t, u, s))
             if self.queue:
                 self.wake()
@@ -439,3 +434,14 @@ def _run(pool: P, horizon_h: float) -> P:
         pool.env.process(pool.deliveries())
     pool.env.run(until=horizon_h)
     return pool
+
+
+def look_ahead(srv: Servers, free: list[int], s: int, u: int) -> None:
+    """A failure or repair of ``srv``'s server ``s`` applied to ``free``, a copy of its free
+    GPUs for looking ahead (a server down holds nothing until it is back)."""
+    if u == SERVER_DOWN:
+        free[s] = -srv.size
+    elif u == SERVER_UP:
+        free[s] = srv.size - srv.out[s]
+    else:
+        free[s] += u

@@ -33,6 +33,7 @@ from tco.pricing.errors import PricingError
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import GpuCount, NonNeg, Strict
 from tco.simulator.kinds.owned_parts import (
+    SEARCH_STEP_MONTHS,
     Delivery,
     Tranche,
     deliveries_of,
@@ -144,9 +145,6 @@ def newer_servers(
     return tuple(out), tuple(gens), tuple(quotes)
 
 
-REFRESH_STEP_MONTHS = 6  # tco optimize tries a refresh every half year
-
-
 def months_to_try(
     r: Refresh, last_tranche: int, lead_time_months: float, horizon_months: int
 ) -> list[int]:
@@ -154,7 +152,7 @@ def months_to_try(
     the month after the last tranche to the last whose successor arrives within the horizon."""
     first = last_tranche + 1
     last = latest_order_month(lead_time_months, horizon_months)
-    months = {*range(first, last + 1, REFRESH_STEP_MONTHS), last} if last >= first else set()
+    months = {*range(first, last + 1, SEARCH_STEP_MONTHS), last} if last >= first else set()
     return sorted(months - {r.month})
 
 

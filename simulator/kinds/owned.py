@@ -28,6 +28,7 @@ from tco.simulator.kinds import generations, owned_mixed, owned_queue
 from tco.simulator.kinds.owned_costs import owned_ledger
 from tco.simulator.kinds.owned_model import Owned, OwnedPlan
 from tco.simulator.kinds.owned_parts import (
+    SEARCH_STEP_MONTHS,
     Delivery,
     decline_quote,
     deliveries_of,
@@ -48,7 +49,6 @@ if typing.TYPE_CHECKING:
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
 TRANCHE_KNOB = "servers_added_per_tranche"
 REFRESH_KNOB = "refresh_month"
-BUY_STEP_MONTHS = 6  # tco optimize tries a hybrid's purchase every half year
 
 
 def _returned_in_service(
@@ -261,7 +261,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         half year while the servers still arrive within the horizon."""
         latest = latest_order_month(option.lead_time_months, horizon_months)
         last = latest if option.refresh is None else min(latest, option.refresh.month - 1)
-        return list(range(0, last + 1, BUY_STEP_MONTHS))
+        return list(range(0, last + 1, SEARCH_STEP_MONTHS))
 
     def in_service_from_h(self, plan: OwnedPlan) -> float:
         """When the first servers are in service (inf: never within the horizon)."""

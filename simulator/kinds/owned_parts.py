@@ -115,6 +115,10 @@ def _years_after(start: str, months: int, date: str) -> float:
     return (y * 12 + m - 1 + months - (parts[0] * 12 + parts[1] - 1)) / 12.0
 
 
+# tco optimize tries order months (a refresh's, a hybrid's purchase) every half year.
+SEARCH_STEP_MONTHS = 6
+
+
 def latest_order_month(lead_time_months: float, horizon_months: int) -> int:
     """The last month whose order arrives within the horizon."""
     return horizon_months - 1 - math.ceil(lead_time_months)
