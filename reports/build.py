@@ -10,10 +10,9 @@ a folder without one, never a mix of old and new files that looks complete.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
+from tco.reports import manifest
 from tco.reports.formats import CHART_DIR, DEFAULT_FORMATS, FORMATS, MANIFEST
 from tco.simulator.atomic import write_text
 from tco.simulator.result import Result
@@ -48,8 +47,7 @@ def write_report(
 ) -> list[Path]:
     """Write the chosen parts of the report; return the files written."""
     d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / MANIFEST).unlink(missing_ok=True)  # incomplete until the new manifest is written
+    manifest.begin(d)  # incomplete until the new manifest is written
     written: list[Path] = []
     if "json" in formats or "csv" in formats:
         from tco.reports import files
@@ -65,34 +63,15 @@ def write_report(
     return written
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _manifest(result: Result, d: Path, files: list[Path]) -> Path:
-    doc = {
-        "schema": MANIFEST_SCHEMA,
+    about = {
         "tco_version": result.version,
         "scenario_sha256": result.scenario_sha256,
         "seed": result.scenario.seed,
-        "files": {p.relative_to(d).as_posix(): _sha256(p) for p in sorted(files)},
     }
-    return write_text(d / MANIFEST, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return manifest.finish(d, MANIFEST_SCHEMA, about, files)
 
 
 def verify_report(out_dir: str | Path) -> list[str]:
     """Problems that make a report folder incomplete or mixed (an empty list: it is whole)."""
-    d = Path(out_dir)
-    try:
-        doc = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
-        files = dict(doc["files"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return [f"{d / MANIFEST}: missing or unreadable: the report was not completed"]
-    problems = []
-    for name, digest in files.items():
-        p = d / name
-        if not p.is_file():
-            problems.append(f"{p}: listed in the manifest but missing")
-        elif _sha256(p) != digest:
-            problems.append(f"{p}: not the file this report wrote (another run changed it)")
-    return problems
+    return manifest.verify(out_dir, "report")

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tco.reports.formatting import money
+from tco.reports.formatting import md_cell, md_text, money
+from tco.simulator.input_files import InputFileError, read_input
 
 SUMMARY = "summary.json"
 
@@ -21,20 +22,86 @@ class CompareError(ValueError):
     """A file that is not a tco summary (the message names it and says what is expected)."""
 
 
+SCHEMA = "tco-summary/1"  # the summary version this tco reads
+_NUMBER = (int, float)
+# What compare reads of a summary, and its type (None in a number's place: not computed).
+_TOP: dict[str, Any] = {"tco_version": str, "scenario": dict, "options": list}
+_OPTION: dict[str, Any] = {"name": str, "totals_usd": dict, "waits_h": dict, "prices": list}
+_PRICE: dict[str, Any] = {"item": str, "source": str, "as_of": str}
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """A summary.json document, from the file or a report folder holding one."""
+    """A summary.json document, from the file or a report folder holding one; checked to be a
+    summary of the version this tco reads, with every field compare uses of the right type."""
     p = Path(path)
     if p.is_dir():
         p = p / SUMMARY
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CompareError(f"{p}: no such file; give a summary.json or a report folder") from None
+        text = read_input(p, "a summary.json or a report folder").decode("utf-8")
+        doc = json.loads(text)
+    except InputFileError as exc:
+        raise CompareError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise CompareError(f"{p}: not UTF-8 text; give a summary.json") from None
     except json.JSONDecodeError as exc:
         raise CompareError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise CompareError(f"{p}: nested too deeply to be a tco summary.json") from None
     if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith("tco-summary/"):
         raise CompareError(f"{p}: not a tco summary.json (no 'schema': 'tco-summary/...')")
+    if doc["schema"] != SCHEMA:
+        raise CompareError(
+            f"{p}: schema: {doc['schema']!r} is another version of the summary; this tco reads"
+            f" {SCHEMA!r} (run both with the same tco, or compare with the tco that wrote it)"
+        )
+    _check_shape(doc, p)
     return doc
+
+
+def _kind(x: Any) -> str:
+    return "null" if x is None else type(x).__name__
+
+
+def _expect(doc: dict[str, Any], spec: dict[str, Any], p: Path, where: str) -> None:
+    for key, typ in spec.items():
+        v = doc.get(key)
+        if not isinstance(v, typ) or isinstance(v, bool):
+            raise CompareError(
+                f"{p}: {where}{key}: expected {typ.__name__}, found {_kind(v)};"
+                " not a summary.json this tco wrote"
+            )
+
+
+def _number(x: Any, p: Path, where: str) -> None:
+    if x is not None and (not isinstance(x, _NUMBER) or isinstance(x, bool)):
+        raise CompareError(f"{p}: {where}: expected a number, found {_kind(x)}")
+
+
+def _check_shape(doc: dict[str, Any], p: Path) -> None:
+    """The fields compare reads, with their types: a malformed summary is named by field."""
+    _expect(doc, _TOP, p, "")
+    _expect(doc["scenario"], {"name": str, "input": dict}, p, "scenario.")
+    rec = doc.get("recommendation")
+    if not isinstance(rec, dict) or not isinstance(rec.get("option"), str | None):
+        raise CompareError(f"{p}: recommendation: expected an object with 'option'")
+    names: set[str] = set()
+    for i, o in enumerate(doc["options"]):
+        at = f"options[{i}]."
+        if not isinstance(o, dict):
+            raise CompareError(f"{p}: options[{i}]: expected an object, found {_kind(o)}")
+        _expect(o, _OPTION, p, at)
+        if o["name"] in names:
+            raise CompareError(f"{p}: {at}name: {o['name']!r} appears twice")
+        names.add(o["name"])
+        for key in ("cash", "npv_cash"):
+            _number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}")
+        _number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h")
+        for j, q in enumerate(o["prices"]):
+            if not isinstance(q, dict):
+                raise CompareError(f"{p}: {at}prices[{j}]: expected an object, found {_kind(q)}")
+            _expect(q, _PRICE, p, f"{at}prices[{j}].")
+            if "value" not in q:
+                raise CompareError(f"{p}: {at}prices[{j}].value: missing")
 
 
 def _flat(x: Any, prefix: str = "") -> dict[str, Any]:
@@ -65,7 +132,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
     def pick(doc: dict[str, Any] | None, *keys: str) -> Any:
         for k in keys:
-            doc = None if doc is None else doc[k]
+            doc = None if doc is None else doc.get(k)
         return doc
 
     totals = []
@@ -126,9 +193,13 @@ def to_markdown(diff: dict[str, Any]) -> str:
     """The differences as Markdown tables."""
     o, n, r = diff["old"], diff["new"], diff["recommendation"]
     lines = [
-        f"# {o['scenario']} (tco {o['tco_version']}) -> {n['scenario']} (tco {n['tco_version']})",
+        "# "
+        + md_text(
+            f"{o['scenario']} (tco {o['tco_version']}) -> {n['scenario']} (tco {n['tco_version']})"
+        ),
         "",
-        f"Recommended: {r['old']} -> {r['new']}" + (" (changed)" if r["changed"] else " (same)"),
+        md_text(f"Recommended: {r['old']} -> {r['new']}")
+        + (" (changed)" if r["changed"] else " (same)"),
         "",
         "| option | cash old | cash new | change | NPV change | p95 wait h old -> new |",
         "|---|---:|---:|---:|---:|---|",
@@ -138,13 +209,19 @@ def to_markdown(diff: dict[str, Any]) -> str:
         # The same minus sign as the money beside it (formatting.money).
         share = "" if c["share"] is None else f" ({c['share']:+.1%})".replace("-", "\u2212")
         lines.append(
-            f"| {t['option']} | {_usd(c['old'])} | {_usd(c['new'])} | {_usd(c['delta'])}{share}"
+            f"| {md_cell(t['option'])} | {_usd(c['old'])} | {_usd(c['new'])}"
+            f" | {_usd(c['delta'])}{share}"
             f" | {_usd(v['delta'])} | {_num(w['old'])} -> {_num(w['new'])} |"
         )
     prices = [
-        f"| {p['option']} | {p['item']} | {_q(p['old'])} | {_q(p['new'])} |" for p in diff["prices"]
+        f"| {md_cell(p['option'])} | {md_cell(p['item'])} | {md_cell(_q(p['old']))}"
+        f" | {md_cell(_q(p['new']))} |"
+        for p in diff["prices"]
     ]
-    inputs = [f"| {p['path']} | {p['old']} | {p['new']} |" for p in diff["inputs"]]
+    inputs = [
+        f"| {md_cell(p['path'])} | {md_cell(str(p['old']))} | {md_cell(str(p['new']))} |"
+        for p in diff["inputs"]
+    ]
     for title, head, rows in (
         ("Prices", "| option | item | old | new |", prices),
         ("Inputs", "| path | old | new |", inputs),

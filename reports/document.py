@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tco.reports import answer, provenance, tables
 from tco.reports.charts import Chart
-from tco.reports.formatting import as_text, markdown_table
+from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.kinds import registry
 from tco.simulator.result import Result
 from tco.simulator.scope import LEFT_OUT
@@ -256,25 +256,28 @@ def render_html(result: Result, charts: list[Chart], pngs: dict[str, bytes]) -> 
 
 def render_markdown(result: Result, charts: list[Chart], chart_dir: str) -> str:
     """The same report in Markdown; charts are PNG files in ``chart_dir`` beside it."""
+    # Every piece of text is plain text (names and sources from the scenario among it): escaped
+    # with md_text, so a name holding HTML or Markdown shows as written and does nothing.
+    md = md_text
     titles = {c.name: c.title for c in charts}
-    lines = [f"# {_title(result)}", "", _meta(result), ""]
+    lines = [f"# {md(_title(result))}", "", md(_meta(result)), ""]
     if result.scenario.description:
-        lines += [result.scenario.description.strip(), ""]
+        lines += [md(result.scenario.description.strip()), ""]
     for s in sections(result, [c.name for c in charts]):
-        lines += [f"## {s.title}", ""]
+        lines += [f"## {md(s.title)}", ""]
         quote = "> " if s.box else ""
         if s.headline:
-            lines += [f"**{s.headline}**", ""]
+            lines += [f"**{md(s.headline)}**", ""]
         for t in s.text:
-            lines += [t, ""]
+            lines += [md(t), ""]
         for heading, items in s.lists:
             if heading:
-                lines += [f"{quote}**{heading}**", quote.rstrip()]
-            lines += [f"{quote}- {item}" for item in items] + [""]
+                lines += [f"{quote}**{md(heading)}**", quote.rstrip()]
+            lines += [f"{quote}- {md(item)}" for item in items] + [""]
         for name in s.charts:
-            lines += [f"![{titles[name]}]({Path(chart_dir) / (name + '.png')})", ""]
+            lines += [f"![{md(titles[name])}]({Path(chart_dir) / (name + '.png')})", ""]
         for tb in s.tables:
             if tb.caption:
-                lines += [f"### {tb.caption}", ""]
+                lines += [f"### {md(tb.caption)}", ""]
             lines += [markdown_table(tb.frame), ""]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tco.reports.formatting import sheet_text
 from tco.simulator import summary
 from tco.simulator.atomic import write_text
 from tco.simulator.result import Result
@@ -42,8 +43,10 @@ def jobs_csv(result: Result) -> str:
     about 1.5x faster on the shipped scenarios.
     """
     jobs = result.jobs
-    ids = jobs.job_ids()
-    classes = [jobs.class_names[c] for c in jobs.job_class.tolist()]
+    # Text a spreadsheet could read as a formula is written as text (formatting.sheet_text).
+    ids = [sheet_text(i) for i in jobs.job_ids()]
+    names = [sheet_text(n) for n in jobs.class_names]
+    classes = [names[c] for c in jobs.job_class.tolist()]
     shared = (
         _floats(jobs.arrival_h),
         jobs.gpus.tolist(),
@@ -57,7 +60,7 @@ def jobs_csv(result: Result) -> str:
         f = result.jobs_frame(o.name)
         w.writerows(
             zip(
-                [o.name] * len(ids),
+                [sheet_text(o.name)] * len(ids),
                 ids,
                 classes,
                 *shared,
@@ -84,6 +87,7 @@ def write_data(
         written.append(summary.write(result, d / "summary.json"))
     if csv:
         monthly = result.monthly_frame()
+        monthly["option"] = [sheet_text(v) for v in monthly["option"]]  # the one user text
         written.append(
             write_text(
                 d / "monthly.csv",

@@ -57,17 +57,57 @@ def as_text(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: [cell(str(c), v) for v in frame[c].tolist()] for c in frame.columns})
 
 
+# Text from a scenario (names, descriptions, sources) is shown as it is written: in Markdown, the
+# characters that would make it HTML, a link, code or emphasis are escaped, and so is a mark that
+# would make a line a heading, a quote or a list item.
+_MD_INLINE = str.maketrans(
+    {
+        "\\": "\\\\",
+        "`": "\\`",
+        "*": "\\*",
+        "[": "\\[",
+        "]": "\\]",
+        "<": "&lt;",
+        "&": "&amp;",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+_MD_MARK = re.compile(r"^(\s*)([#>+=-])")
+_MD_NUMBERED = re.compile(r"^(\s*\d+)([.)])")
+
+
+def md_text(text: str) -> str:
+    """Plain text as Markdown that shows the same text (see ``_MD_INLINE``)."""
+    out = _MD_MARK.sub(r"\1\\\2", str(text).translate(_MD_INLINE))
+    return _MD_NUMBERED.sub(r"\1\\\2", out)
+
+
+def md_cell(text: str) -> str:
+    """Plain text in a Markdown table cell: inline marks escaped, and ``|`` (no line starts
+    inside a row, so "1." or "-3" stay as they are)."""
+    return str(text).translate(_MD_INLINE).replace("|", "\\|")
+
+
 def markdown_table(frame: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table; numbers right-aligned."""
+    """A GitHub-flavoured Markdown table; numbers right-aligned; text escaped (``md_cell``)."""
     text = as_text(frame)
     cols = [str(c) for c in frame.columns]
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
     lines = [
-        "| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
+        "| " + " | ".join(md_cell(c) for c in cols) + " |",
         "| " + " | ".join("---:" if n else "---" for n in numeric) + " |",
     ]
     for row in text.itertuples(index=False):
-        lines.append(
-            "| " + " | ".join(str(v).replace("|", "\\|").replace("\n", " ") for v in row) + " |"
-        )
+        lines.append("| " + " | ".join(md_cell(v) for v in row) + " |")
     return "\n".join(lines)
+
+
+# A text cell that a spreadsheet would read as a formula (CSV or formula injection, OWASP): such
+# text gets a leading apostrophe, the convention spreadsheets show as text.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def sheet_text(text: str) -> str:
+    """``text`` as a CSV cell a spreadsheet shows as text, never evaluates."""
+    return "'" + text if text.startswith(_FORMULA_START) else text

@@ -1,6 +1,6 @@
 """The files of ``tco optimize``: frontier.csv (every configuration evaluated), optimize.json (the
 cheapest configuration meeting the service level) and optimize.html (cost against p95 wait, the
-frontier drawn through the configurations no other beats on both)."""
+frontier drawn through the configurations no other beats on both), then manifest.json."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from tco.reports import manifest
+from tco.reports.formats import MANIFEST
 from tco.simulator.atomic import write_text
 from tco.simulator.optimize import Config, best
 from tco.simulator.prepared import Prepared
 
-FILES = ("frontier.csv", "optimize.json", "optimize.html")
+FILES = ("frontier.csv", "optimize.json", "optimize.html", MANIFEST)  # the manifest last
 KNOBS = ("as given", "servers", "commitment_instances", "term_years", "payment")
 
 
@@ -127,10 +129,16 @@ def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]
 
 def write_optimize(prepared: Prepared, configs: list[Config], out_dir: str | Path) -> list[Path]:
     d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
+    manifest.begin(d)
     doc = optimize_document(prepared, configs)
-    return [
+    files = [
         write_text(d / "frontier.csv", frontier_csv(configs)),
         write_text(d / "optimize.json", json.dumps(doc, indent=2) + "\n"),
         write_text(d / "optimize.html", optimize_html(prepared, configs, doc)),
     ]
+    about = {
+        "tco_version": prepared.version,
+        "scenario_sha256": prepared.sha256,
+        "seed": prepared.scenario.seed,
+    }
+    return [*files, manifest.finish(d, "tco-optimize-manifest/1", about, files)]

@@ -16,11 +16,13 @@ import datetime as dt
 import math
 import os
 import re
+import weakref
 import zipfile
 from pathlib import Path
 
 import pandas as pd
 from openpyxl import Workbook
+from openpyxl.cell.cell import Cell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table as ExcelTable
@@ -37,6 +39,28 @@ USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
 PCT_FORMAT = "0.0%"
 HOURS_FORMAT = "#,##0.0"
 HEADER_FILL = PatternFill("solid", fgColor="DDDDDD")
+
+
+# The cells each sheet holds a formula in, by intent. openpyxl makes any text that starts with
+# "=" a formula; after the workbook is built every other such cell (a name or a source from the
+# scenario, say "=HYPERLINK(...)") is made text again (formula injection, OWASP).
+_FORMULAS: weakref.WeakKeyDictionary[Worksheet, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _formula(ws: Worksheet, row: int, column: int, text: str) -> Cell:
+    """Write the formula ``text`` (our own) into a cell."""
+    c = ws.cell(row=row, column=column, value=text)
+    _FORMULAS.setdefault(ws, set()).add(c.coordinate)
+    return c
+
+
+def _no_other_formulas(wb: Workbook) -> None:
+    for ws in wb.worksheets:
+        ours = _FORMULAS.get(ws, set())
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f" and c.coordinate not in ours:
+                    c.data_type = "s"
 
 
 def _format_for(column: str) -> str | None:
@@ -137,9 +161,10 @@ def _monthly_sheet(
                 continue
             if groups.get(col):
                 parts = groups[col]
-                v = f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})"
+                c = _formula(ws, r, j, f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})")
+                v = c.value
             elif price is not None and col in power:
-                v = f"=PRODUCT({letter[KWH]}{r},{price[0]})"
+                v = _formula(ws, r, j, f"=PRODUCT({letter[KWH]}{r},{price[0]})").value
             elif isinstance(v, float) and math.isnan(v):
                 v = None
             elif hasattr(v, "item"):
@@ -152,7 +177,7 @@ def _monthly_sheet(
     ws.cell(row=total, column=1, value="total").font = Font(bold=True)
     money = {c: letter[c] for c in cols if is_money(str(c))}
     for col, x in money.items():
-        c = ws.cell(row=total, column=cols.index(col) + 1, value=f"=SUM({x}{first}:{x}{last})")
+        c = _formula(ws, total, cols.index(col) + 1, f"=SUM({x}{first}:{x}{last})")
         c.number_format, c.font = USD_FORMAT, Font(bold=True)
     _table(ws, f"A4:{get_column_letter(len(cols))}{last}", "Monthly")
     ws.freeze_panes = "B5"
@@ -190,7 +215,7 @@ def _periods_sheet(
         ws.cell(row=r, column=2, value=j - i)
         ws.cell(row=r, column=3, value=f"partial: {j - i} of {full} months" if j - i < full else "")
         for k, x in enumerate(money.values(), start=4):
-            c = ws.cell(row=r, column=k, value=f"=SUM({ref}!{x}{5 + i}:{x}{4 + j})")
+            c = _formula(ws, r, k, f"=SUM({ref}!{x}{5 + i}:{x}{4 + j})")
             c.number_format = USD_FORMAT
         r, i = r + 1, j
     _table(ws, f"A4:{get_column_letter(len(header))}{r - 1}", what.replace(" ", ""))
@@ -265,7 +290,7 @@ def write(result: Result, path: Path) -> Path:
         ref = "'" + name.replace("'", "''") + "'"
         totals = ((cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})"))
         for col, key in totals:
-            ws.cell(row=5 + i, column=col, value=f"={ref}!{money[key]}{total_row}")
+            _formula(ws, 5 + i, col, f"={ref}!{money[key]}{total_row}")
         for by, suffix in (("quarter", " Q"), ("year", " FY")):
             sheet = wb.create_sheet(sheet_name(name[: 31 - len(suffix)] + suffix, used))
             _periods_sheet(sheet, result, o, name, by, money)
@@ -282,6 +307,7 @@ def write(result: Result, path: Path) -> Path:
     a = wb.create_sheet("Assumptions")
     _write_frame(a, tables.assumptions(result), 1)
     _widths(a, first=60, other=40)
+    _no_other_formulas(wb)
     wb.calculation.fullCalcOnLoad = True  # no cached results: the reader computes the formulas
     with replacing(path) as tmp:
         wb.save(tmp)

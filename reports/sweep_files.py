@@ -1,6 +1,7 @@
 """The files of a sweep: replications.csv (one row per replication and option, with every drawn
 input), sweep.json (the spread, the odds and the drivers) and sweep.html (a fan chart of
-cumulative cost and a histogram of each option's total). Nothing in them depends on the engine or
+cumulative cost and a histogram of each option's total), then manifest.json (a folder without
+it is a sweep that did not finish: ``reports.manifest``). Nothing in them depends on the engine or
 the number of workers, so the same scenario and seed give the same bytes."""
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from tco.reports import manifest
+from tco.reports.formats import MANIFEST
 from tco.simulator.atomic import write_text
 from tco.simulator.replication import Replication
 from tco.simulator.run import Prepared
 from tco.simulator.sweep_summary import SCHEMA_ID, drivers, spreads
 
-FILES = ("replications.csv", "sweep.json", "sweep.html")
+FILES = ("replications.csv", "sweep.json", "sweep.html", MANIFEST)  # the manifest last
 
 
 def _value(v: float | str) -> str:
@@ -174,10 +177,17 @@ def write_sweep(
     prepared: Prepared, reps: list[Replication], seed: int, out_dir: str | Path
 ) -> list[Path]:
     d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
+    manifest.begin(d)  # the CLI began it before the sweep ran; again for a library caller
     doc = sweep_document(prepared, reps, seed)
-    return [
+    files = [
         write_text(d / "replications.csv", replications_csv(reps)),
         write_text(d / "sweep.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n"),
         write_text(d / "sweep.html", sweep_html(prepared, reps, doc)),
     ]
+    about = {
+        "tco_version": prepared.version,
+        "scenario_sha256": prepared.sha256,
+        "seed": seed,
+        "replications": len(reps),
+    }
+    return [*files, manifest.finish(d, "tco-sweep-manifest/1", about, files)]

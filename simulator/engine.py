@@ -10,10 +10,13 @@ from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from tco.pricing import snapshot
 from tco.pricing.book import PriceBook
 from tco.simulator import storage
 from tco.simulator.calendar import month_edges_h, month_labels
+from tco.simulator.errors import LimitExceeded, ScenarioError
 from tco.simulator.fields import OptionModel
 from tco.simulator.finance import break_even_month
 from tco.simulator.kinds import registry
@@ -22,6 +25,7 @@ from tco.simulator.plan import Plan
 from tco.simulator.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.replay import ReadTrace, read_trace
 from tco.simulator.result import OptionResult, Result
+from tco.simulator.runs import JobRuns
 from tco.simulator.scenario import Scenario
 
 
@@ -59,6 +63,22 @@ def plan_option(
     else:
         fixed, quotes = storage.owned(data, months, file)
     return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
+
+
+def play_option(
+    prepared: Prepared, plan: Plan, rng: np.random.Generator, index: int | None = None
+) -> JobRuns:
+    """The kind's play of ``plan`` on the prepared jobs; work beyond a limit found while playing
+    becomes a ScenarioError naming the file and the option (``index``: its place among the
+    scenario's options; by default the option of that name)."""
+    option = plan.option
+    try:
+        return registry.of(option).play(prepared.jobs, plan, prepared.horizon_h, rng)
+    except LimitExceeded as exc:
+        names = [o.name for o in prepared.scenario.options]
+        i = index if index is not None else names.index(option.name)
+        field = f"options[{i}].{exc.field}" if exc.field else f"options[{i}]"
+        raise ScenarioError(prepared.file, field, f"{option.name}: {exc.message}") from None
 
 
 def prepare(
@@ -100,8 +120,7 @@ def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
     """One option: play, ledgers, metrics (break-even is filled in once all are known)."""
     kind = registry.of(plan.option)
     sc = prepared.scenario
-    rng = option_rng(sc.seed, plan.option.name, "play")
-    runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
+    runs = play_option(prepared, plan, option_rng(sc.seed, plan.option.name, "play"))
     ledger = registry.costs(plan, runs, prepared.edges)
     return OptionResult(
         name=plan.option.name,
@@ -110,7 +129,14 @@ def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
         quotes=plan.quotes,
         ledger=ledger,
         runs=runs,
-        metrics=measure(prepared.jobs, runs, ledger, prepared.horizon_h, sc.discount_rate),
+        metrics=measure(
+            prepared.jobs,
+            runs,
+            ledger,
+            prepared.horizon_h,
+            sc.discount_rate,
+            late_after_h=sc.service_level.p95_wait_hours,
+        ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},
     )

@@ -34,7 +34,8 @@ from pydantic import Field, model_validator
 
 from tco.simulator import defaults
 from tco.simulator.fields import NonNeg, Pos, Strict
-from tco.simulator.interruptions import Checkpointing, run_job
+from tco.simulator.interruptions import Checkpointing, check_interruptions, run_job
+from tco.simulator.limits import MAX_EVENTS
 
 
 class RepairTime(Strict):
@@ -97,17 +98,24 @@ def repairs(value: float | RepairTime, rng: np.random.Generator) -> Callable[[],
     return lambda: h
 
 
+# Failures per 1,000 unit-days: at most 1,000, one a day for every GPU, server or rack. Measured
+# rates are under 10 (Llama 3: 0.47 per 1,000 GPU-days, 3.79 per 1,000 node-days; Meta RSC-1:
+# 6.50 per 1,000 node-days; shared data/hardware/reliability.csv).
+Rate = Annotated[float, Field(ge=0, le=1000)]
+RATE_FIELD = "failures.gpu_failures_per_1000_gpu_days"
+
+
 class Failures(Strict):
     """How often GPUs fail, how long repairs take, spares, and the jobs' checkpoints."""
 
-    gpu_failures_per_1000_gpu_days: NonNeg = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
+    gpu_failures_per_1000_gpu_days: Rate = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
     repair_days: Repair = defaults.REPAIR_DAYS
     spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
-    node_failures_per_1000_node_days: NonNeg = 0.0
+    node_failures_per_1000_node_days: Rate = 0.0
     node_repair_days: Repair = defaults.NODE_REPAIR_DAYS
     # Racks: consecutive servers (in the order they arrive), failing together.
     servers_per_rack: Annotated[int, Field(ge=1, le=10_000)] | None = None
-    rack_failures_per_1000_rack_days: NonNeg = 0.0
+    rack_failures_per_1000_rack_days: Rate = 0.0
     rack_repair_days: Repair = defaults.NODE_REPAIR_DAYS  # as a server's: no public figure
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
@@ -124,6 +132,17 @@ class Failures(Strict):
     @property
     def rate_per_gpu_h(self) -> float:
         return self.gpu_failures_per_1000_gpu_days / 1000.0 / 24.0
+
+    def expected_events(self, gpus: int, servers: int, horizon_h: float) -> float:
+        """At least the mean number of failures and repairs of ``gpus`` GPUs on ``servers``
+        servers in service for ``horizon_h`` hours (an upper bound: none is out for repair)."""
+        racks = math.ceil(servers / self.servers_per_rack) if self.servers_per_rack else 0
+        per_day = (
+            self.gpu_failures_per_1000_gpu_days * gpus
+            + self.node_failures_per_1000_node_days * servers
+            + self.rack_failures_per_1000_rack_days * racks
+        ) / 1000.0
+        return 2.0 * per_day * horizon_h / 24.0  # each failure and its repair
 
     def checkpoints(self) -> Checkpointing:
         """How a job hit by a failure resumes: from its last checkpoint, after the restart."""
@@ -280,8 +299,10 @@ def failed_runs(
     hits = np.zeros(len(run_h), np.int64)
     lost = np.zeros(len(run_h))
     rate = f.rate_per_gpu_h
+    check_interruptions(run_h, gpus * rate, c, RATE_FIELD)
+    cap = MAX_EVENTS.value()
     for j, (k, r) in enumerate(zip(gpus.tolist(), run_h.tolist(), strict=True)):
-        tries = run_job(0.0, r, k * rate, c, rng)
+        tries = run_job(0.0, r, k * rate, c, rng, cap)
         if len(tries) > 1:
             hold[j] = tries[-1].end_h
             hits[j] = len(tries) - 1

@@ -41,6 +41,21 @@ def _date(text: str) -> str:
     raise ValueError("must be a date YYYY-MM-DD or a month YYYY-MM")
 
 
+def _name(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank")
+    bad = next((c for c in text if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ValueError(
+            f"must be one line of text: it holds the control character {bad!r}"
+            " (a line break or a tab); write the name on one line"
+        )
+    return text
+
+
+# A name shown in tables, file names, spreadsheet cells and one-line errors: one line of text,
+# at most 200 characters.
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_name)]
 Month = Annotated[str, AfterValidator(_month)]
 Date = Annotated[str, AfterValidator(_date)]
 

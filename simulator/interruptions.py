@@ -20,6 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.simulator.errors import LimitExceeded
+from tco.simulator.limits import MAX_EVENTS
+
+# e^700 is near the largest double: a larger exponent means "more than any limit" anyway.
+_MAX_EXPONENT = 700.0
+
 
 @dataclass(frozen=True)
 class Attempt:
@@ -60,10 +66,46 @@ def segment(
     return saved, lost
 
 
+def expected_interruptions(work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing) -> float:
+    """At least the mean number of interruptions of jobs of ``work_h`` hours interrupted at
+    ``rate_h`` per hour (arrays): each piece of work between checkpoints is tried, reload
+    included, until one attempt gets through, e^{rate (restart + interval + write)} - 1 failed
+    attempts on average (an upper bound: the first attempt has no reload, the last piece is
+    shorter); at most ``fallback_after`` per job."""
+    pieces = np.ceil(np.asarray(work_h, np.float64) / c.interval_h)
+    x = np.minimum(
+        np.asarray(rate_h, np.float64) * (c.restart_h + c.interval_h + c.write_h), _MAX_EXPONENT
+    )
+    per_job = pieces * np.expm1(x)
+    if c.fallback_after is not None:
+        per_job = np.minimum(per_job, c.fallback_after)
+    return float(per_job.sum())
+
+
+def check_interruptions(
+    work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing, field: str
+) -> None:
+    """Refuse jobs whose interruptions alone would exceed ``TCO_MAX_EVENTS`` (``field``: the
+    option's rate that makes them so many)."""
+    expected = expected_interruptions(work_h, rate_h, c)
+    if expected > MAX_EVENTS.value():
+        found = f"about {expected:,.3g} interruptions are expected at this rate"
+        if expected >= 1e300:
+            found = "jobs would be interrupted without end (never reaching a checkpoint)"
+        raise LimitExceeded(field, MAX_EVENTS.exceeded(found))
+
+
 def run_job(
-    start_h: float, work_h: float, rate_h: float, c: Checkpointing, rng: np.random.Generator
+    start_h: float,
+    work_h: float,
+    rate_h: float,
+    c: Checkpointing,
+    rng: np.random.Generator,
+    max_attempts: float = math.inf,
 ) -> list[Attempt]:
-    """The attempts of one job started at ``start_h`` until it finishes."""
+    """The attempts of one job started at ``start_h`` until it finishes (a job that needs more
+    than ``max_attempts`` raises LimitExceeded: the callers check the mean first, this is the
+    guard that the loop ends)."""
     out: list[Attempt] = []
     done = 0.0  # checkpointed work
     t = start_h
@@ -77,6 +119,9 @@ def run_job(
         if x >= need:
             out.append(Attempt(t, t + need, False, 0.0))
             return out
+        if len(out) >= max_attempts:
+            found = f"a job was interrupted more than {max_attempts:,.0f} times"
+            raise LimitExceeded("", MAX_EVENTS.exceeded(found))
         saved, lost = segment(x, restart, work_h - done, c)
         done += saved
         out.append(Attempt(t, t + x, False, lost))

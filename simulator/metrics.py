@@ -3,6 +3,7 @@ accounting and NPV totals, waits, work delivered, utilisation and the work that 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,10 @@ EXAMPLES_PER_REASON = 5
 
 @dataclass(frozen=True)
 class Waits:
-    """Queue waits in hours of the jobs that started (``censored``: still queued at the horizon)."""
+    """Queue waits in hours, from arrival to first start, of every job that can run: a job still
+    queued at the horizon (``censored`` of them) counts with horizon - arrival, the least it will
+    have waited, so a queue that never drains (or a cluster that never arrives) shows in the
+    statistics instead of dropping out of them. ``started``: the jobs that started."""
 
     mean_h: float
     p50_h: float
@@ -27,23 +31,38 @@ class Waits:
     censored: int
 
     @staticmethod
-    def of(waits: np.ndarray, censored: int) -> Waits:
+    def of(waits: np.ndarray, censored: int, started: int) -> Waits:
+        """``waits`` of the jobs that started and, at their lower bound, of the ``censored``."""
         if len(waits) == 0:
-            return Waits(0.0, 0.0, 0.0, 0.0, 0, censored)
+            return Waits(0.0, 0.0, 0.0, 0.0, started, censored)
         p50, p95 = np.percentile(waits, [50, 95])
         return Waits(
-            float(waits.mean()), float(p50), float(p95), float(waits.max()), len(waits), censored
+            float(waits.mean()), float(p50), float(p95), float(waits.max()), started, censored
         )
 
 
 @dataclass(frozen=True)
 class WorkBalance:
-    """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon."""
+    """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon.
+
+    ``overdue`` (a part of ``unfinished``): the work of jobs that never started although they
+    arrived longer before the horizon than the service level lets a job wait. They are late
+    whatever happens after the horizon; a job that arrived within that wait of the horizon is
+    not (yet), and counts only as a censored wait."""
 
     demanded: float
     delivered: float
     cannot_run: float
     unfinished: float
+    overdue: float = 0.0
+
+    @property
+    def cannot_run_share(self) -> float:
+        return self.cannot_run / self.demanded if self.demanded > 0 else 0.0
+
+    @property
+    def overdue_share(self) -> float:
+        return self.overdue / self.demanded if self.demanded > 0 else 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,16 +93,26 @@ class Metrics:
 
 
 def measure(
-    jobs: Jobs, runs: JobRuns, ledger: Ledger, horizon_h: float, discount_rate: float
+    jobs: Jobs,
+    runs: JobRuns,
+    ledger: Ledger,
+    horizon_h: float,
+    discount_rate: float,
+    late_after_h: float = math.inf,
 ) -> Metrics:
-    """The metrics of one option from its job runs and ledger."""
+    """The metrics of one option from its job runs and ledger (``late_after_h``: the wait the
+    service level allows, after which a job never started is overdue)."""
     ok = runs.runnable
     started = ok & ~np.isnan(runs.start_h)
+    queued = ok & np.isnan(runs.start_h)
     frac = np.zeros(len(jobs))
     frac[started] = np.clip((horizon_h - runs.start_h[started]) / runs.run_h[started], 0.0, 1.0)
     work = jobs.work_ref_gpu_h
+    censored = np.maximum(horizon_h - jobs.arrival_h[queued], 0.0)
     waits = Waits.of(
-        runs.start_h[started] - jobs.arrival_h[started], int((ok & np.isnan(runs.start_h)).sum())
+        np.concatenate([runs.start_h[started] - jobs.arrival_h[started], censored]),
+        int(queued.sum()),
+        int(started.sum()),
     )
     paid = float(ledger.gpu_hours_paid.sum())
     cannot_run = {
@@ -99,6 +128,7 @@ def measure(
             delivered=float((work * frac).sum()),
             cannot_run=float(work[~ok].sum()),
             unfinished=float((work * (1.0 - frac))[ok].sum()),
+            overdue=float(work[queued][censored > late_after_h].sum()),
         ),
         waits=waits,
         jobs_completed=int((started & (runs.end_h <= horizon_h)).sum()),

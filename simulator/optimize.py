@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tco.pricing.book import PriceBook
-from tco.simulator.engine import plan_option
+from tco.simulator.engine import plan_option, play_option
 from tco.simulator.fields import OptionModel
 from tco.simulator.kinds import registry
 from tco.simulator.metrics import measure
@@ -49,21 +49,26 @@ def evaluator(prepared: Prepared, index: int, book: PriceBook) -> Evaluate:
         key = repr(sorted(knobs.items()))
         if key in seen:
             return seen[key]
-        kind = registry.of(option)
         plan = plan_option(prepared.scenario, index, option, book, prepared.file)
         rng = option_rng(prepared.scenario.seed, option.name, "play")
-        runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
+        runs = play_option(prepared, plan, rng, index)
         led = registry.costs(plan, runs, prepared.edges)
-        m = measure(prepared.jobs, runs, led, prepared.horizon_h, prepared.scenario.discount_rate)
-        share = m.work.cannot_run / m.work.demanded if m.work.demanded > 0 else 0.0
+        m = measure(
+            prepared.jobs,
+            runs,
+            led,
+            prepared.horizon_h,
+            prepared.scenario.discount_rate,
+            late_after_h=level.p95_wait_hours,
+        )
         seen[key] = Config(
             option=option.name,
             knobs=knobs,
             cash_usd=m.cash_usd,
             npv_usd=m.npv_usd,
             p95_wait_h=m.waits.p95_h,
-            cannot_run_share=share,
-            meets_service_level=not level.misses(m.waits.p95_h, share),
+            cannot_run_share=m.work.cannot_run_share,
+            meets_service_level=not level.misses_of(m),
         )
         return seen[key]
 

@@ -21,15 +21,12 @@ from tco.simulator.prepared import Prepared
 from tco.simulator.result import OptionResult, Result
 
 
-def _share(o: OptionResult) -> float:
-    return o.work.cannot_run / o.work.demanded if o.work.demanded > 0 else 0.0
-
-
 def verdict(result: Result, o: OptionResult) -> Verdict:
     level = result.scenario.service_level
-    reasons = level.misses(o.waits.p95_h, _share(o))
+    reasons = level.misses_of(o.metrics)
     over_wait = max(0.0, o.waits.p95_h / max(level.p95_wait_hours, 1e-9) - 1.0)
-    over_work = max(0.0, _share(o) - level.max_cannot_run_share)
+    over_work = max(0.0, o.work.cannot_run_share - level.max_cannot_run_share)
+    over_work += max(0.0, o.work.overdue_share - level.max_unfinished_share)
     return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)
 
 

@@ -72,16 +72,14 @@ def _draw(o: OptionResult, multipliers: dict[str, float], prepared: Prepared) ->
     for cat, values in o.ledger.cash.items():
         factor = next((m for g, m in multipliers.items() if cat in groups.get(g, ())), 1.0)
         monthly = monthly + values * factor
-    work = o.metrics.work
-    share = work.cannot_run / work.demanded if work.demanded > 0 else 0.0
     level = prepared.scenario.service_level
     return OptionDraw(
         name=o.name,
         cash_usd=float(monthly.sum()),
         npv_usd=npv(prepared.scenario.discount_rate, monthly),
         p95_wait_h=o.metrics.waits.p95_h,
-        cannot_run_share=share,
-        meets_service_level=not level.misses(o.metrics.waits.p95_h, share),
+        cannot_run_share=o.metrics.work.cannot_run_share,
+        meets_service_level=not level.misses_of(o.metrics),
         cumulative_cash_usd=tuple(np.cumsum(monthly).tolist()),
     )
 

@@ -164,8 +164,7 @@ class Result:
         level = self.scenario.service_level
 
         def meets(o: OptionResult) -> bool:
-            share = o.work.cannot_run / o.work.demanded if o.work.demanded > 0 else 0.0
-            return not level.misses(o.waits.p95_h, share)
+            return not level.misses_of(o.metrics)
 
         ok = {o.name: meets(o) for o in self.options}
         rows = []

@@ -12,7 +12,6 @@ Random streams: see ``simulator.prepared`` (:func:`option_rng`).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -23,11 +22,13 @@ from tco.simulator.engine import prepare, resolve_plans, simulate_options, versi
 from tco.simulator.prepared import Prepared, option_rng
 from tco.simulator.recommendation import recommend
 from tco.simulator.result import Result
-from tco.simulator.scenario import Scenario, load_scenario
+from tco.simulator.scenario import Scenario, read_scenario_file, validate
 from tco.simulator.what_if import what_ifs
+from tco.simulator.yaml_input import parse_yaml
 
 __all__ = [
     "Prepared",
+    "load_file",
     "option_rng",
     "prepare",
     "resolve_plans",
@@ -75,6 +76,25 @@ def run(
     return simulate(prepare(scenario, book, file, sha256), progress=progress, book=book)
 
 
+def load_file(
+    path: str | Path,
+    book: PriceBook | None = None,
+    seed: int | None = None,
+    months: int | None = None,
+) -> tuple[Scenario, str]:
+    """A scenario file, validated (optionally with another seed or horizon), and its SHA-256."""
+    text, digest = read_scenario_file(path)
+    scenario = validate(parse_yaml(text, str(path)), str(path), book or PriceBook())
+    updates: dict[str, int] = {}
+    if seed is not None:
+        updates["seed"] = seed
+    if months is not None:
+        updates["horizon_months"] = months
+    if updates:
+        scenario = scenario.model_copy(update=updates)
+    return scenario, digest
+
+
 def run_file(
     path: str | Path,
     book: PriceBook | None = None,
@@ -83,15 +103,6 @@ def run_file(
     progress: Callable[[str], None] | None = None,
 ) -> Result:
     """Load a scenario file (optionally with another seed or horizon) and run it."""
-    p = Path(path)
     book = book or PriceBook()
-    scenario = load_scenario(p, book)
-    updates: dict[str, int] = {}
-    if seed is not None:
-        updates["seed"] = seed
-    if months is not None:
-        updates["horizon_months"] = months
-    if updates:
-        scenario = scenario.model_copy(update=updates)
-    digest = hashlib.sha256(p.read_bytes()).hexdigest()
+    scenario, digest = load_file(path, book, seed, months)
     return run(scenario, book, str(path), digest, progress)

@@ -11,6 +11,7 @@ path, what is valid and the closest match (``simulator.explain``).
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,8 +23,9 @@ from tco.pricing.errors import PricingError
 from tco.simulator.arrivals import monthly_rates
 from tco.simulator.errors import ScenarioError
 from tco.simulator.explain import explain, unknown_kind, wrong_branch
-from tco.simulator.fields import Month, OptionModel, Strict
+from tco.simulator.fields import Month, Name, OptionModel, Strict
 from tco.simulator.financing import Escalation
+from tco.simulator.input_files import InputFileError, read_input
 from tco.simulator.kinds import registry
 from tco.simulator.limits import MAX_JOBS
 from tco.simulator.money import USD, Currency, CurrencyCode, ExchangeRate
@@ -40,7 +42,7 @@ __all__ = ["Scenario", "load_scenario", "loads_scenario", "parse_yaml", "validat
 class Scenario(Strict):
     """A whole scenario file. ``options`` hold each option kind's own model."""
 
-    name: str = Field(min_length=1)
+    name: Name
     description: str = ""
     start: Month  # first month, YYYY-MM
     horizon_months: Annotated[int, Field(ge=1, le=120)]
@@ -203,16 +205,25 @@ def _check_job_count(scenario: Scenario, file: str) -> None:
             )
 
 
-def load_scenario(path: str | Path, book: PriceBook | None = None) -> Scenario:
-    """Read, validate and check a scenario file."""
+def read_scenario_file(path: str | Path) -> tuple[str, str]:
+    """A scenario file's text and the SHA-256 of its bytes (read once: a regular file within
+    ``TCO_MAX_INPUT_MB``, never a device or a pipe)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(str(p), "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(p), "", f"cannot read the file: {exc}") from None
-    return validate(parse_yaml(text, str(p)), str(p), book)
+        data = read_input(p, "a scenario file (YAML)")
+        text = data.decode("utf-8")
+    except InputFileError as exc:
+        raise ScenarioError(str(p), "", exc.reason) from None
+    except UnicodeDecodeError as exc:
+        msg = f"not UTF-8 text (byte {exc.start}); give a YAML file"
+        raise ScenarioError(str(p), "", msg) from None
+    return text, hashlib.sha256(data).hexdigest()
+
+
+def load_scenario(path: str | Path, book: PriceBook | None = None) -> Scenario:
+    """Read, validate and check a scenario file."""
+    text, _ = read_scenario_file(path)
+    return validate(parse_yaml(text, str(path)), str(path), book)
 
 
 def loads_scenario(text: str, file: str = "<string>") -> Scenario:

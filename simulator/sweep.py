@@ -14,7 +14,6 @@ ledgers are scaled, costs being linear in prices) and sends back a compact recor
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterator
 
 from tco.pricing.book import PriceBook
@@ -55,7 +54,9 @@ def run_sweep(
             base, frozen, seed, tasks, workers, scheduler
         )
     elif workers > 1:
-        chunks = _run_on_processes(base, frozen, seed, tasks, workers)
+        from tco.simulator.sweep_local import run_on_processes
+
+        chunks = run_on_processes(base, frozen, seed, tasks, workers)
     else:
         chunks = (replicate_batch(base, frozen, seed, t) for t in tasks)
     out: list[Replication] = []
@@ -64,38 +65,3 @@ def run_sweep(
         if progress is not None:
             progress(len(out))
     return sorted(out, key=lambda r: r.index)
-
-
-_WORKER: tuple[Prepared, PriceBook, int] | None = None
-
-
-def _init(base: Prepared, book: PriceBook, seed: int) -> None:
-    global _WORKER
-    _WORKER = (base, book, seed)
-
-
-def _worker_batch(indices: list[int]) -> list[Replication]:
-    assert _WORKER is not None
-    return replicate_batch(*_WORKER, indices)
-
-
-def _run_on_processes(
-    base: Prepared, book: PriceBook, seed: int, tasks: list[list[int]], workers: int
-) -> Iterator[list[Replication]]:
-    """Local worker processes; the prepared model is sent once per process, not per task.
-
-    Workers are forked when this process has a single thread (they start without importing
-    anything again: about a second saved on two cores), and spawned otherwise, since forking a
-    process whose other threads may hold locks (a progress bar's, a logger's) can deadlock."""
-    import concurrent.futures as cf
-    import multiprocessing
-    import threading
-
-    method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-    context = multiprocessing.get_context(method)
-    with cf.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_init, initargs=(base, book, seed)
-    ) as pool:
-        futures = [pool.submit(_worker_batch, t) for t in tasks]
-        for f in cf.as_completed(futures):
-            yield f.result()

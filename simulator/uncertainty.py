@@ -30,6 +30,7 @@ from tco.simulator import ledger
 from tco.simulator.fields import Strict
 
 Real = Annotated[float, Field(ge=-1e9, le=1e9)]
+Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
 SWEEPABLE = ("workload", "options", "discount_rate")
 _INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
 
@@ -51,6 +52,9 @@ class Uniform(Strict):
     def expected(self) -> float:
         return (self.low + self.high) / 2
 
+    def lowest(self) -> float:
+        return self.low
+
 
 class Triangular(Strict):
     kind: Literal["triangular"]
@@ -69,6 +73,9 @@ class Triangular(Strict):
 
     def expected(self) -> float:
         return (self.low + self.mode + self.high) / 3
+
+    def lowest(self) -> float:
+        return self.low
 
 
 class Normal(Strict):
@@ -105,6 +112,9 @@ class Normal(Strict):
         a, b = (self.low - self.mean) / self.sd, (self.high - self.mean) / self.sd
         return self.mean + self.sd * (_pdf(a) - _pdf(b)) / self._mass()
 
+    def lowest(self) -> float:
+        return self.low
+
 
 def _pdf(z: float) -> float:
     return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
@@ -121,10 +131,15 @@ class LogNormal(Strict):
     def expected(self) -> float:
         return self.median * math.exp(self.sigma**2 / 2)
 
+    def lowest(self) -> float:
+        return 0.0
+
 
 class Choice(Strict):
+    """One of ``values``; whole numbers stay whole (a choice of servers: 2, 3 or 4)."""
+
     kind: Literal["choice"]
-    values: list[Real | str] = Field(min_length=1)
+    values: list[Whole | Real | str] = Field(min_length=1)
     weights: list[Annotated[float, Field(ge=0, le=1e9)]] | None = None
 
     @model_validator(mode="after")
@@ -142,6 +157,9 @@ class Choice(Strict):
     def expected(self) -> float:
         w = self.weights or [1.0] * len(self.values)
         return sum(float(v) * x for v, x in zip(self.values, w, strict=True)) / sum(w)
+
+    def lowest(self) -> float:
+        return min(float(v) for v in self.values if not isinstance(v, str))
 
 
 Distribution = Annotated[
@@ -173,6 +191,11 @@ class Uncertain(Strict):
                 isinstance(v, str) for v in self.distribution.values
             ):
                 raise ValueError("a price multiplier must be a number")
+            if self.distribution.lowest() < 0:
+                raise ValueError(
+                    "a price multiplier cannot be negative (a negative price would be paid to"
+                    " the buyer); give a distribution with low >= 0 (1 = as priced)"
+                )
         else:
             for part in self.path.split("."):
                 if not _INDEX.match(part):

@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from tco.simulator import defaults
 from tco.simulator.calibration import FAMILIES
-from tco.simulator.fields import Fraction, GpuCount, Growth, NonNeg, Pos, Strict
+from tco.simulator.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
 from tco.simulator.traces import CsvColumns
 
 
@@ -64,7 +64,7 @@ class Work(Strict):
 class JobClass(Strict):
     """One kind of training job and how often it arrives."""
 
-    name: str = Field(min_length=1)
+    name: Name
     arrivals_per_month: NonNeg
     growth_per_month: Growth = 0.0  # compounding, 0.02 = +2 %/month
     # calendar month -> multiplier

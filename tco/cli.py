@@ -18,6 +18,7 @@ from tco.cli_common import (
     PRICES_OPTION,
     BadInput,
     console,
+    one_line,
     price_book,
     progress,
     warn,
@@ -28,7 +29,7 @@ from tco.cli_sweep import sweep
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
 from tco.reports.formats import DEFAULT_FORMATS, FORMATS, folder_name
-from tco.simulator.errors import ScenarioError
+from tco.simulator.errors import RunFailed, ScenarioError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,22 +88,18 @@ def simulate(
         raise BadInput("--out: give a folder for the report (an empty path is not one)")
     chosen = _formats(formats)
     from tco.reports.build import write_report
-    from tco.simulator.run import run_file
+    from tco.reports.manifest import begin
+    from tco.simulator.run import load_file, prepare, simulate
 
     with contextlib.ExitStack() as stack:
         book = stack.enter_context(price_book(prices, offline))
+        sc, digest = load_file(scenario, book, seed=seed, months=months)
+        prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
+        target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
+        begin(target)  # a folder that cannot be written fails now, not after the simulation
         tick = stack.enter_context(progress(quiet))
-        result = run_file(
-            scenario,
-            book=book,
-            seed=seed,
-            months=months,
-            progress=lambda name: tick(f"simulating {name}"),
-        )
+        result = simulate(prepared, progress=lambda name: tick(f"simulating {name}"), book=book)
         tick("writing the report")
-        target = (
-            Path(out_dir) if out_dir else Path("tco-report") / folder_name(result.scenario.name)
-        )
         written = write_report(result, target, chosen)
     warn(book)
     if not quiet:
@@ -283,6 +280,11 @@ def main(argv: list[str] | None = None) -> None:
             raise
         BadInput(str(exc)).show()
         sys.exit(EXIT_BAD_INPUT)
+    except RunFailed as exc:  # not the input's fault: one line, exit code 1
+        if debug:
+            raise
+        click.echo(f"tco: error: {one_line(str(exc))}", err=True)
+        sys.exit(1)
     except OSError as exc:  # a file or folder that cannot be read or written
         if debug:
             raise

@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from tco.pricing.book import PriceBook
 
 EXIT_BAD_INPUT = 2
+# Line breaks and other control characters in a message (a name or a path that holds one) are
+# shown escaped, so that an error is always one line.
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+}
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n`` for a line break)."""
+    return text.translate(_CONTROL)
 
 
 class BadInput(click.ClickException):
@@ -25,13 +37,13 @@ class BadInput(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
     def show(self, file: object = None) -> None:
-        click.echo(f"tco: error: {self.message}", err=True)
+        click.echo(f"tco: error: {one_line(self.message)}", err=True)
 
 
 def warn(book: PriceBook) -> None:
     """The price book's warnings, one line each on stderr."""
     for w in book.warnings:
-        click.echo(f"tco: warning: {w}", err=True)
+        click.echo(f"tco: warning: {one_line(w)}", err=True)
 
 
 @contextlib.contextmanager

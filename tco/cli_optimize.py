@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import click
@@ -30,19 +29,20 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
     """
     from tco.pricing.book import PriceBook
     from tco.reports.formats import folder_name
+    from tco.reports.manifest import begin
     from tco.reports.optimize_files import write_optimize
     from tco.simulator.optimize import best
     from tco.simulator.optimize import optimize as search
-    from tco.simulator.run import prepare
-    from tco.simulator.scenario import load_scenario
+    from tco.simulator.run import load_file, prepare
 
     if out_dir is not None and not out_dir.strip():
         raise BadInput("--out: give a folder for the files (an empty path is not one)")
     book = PriceBook("snapshot")
-    sc = load_scenario(scenario, book)
-    prepared = prepare(sc, book, str(scenario), hashlib.sha256(scenario.read_bytes()).hexdigest())
-    configs = search(prepared, book)
+    sc, digest = load_file(scenario, book)
+    prepared = prepare(sc, book, str(scenario), digest)
     target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name) / "optimize"
+    begin(target)  # a folder that cannot be written fails now, not after the work
+    configs = search(prepared, book)
     written = write_optimize(prepared, configs, target)
     warn(book)
     if not quiet:

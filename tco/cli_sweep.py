@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,9 +85,9 @@ def sweep(
     """
     from tco.pricing.book import PriceBook
     from tco.reports.formats import folder_name
+    from tco.reports.manifest import begin
     from tco.reports.sweep_files import write_sweep
-    from tco.simulator.run import prepare
-    from tco.simulator.scenario import load_scenario
+    from tco.simulator.run import load_file, prepare
     from tco.simulator.sweep import run_sweep
 
     if scheduler is not None and engine != "dask":
@@ -96,16 +95,17 @@ def sweep(
     if out_dir is not None and not out_dir.strip():
         raise BadInput("--out: give a folder for the files (an empty path is not one)")
     book = PriceBook("snapshot")
-    sc = load_scenario(scenario, book)
+    sc, digest = load_file(scenario, book)
     if not sc.uncertain:
         raise BadInput(
             f"{scenario}: uncertain: the scenario names no uncertain input to sweep over"
         )
-    prepared = prepare(sc, book, str(scenario), hashlib.sha256(scenario.read_bytes()).hexdigest())
+    prepared = prepare(sc, book, str(scenario), digest)
+    target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name) / "sweep"
+    begin(target)  # a folder that cannot be written fails now, not after the work
     root = sc.seed if seed is None else seed
     with _bar(replications, quiet) as tick:
         reps = run_sweep(prepared, book, replications, root, workers, engine, scheduler, tick)
-    target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name) / "sweep"
     written = write_sweep(prepared, reps, root, target)
     warn(book)
     if not quiet:

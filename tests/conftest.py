@@ -44,6 +44,27 @@ def make_scenario(**over: Any) -> Scenario:
     return validate(yaml.safe_load(yaml.safe_dump(data)), "<test>")
 
 
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit code and stderr of one ``tco`` command run in this process."""
+    from tco.cli import main
+
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
+
+
+def one_line_error(code: int, err: str, *needles: str) -> None:
+    """Exit code 2 and one line ``tco: error: ...`` holding each of ``needles``."""
+    assert code == 2, err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert err.startswith("tco: error: "), err
+    for n in needles:
+        assert n in err, err
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT

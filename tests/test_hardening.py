@@ -13,33 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tco.cli import main
 from tco.reports import build, spreadsheet
 from tco.reports.build import verify_report, write_report
 from tco.simulator.errors import ScenarioError
 from tco.simulator.run import run_file
 from tco.simulator.scenario import loads_scenario, parse_yaml
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli, one_line_error
 
 LAB = ROOT / "scenarios" / "lab.yaml"
 LAB_TEXT = LAB.read_text()
-
-
-def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """Exit code and stderr of one ``tco`` command run in this process."""
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
-
-
-def one_line_error(code: int, err: str, *needles: str) -> None:
-    assert code == 2, err
-    assert "Traceback" not in err and err.count("\n") == 1, err
-    for n in needles:
-        assert n in err, err
 
 
 def mutated(tmp_path: Path, old: str, new: str, name: str = "s.yaml") -> Path:

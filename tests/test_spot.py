@@ -109,14 +109,15 @@ def test_interruptions_cost_more_and_are_reported() -> None:
 def test_fallback_to_on_demand_after_interruptions() -> None:
     opt = _spot(
         instance_types=["p4d.24xlarge"],
-        interruptions_per_instance_month=5000.0,  # every job is interrupted almost at once
+        interruptions_per_instance_month=720.0,  # the top of the range: every job is hit
         fallback_to_on_demand_after=1,
     )
     o = run(make_scenario(options=[opt])).options[0]
     started = ~np.isnan(o.runs.start_h)
     assert o.runs.interruptions is not None
     hits = o.runs.interruptions[started]
-    assert hits.max() == 1 and hits.mean() > 0.9  # short jobs may finish first
+    # At one an hour a job needing h hours escapes with probability e^-h: short jobs may finish.
+    assert hits.max() == 1 and hits.mean() > 0.75
     fb = o.ledger.cash["spot_fallback_compute"].sum()
     assert fb > 10 * o.ledger.cash["cloud_compute"].sum()
 

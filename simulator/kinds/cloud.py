@@ -25,7 +25,16 @@ from tco.pricing.records import Price
 from tco.simulator import defaults
 from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Count, Date, Fraction, GpuCount, NonNeg, OptionModel, Strict
+from tco.simulator.fields import (
+    Count,
+    Date,
+    Fraction,
+    GpuCount,
+    Name,
+    NonNeg,
+    OptionModel,
+    Strict,
+)
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.fleet import Placement, Shape, place
 from tco.simulator.kinds.packing import pack
@@ -53,7 +62,7 @@ class CustomInstance(Strict):
 class CloudBase(OptionModel):
     """Fields every cloud option has; each kind adds ``kind`` (and its own fields)."""
 
-    name: str = Field(min_length=1)
+    name: Name
     instance_type: str | None = None
     instance_types: list[str] | None = Field(default=None, min_length=1)  # a fleet
     instance: CustomInstance | None = None

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import NonNeg, OptionModel
+from tco.simulator.fields import Name, NonNeg, OptionModel
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
@@ -39,7 +39,7 @@ class Hybrid(OptionModel):
     """An owned option of the scenario, bursting to one of its cloud options."""
 
     kind: Literal["hybrid"]
-    name: str = Field(min_length=1)
+    name: Name
     owned: str = Field(min_length=1)
     burst: str = Field(min_length=1)
     # Starburst's waiting policies (Luo et al., ATC '24): ``constant``, every job bursts after

@@ -20,6 +20,7 @@ import numpy as np
 
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
+from tco.simulator import defaults
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import OptionModel
 from tco.simulator.financing import Financing, financing_quotes
@@ -38,8 +39,10 @@ from tco.simulator.kinds.owned_parts import (
 )
 from tco.simulator.kinds.registry import Context, Kind, register
 from tco.simulator.ledger import Ledger
+from tco.simulator.limits import MAX_EVENTS
 from tco.simulator.plan import Quote, input_quote, speed_quote
 from tco.simulator.runs import JobRuns
+from tco.simulator.speed import Hardware
 
 __all__ = ["Owned", "OwnedKind", "OwnedPlan", "owned_ledger"]
 
@@ -81,6 +84,60 @@ def _returned_in_service(
                 f" {until - d.delivery_month} months or choose"
                 " end_of_term: fmv_buyout or dollar_buyout",
             )
+
+
+def _in_service_within_horizon(
+    option: Owned, deliveries: tuple[Delivery, ...], ctx: Context
+) -> None:
+    """Refuse servers that are ordered within the horizon but arrive after it (paid for, never
+    used: the model would leave them out of the costs and the capacity alike) and a cluster
+    none of whose servers arrives within it (its jobs would never start)."""
+    latest = latest_order_month(option.lead_time_months, ctx.horizon_months)
+    field = "tranches" if option.tranches is not None else "lead_time_months"
+    fix = (
+        f"valid order months: 0 to {latest}"
+        if latest >= 0
+        else f"a lead time of at most {ctx.horizon_months - 1} months, or a longer horizon"
+    )
+    n = option.lead_time_months
+    lead = f"lead time {n:g} month{'' if n == 1 else 's'}"
+    for d in deliveries:
+        if d.delivery_month is None and d.order_month < ctx.horizon_months:
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.{field}",
+                f"{option.name}'s servers ordered in month {d.order_month} arrive after the"
+                f" {ctx.horizon_months}-month horizon ({lead}): they would be paid for and"
+                f" never run a job; {fix}",
+            )
+    if all(d.delivery_month is None for d in deliveries):
+        raise ScenarioError(
+            ctx.file,
+            f"{ctx.where}.{field}",
+            f"none of {option.name}'s servers is ordered within the {ctx.horizon_months}-month"
+            f" horizon, so none of its jobs would run; {fix}",
+        )
+
+
+def _failures_bounded(
+    option: Owned,
+    deliveries: tuple[Delivery, ...],
+    models: tuple[Hardware, ...],
+    successor: generations.Successor | None,
+    ctx: Context,
+) -> None:
+    """Refuse failure rates that would ask for more events than ``TCO_MAX_EVENTS``."""
+    f = option.failures
+    if f is None:
+        return
+    servers = sum(d.servers for d in deliveries)
+    gpus = sum(d.servers * models[d.generation].gpus_per_unit for d in deliveries)
+    if successor is not None:
+        servers, gpus = servers + successor.servers, gpus + successor.gpus
+    expected = f.expected_events(gpus, servers, ctx.horizon_months * defaults.HOURS_PER_MONTH)
+    if expected > MAX_EVENTS.value():
+        found = f"about {expected:,.3g} failures and repairs are expected at these rates"
+        raise ScenarioError(ctx.file, f"{ctx.where}.failures", MAX_EVENTS.exceeded(found))
 
 
 def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
@@ -169,7 +226,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
         if option.refresh is not None:
             generations.check_refresh(option.refresh, ctx)
-        for i, t in enumerate(option.purchase_plan()):
+        for i, t in enumerate(option.tranches or option.purchase_plan()):  # as written
             try:
                 hardware.server(t.server or option.server)
             except PricingError as exc:
@@ -185,6 +242,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
             option.purchase_plan(), option.lead_time_months, option.price_decline_per_year,
             ctx.start, ctx.horizon_months, dated,
         )  # fmt: skip
+        _in_service_within_horizon(option, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
@@ -207,6 +265,7 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
                 f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
             )
         _returned_in_service(f, deliveries, ctx, successor)
+        _failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)
         for k, g in enumerate(mix, start=1):
             m = sum(d.servers for d in deliveries if d.generation == k)
             first = min(d.order_month for d in deliveries if d.generation == k)

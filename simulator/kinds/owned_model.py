@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from tco.simulator import defaults
 from tco.simulator.failures import Failures
-from tco.simulator.fields import Count, GpuCount, NonNeg, OptionModel
+from tco.simulator.fields import Count, GpuCount, Name, NonNeg, OptionModel
 from tco.simulator.financing import Financing
 from tco.simulator.kinds.generations import Generation, Refresh, Successor
 from tco.simulator.kinds.owned_parts import (
@@ -28,7 +28,7 @@ class Owned(OptionModel):
     """A purchased cluster of identical servers."""
 
     kind: Literal["owned"]
-    name: str = Field(min_length=1)
+    name: Name
     server: str
     price_usd: NonNeg | None = None  # per server; default from the catalog
     # Yearly fall of the price of a server ordered later than the price's date.
@@ -37,7 +37,7 @@ class Owned(OptionModel):
     )
     max_kw: NonNeg | None = None  # per server; default from the catalog
     servers: GpuCount | None = None  # shortcut: all ordered in month 0
-    tranches: list[Tranche] | None = None
+    tranches: Annotated[list[Tranche], Field(min_length=1)] | None = None
     lead_time_months: NonNeg = 0.0
     network_usd: NonNeg = 0.0  # one-off, with the first tranche
     installation_usd_per_server: NonNeg = 0.0
@@ -79,9 +79,10 @@ class Owned(OptionModel):
         return self.model_copy(update={"servers": None, "tranches": plan})
 
     def purchase_plan(self) -> list[Tranche]:
-        """The tranches, with the ``servers`` shortcut expanded."""
+        """The tranches in order of their month (as written when months tie), with the
+        ``servers`` shortcut expanded: servers are numbered in the order they are ordered."""
         if self.tranches is not None:
-            return list(self.tranches)
+            return sorted(self.tranches, key=lambda t: t.month)
         assert self.servers is not None
         return [Tranche(month=0, servers=self.servers)]
 

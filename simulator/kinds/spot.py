@@ -11,10 +11,10 @@ Capacity is otherwise unlimited, so there is no quota.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
@@ -22,12 +22,13 @@ from tco.simulator import defaults
 from tco.simulator.calendar import per_month
 from tco.simulator.errors import ScenarioError
 from tco.simulator.fields import Count, NonNeg, Pos
-from tco.simulator.interruptions import Checkpointing, run_job
+from tco.simulator.interruptions import Checkpointing, check_interruptions, run_job
 from tco.simulator.jobs import Jobs
 from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.registry import Context, register
 from tco.simulator.ledger import Category, Ledger, declare
+from tco.simulator.limits import MAX_EVENTS
 from tco.simulator.plan import Quote, price_quote
 from tco.simulator.runs import JobRuns, Rentals
 
@@ -45,7 +46,9 @@ class Spot(CloudBase):
     """Spot instances, interrupted and resumed from checkpoints."""
 
     kind: Literal["spot"]
-    interruptions_per_instance_month: NonNeg | None = None
+    # At most one an hour (720 a month): the Spot Instance Advisor's worst bucket, ">20 %" a
+    # month, is about 0.25; a rate above one an hour is a typo, not a market.
+    interruptions_per_instance_month: Annotated[float, Field(ge=0, le=720)] | None = None
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
     checkpoint_write_minutes: NonNeg = defaults.CHECKPOINT_WRITE_MINUTES
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
@@ -61,6 +64,9 @@ class Spot(CloudBase):
         if self.instance is not None and self.fallback_to_on_demand_after is not None:
             raise ValueError("a custom instance has no on-demand price to fall back to")
         return self
+
+
+RATE_FIELD = "interruptions_per_instance_month"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,13 +165,17 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         start, end = np.full(n, np.nan), np.full(n, np.nan)
         interrupted, lost = np.zeros(n, np.int64), np.zeros(n)
         rows: list[tuple[int, float, float, float, bool, float]] = []
-        for j in np.nonzero(at.reason == "")[0].tolist():
+        ok = np.nonzero(at.reason == "")[0]
+        rates = at.units[ok] * np.asarray(plan.rate_per_instance_h)[at.shape[ok]]
+        check_interruptions(at.run_h[ok], rates, plan.checkpointing, RATE_FIELD)
+        cap = MAX_EVENTS.value()
+        for j in ok.tolist():
             s, k = int(at.shape[j]), int(at.units[j])
             t0 = float(jobs.arrival_h[j]) + plan.delay_h
             if t0 >= horizon_h:
                 continue
             rate = k * plan.rate_per_instance_h[s]
-            tries = run_job(t0, float(at.run_h[j]), rate, plan.checkpointing, rng)
+            tries = run_job(t0, float(at.run_h[j]), rate, plan.checkpointing, rng, cap)
             start[j], end[j] = tries[0].start_h, tries[-1].end_h
             interrupted[j] = len(tries) - 1  # every attempt but the last was cut short
             lost[j] = sum(a.lost_h for a in tries) * jobs.gpus[j]

@@ -1,0 +1,56 @@
+"""A folder of files that belong together (a report, a sweep, an optimiser run) is complete when
+its ``manifest.json`` is there and every file it lists matches its SHA-256.
+
+The manifest is removed before the work starts (:func:`begin`, which also checks the folder can
+be written, so a run that could not save its files fails before it simulates) and written last
+(:func:`finish`): a run stopped half-way leaves a folder without one, never a mix of old and new
+files that looks complete. :func:`verify` lists what makes a folder incomplete or mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from tco.reports.formats import MANIFEST
+from tco.simulator.atomic import check_writable, write_text
+
+
+def begin(folder: Path) -> None:
+    """Make sure ``folder`` can be written and mark it incomplete (its old manifest removed)."""
+    check_writable(folder)
+    (folder / MANIFEST).unlink(missing_ok=True)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def finish(folder: Path, schema: str, about: dict[str, Any], files: list[Path]) -> Path:
+    """Write the manifest of ``files`` (paths inside ``folder``) with what they are ``about``."""
+    doc = {
+        "schema": schema,
+        **about,
+        "files": {p.relative_to(folder).as_posix(): _sha256(p) for p in sorted(files)},
+    }
+    return write_text(folder / MANIFEST, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def verify(folder: str | Path, what: str = "report") -> list[str]:
+    """Problems that make ``folder`` incomplete or mixed (an empty list: it is whole)."""
+    d = Path(folder)
+    try:
+        doc = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(doc["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return [f"{d / MANIFEST}: missing or unreadable: the {what} was not completed"]
+    problems = []
+    for name, digest in files.items():
+        p = d / name
+        if not p.is_file():
+            problems.append(f"{p}: listed in the manifest but missing")
+        elif _sha256(p) != digest:
+            problems.append(f"{p}: not the file this {what} wrote (another run changed it)")
+    return problems

@@ -1,0 +1,122 @@
+"""What a user installs works as the checkout does (issue 22): the wheel, built from the sdist as
+pip would, holds every package and every data file of the three layers, and a ``tco`` run from
+the unpacked wheel, in another folder, simulates the lab. 0.7.0's wheel left out every
+sub-package (``ModuleNotFoundError: No module named 'tco.simulator.traces'``), which the
+editable install of the README and of CI hid.
+
+The build runs offline (``--no-isolation``: setuptools and build come from the test extras).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+LAYERS = {"simulator": "tco/simulator", "pricing": "tco/pricing", "reports": "tco/reports"}
+# What the build reads: tco/templates/*.yaml are links into scenarios/ (its traces are not).
+SOURCES = ("pyproject.toml", "README.md", "tco", "scenarios", *LAYERS)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from the sdist of a copy of the checkout (the checkout is not touched)."""
+    pytest.importorskip("build")
+    src = tmp_path_factory.mktemp("src")
+    for name in SOURCES:
+        p = ROOT / name
+        if p.is_dir():
+            skip = ("__pycache__", "traces") if name == "scenarios" else ("__pycache__",)
+            shutil.copytree(p, src / name, symlinks=True, ignore=shutil.ignore_patterns(*skip))
+        else:
+            shutil.copy2(p, src / name)
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (whl,) = out.glob("*.whl")
+    assert len(list(out.glob("*.tar.gz"))) == 1
+    return whl
+
+
+def _names(whl: Path) -> set[str]:
+    with zipfile.ZipFile(whl) as z:
+        return set(z.namelist())
+
+
+def _tracked(folder: str) -> list[Path]:
+    """Files under a layer's folder, as the checkout has them (caches left out)."""
+    return [
+        p
+        for p in sorted((ROOT / folder).rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    ]
+
+
+def test_every_package_of_the_layers_is_in_the_wheel(wheel: Path) -> None:
+    names = _names(wheel)
+    packages = [ROOT / "tco", *(p.parent for f in LAYERS for p in (ROOT / f).rglob("__init__.py"))]
+    assert len(packages) > 5
+    for pkg in packages:
+        rel = pkg.relative_to(ROOT).as_posix()
+        for layer, installed in LAYERS.items():
+            if rel == layer or rel.startswith(layer + "/"):
+                rel = installed + rel[len(layer) :]
+        assert f"{rel}/__init__.py" in names, f"{rel} is not in the wheel"
+
+
+def test_every_file_of_the_layers_is_in_the_wheel(wheel: Path) -> None:
+    names = _names(wheel)
+    missing = []
+    for layer, installed in LAYERS.items():
+        for p in _tracked(layer):
+            rel = f"{installed}/{p.relative_to(ROOT / layer).as_posix()}"
+            if rel not in names:
+                missing.append(rel)
+    for p in _tracked("tco"):
+        rel = p.relative_to(ROOT).as_posix()
+        if rel.split("/")[1] not in LAYERS and rel not in names:  # the layers: above
+            missing.append(rel)
+    assert not missing, missing
+
+
+def test_the_unpacked_wheel_simulates_the_lab_from_another_folder(
+    wheel: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(site)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    shutil.copy2(ROOT / "scenarios" / "lab.yaml", work / "lab.yaml")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv.pop(1)); import tco;"
+        " assert tco.__file__.startswith(sys.path[0]), tco.__file__;"
+        " from tco.cli import main; main(sys.argv[1:])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for args in (
+        ["simulate", "lab.yaml", "--months", "3", "--format", "json", "--quiet"],
+        ["prices", "show", "p4d.24xlarge"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(site), *args],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((work / "tco-report" / "research-lab" / "summary.json").read_text())
+    assert summary["schema"] == "tco-summary/1" and len(summary["options"]) == 7

@@ -1,0 +1,153 @@
+"""A sweep whose workers are lost ends in a retry or in one line and a non-zero exit, in bounded
+time; workers end with their parent; a sweep folder that did not finish says so (issue 22).
+0.7.0 printed a BrokenProcessPool traceback, left its workers running when killed, and sat idle
+after a Dask worker was killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from tco.cli import main
+from tco.pricing.book import PriceBook
+from tco.reports import manifest
+from tco.simulator import sweep_local
+from tco.simulator.errors import RunFailed
+from tco.simulator.replication import replicate_batch
+from tco.simulator.run import Prepared, prepare
+from tco.simulator.scenario import loads_scenario
+from tco.simulator.sweep import batches, run_sweep
+from tests.conftest import ROOT
+
+LAB_TEXT = (ROOT / "scenarios" / "lab.yaml").read_text()
+SHORT = LAB_TEXT.replace("horizon_months: 36", "horizon_months: 2")
+
+
+def _prepared() -> tuple[Prepared, PriceBook]:
+    book = PriceBook("snapshot")
+    return prepare(loads_scenario(SHORT, "lab.yaml"), book), book
+
+
+# Batches run in the workers, by name (module-level functions reach spawned workers too); the
+# flag file is named by an environment variable, which workers inherit.
+FLAG = "TCO_TEST_SWEEP_FLAG"
+
+
+def dies_once(base: Prepared, book: PriceBook, seed: int, indices: list[int]) -> object:
+    flag = Path(os.environ[FLAG])
+    try:
+        flag.touch(exist_ok=False)  # the first batch to get here: its worker is killed
+    except FileExistsError:
+        return replicate_batch(base, book, seed, indices)
+    os._exit(9)
+
+
+def always_dies(*_: object) -> None:
+    os._exit(9)
+
+
+def _sweep(prepared: Prepared, book: PriceBook, batch: object, n: int = 8) -> list[object]:
+    tasks = batches(n, 2, "local")
+    chunks = sweep_local.run_on_processes(prepared, book, 7, tasks, 2, batch)  # type: ignore[arg-type]
+    return sorted((r for c in chunks for r in c), key=lambda r: r.index)
+
+
+def test_a_killed_worker_is_retried_and_the_result_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(FLAG, str(tmp_path / "died"))
+    prepared, book = _prepared()
+    serial = run_sweep(prepared, book, 8, seed=7, workers=1)
+    assert _sweep(prepared, book, dies_once) == serial  # 0.7.0: BrokenProcessPool traceback
+    assert (tmp_path / "died").exists()
+
+
+def test_workers_that_keep_dying_end_in_one_line_and_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prepared, book = _prepared()
+    with pytest.raises(RunFailed, match="worker process died"):
+        _sweep(prepared, book, always_dies)
+    real = sweep_local.run_on_processes
+    monkeypatch.setattr(sweep_local, "run_on_processes", partial(real, batch=always_dies))
+    f = tmp_path / "lab.yaml"
+    f.write_text(SHORT)
+    out = tmp_path / "sweep"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(f), "-n", "8", "-w", "2", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("tco: error: sweep: a worker process died"), err
+    assert manifest.verify(out, "sweep") == [
+        f"{out / 'manifest.json'}: missing or unreadable: the sweep was not completed"
+    ]
+
+
+def test_a_finished_sweep_folder_is_whole(tmp_path: Path) -> None:
+    f = tmp_path / "lab.yaml"
+    f.write_text(SHORT)
+    main(["sweep", str(f), "-n", "4", "--out", str(tmp_path / "s"), "--quiet"])
+    assert manifest.verify(tmp_path / "s", "sweep") == []
+
+
+WORKERS_SCRIPT = """
+import os, sys, time
+from tco.pricing.book import PriceBook
+from tco.simulator import sweep_local
+from tco.simulator.run import prepare
+from tco.simulator.scenario import loads_scenario
+
+def slow(*args):
+    print("worker", os.getpid(), flush=True)
+    time.sleep(600)
+
+if __name__ == "__main__":
+    book = PriceBook("snapshot")
+    prepared = prepare(loads_scenario(open(sys.argv[1]).read(), "lab.yaml"), book)
+    for _ in sweep_local.run_on_processes(prepared, book, 7, [[0], [1], [2]], 2, slow):
+        pass
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals and process groups are POSIX")
+def test_workers_end_with_their_parent(tmp_path: Path) -> None:
+    psutil = pytest.importorskip("psutil")  # installed with distributed
+    f = tmp_path / "lab.yaml"
+    f.write_text(SHORT)
+    script = tmp_path / "sweep.py"
+    script.write_text(textwrap.dedent(WORKERS_SCRIPT))
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(f)], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    pids = [int(parent.stdout.readline().split()[1]) for _ in range(2)]  # both are working
+    workers = [psutil.Process(p) for p in pids]
+    parent.send_signal(signal.SIGKILL)  # 0.7.0: the workers kept running
+    parent.wait()
+    parent.stdout.close()
+    _, alive = psutil.wait_procs(workers, timeout=30)
+    for p in alive:
+        p.kill()
+    assert not alive, [p.pid for p in alive]
+
+
+def test_a_dask_sweep_with_no_worker_stops_in_bounded_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from distributed import LocalCluster
+
+    monkeypatch.setenv("TCO_DASK_NO_WORKER_SECONDS", "1")
+    prepared, book = _prepared()
+    # 0.7.0 waited for ever (the suite's timeout is the guard that this returns at all).
+    with (
+        LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster,
+        pytest.raises(RunFailed, match="no Dask worker"),
+    ):
+        run_sweep(prepared, book, 4, engine="dask", scheduler=cluster.scheduler_address)
