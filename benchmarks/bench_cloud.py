@@ -40,10 +40,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=100_000)
     n = ap.parse_args().jobs
     from tco.pricing.book import PriceBook
+    from tco.simulator.engine.prepared import option_rng
     from tco.simulator.kinds import registry
-    from tco.simulator.prepared import option_rng
     from tco.simulator.run import prepare
-    from tco.simulator.scenario import validate
+    from tco.simulator.scenario.model import validate
 
     months = 12
     per_month = n / months

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> None:
     from tco.pricing.book import PriceBook
-    from tco.simulator.optimize import best, optimize
+    from tco.simulator.advice.optimize import best, optimize
     from tco.simulator.run import prepare
-    from tco.simulator.scenario import load_scenario
+    from tco.simulator.scenario.model import load_scenario
 
     for name in ("lab", "industrial"):
         path = ROOT / "scenarios" / f"{name}.yaml"

@@ -23,8 +23,12 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+# The checkout's root, for the heapq reference in tests/oracles/ (run from anywhere).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 GPUS = 512
 SIZES_K = [1, 2, 4, 8, 16, 64]
@@ -43,8 +47,8 @@ def _synthetic(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def child_scheduler(kind: str, n: int) -> dict[str, float]:
-    from tco.simulator.heapq_reference import fifo_heapq
-    from tco.simulator.scheduler import Cutover, QueueInput, simulate
+    from tco.simulator.cluster.scheduler import Cutover, QueueInput, simulate
+    from tests.oracles.heapq_reference import fifo_heapq
 
     arrival, k, hold = _synthetic(n)
     servers = 8 if kind in ("servers", "cutover", "backfill") else 0  # servers of 8 GPUs
@@ -64,7 +68,7 @@ def child_scheduler(kind: str, n: int) -> dict[str, float]:
 
 
 def _scenario(n: int, kind: str):  # type: ignore[no-untyped-def]
-    from tco.simulator.scenario import validate
+    from tco.simulator.scenario.model import validate
 
     per_hour = LOAD * GPUS / MEAN_WORK_GPU_H
     months = int(np.ceil(n / (per_hour * 730.0)))

@@ -32,8 +32,8 @@ def main() -> None:
     n = ap.parse_args().replications
     from tco.pricing.book import PriceBook
     from tco.simulator.run import prepare
-    from tco.simulator.scenario import load_scenario
-    from tco.simulator.sweep import run_sweep
+    from tco.simulator.scenario.model import load_scenario
+    from tco.simulator.sweep.run import run_sweep
 
     book = PriceBook("snapshot")
     prepared = prepare(load_scenario(LAB, book), book, str(LAB))

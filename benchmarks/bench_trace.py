@@ -70,9 +70,9 @@ def main() -> None:
     ap.add_argument("--scheduler", choices=["fifo", "backfill"], default="backfill")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    from tco.simulator import summary
+    from tco.reports import summary
     from tco.simulator.run import prepare, simulate
-    from tco.simulator.scenario import validate
+    from tco.simulator.scenario.model import validate
 
     file = str(ROOT / "benchmarks" / "itp-all.yaml")
     scenario = validate(scenario_data(args.scheduler), file)

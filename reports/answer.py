@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 
-from tco.simulator import sensitivity, what_if
-from tco.simulator.advice import Resize, Verdict
+from tco.simulator.advice import sensitivity, what_if
+from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
+from tco.simulator.costs.money import Currency
+from tco.simulator.engine.findings import Resize, Verdict
+from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
-from tco.simulator.money import Currency
-from tco.simulator.recommendation import recommend_without_resizes, verdict
-from tco.simulator.result import OptionResult, Result
-from tco.simulator.service_level import DEFAULT_P95_WAIT_HOURS
+from tco.simulator.scenario.service_level import DEFAULT_P95_WAIT_HOURS
 
 
 def usd(x: float, cur: Currency) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tco.reports import manifest
 from tco.reports.formats import CHART_DIR, DEFAULT_FORMATS, FORMATS, MANIFEST
-from tco.simulator.atomic import write_text
-from tco.simulator.result import Result
+from tco.simulator.core.atomic import write_text
+from tco.simulator.engine.result import Result
 
 __all__ = ["CHART_DIR", "DEFAULT_FORMATS", "FORMATS", "MANIFEST", "verify_report", "write_report"]
 MANIFEST_SCHEMA = "tco-report-manifest/1"

@@ -23,11 +23,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from tco.simulator import ledger, what_if
-from tco.simulator.atomic import replacing
+from tco.simulator.advice import what_if
+from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
+from tco.simulator.core.atomic import replacing
+from tco.simulator.costs import ledger
+from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
-from tco.simulator.recommendation import recommend_without_resizes, verdict
-from tco.simulator.result import OptionResult, Result
 
 plt.rcParams.update(
     {

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tco.reports.formatting import md_cell, md_text, money
-from tco.simulator.input_files import InputFileError, read_input
+from tco.simulator.core.input_files import InputFileError, read_input
 
 SUMMARY = "summary.json"
 

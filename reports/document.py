@@ -20,9 +20,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from tco.reports import answer, provenance, tables
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
+from tco.simulator.core.scope import LEFT_OUT
+from tco.simulator.engine.result import Result
 from tco.simulator.kinds import registry
-from tco.simulator.result import Result
-from tco.simulator.scope import LEFT_OUT
 
 
 @dataclass

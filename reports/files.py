@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tco.reports import summary
 from tco.reports.formatting import sheet_text
-from tco.simulator import summary
-from tco.simulator.atomic import write_text
-from tco.simulator.result import Result
+from tco.simulator.core.atomic import write_text
+from tco.simulator.engine.result import Result
 
 JOB_COLUMNS = (
     "option",

@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from tco.simulator.money import USD, Currency
+from tco.simulator.costs.money import USD, Currency
 
 # A money column names its currency: "total cash (USD)", "EUR per delivered GPU-hour".
 _MONEY = re.compile(r"\((?!GPU)[A-Z]{3}\)|^(?!GPU)[A-Z]{3} per ")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tco.reports.formats import MANIFEST
-from tco.simulator.atomic import check_writable, write_text
+from tco.simulator.core.atomic import check_writable, write_text
 
 
 def begin(folder: Path) -> None:

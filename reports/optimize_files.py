@@ -14,9 +14,9 @@ from typing import Any
 
 from tco.reports import manifest
 from tco.reports.formats import MANIFEST
-from tco.simulator.atomic import write_text
-from tco.simulator.optimize import Config, best
-from tco.simulator.prepared import Prepared
+from tco.simulator.advice.optimize import Config, best
+from tco.simulator.core.atomic import write_text
+from tco.simulator.engine.prepared import Prepared
 
 FILES = ("frontier.csv", "optimize.json", "optimize.html", MANIFEST)  # the manifest last
 KNOBS = ("as given", "servers", "commitment_instances", "term_years", "payment")

@@ -11,7 +11,7 @@ import re
 
 import pandas as pd
 
-from tco.simulator.result import Result
+from tco.simulator.engine.result import Result
 
 # Source tags the pricing and catalog code write, and what they mean.
 SOURCES = {

@@ -31,8 +31,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from tco.reports import tables
 from tco.reports.formatting import is_money
-from tco.simulator.atomic import replacing
-from tco.simulator.result import OptionResult, Result
+from tco.simulator.core.atomic import replacing
+from tco.simulator.engine.result import OptionResult, Result
 
 ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"

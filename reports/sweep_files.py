@@ -18,10 +18,10 @@ import numpy as np
 
 from tco.reports import manifest
 from tco.reports.formats import MANIFEST
-from tco.simulator.atomic import write_text
-from tco.simulator.replication import Replication
+from tco.simulator.core.atomic import write_text
 from tco.simulator.run import Prepared
-from tco.simulator.sweep_summary import SCHEMA_ID, drivers, spreads
+from tco.simulator.sweep.replication import Replication
+from tco.simulator.sweep.summary import SCHEMA_ID, drivers, spreads
 
 FILES = ("replications.csv", "sweep.json", "sweep.html", MANIFEST)  # the manifest last
 

@@ -11,9 +11,10 @@ from typing import Any
 import pandas as pd
 
 from tco.reports.formatting import in_currency, is_money
-from tco.simulator import defaults, ledger
+from tco.simulator.core import defaults
+from tco.simulator.costs import ledger
+from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
-from tco.simulator.result import OptionResult, Result
 
 
 def summary(result: Result) -> pd.DataFrame:
@@ -49,7 +50,7 @@ def break_even(result: Result) -> pd.DataFrame:
     """Each owned option against each rented one that meets the service level: the month from
     which owning stays cheaper, and the volume of work at which both cost the same."""
     from tco.reports.answer import break_even_pairs, reference_label
-    from tco.simulator.recommendation import verdict
+    from tco.simulator.advice.recommendation import verdict
 
     volumes = {(v.owned, v.rented): v for v in result.break_even_volumes}
     ref = reference_label(result)

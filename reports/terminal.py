@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tco.reports.answer import break_even_cell, hours, pct, reference_label, sentences, usd
-from tco.simulator.recommendation import verdict
-from tco.simulator.result import OptionResult, Result
+from tco.simulator.advice.recommendation import verdict
+from tco.simulator.engine.result import OptionResult, Result
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
 # 80 columns show option, total, utilisation, p95 wait, level and break-even; 100 add NPV;

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from tco.simulator.run import run
-from tco.simulator.scenario import validate
-from tco.simulator.yaml_input import parse_yaml
+from tco.simulator.scenario.model import validate
+from tco.simulator.scenario.yaml_input import parse_yaml
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "as shipped": {},

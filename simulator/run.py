@@ -17,14 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from tco.pricing.book import PriceBook
-from tco.simulator.breakeven import break_even_volumes
-from tco.simulator.engine import prepare, resolve_plans, simulate_options, version
-from tco.simulator.prepared import Prepared, option_rng
-from tco.simulator.recommendation import recommend
-from tco.simulator.result import Result
-from tco.simulator.scenario import Scenario, read_scenario_file, validate
-from tco.simulator.what_if import what_ifs
-from tco.simulator.yaml_input import parse_yaml
+from tco.simulator.advice.breakeven import break_even_volumes
+from tco.simulator.advice.recommendation import recommend
+from tco.simulator.advice.what_if import what_ifs
+from tco.simulator.engine.prepared import Prepared, option_rng
+from tco.simulator.engine.result import Result
+from tco.simulator.engine.simulate import prepare, resolve_plans, simulate_options, version
+from tco.simulator.scenario.model import Scenario, read_scenario_file, validate
+from tco.simulator.scenario.yaml_input import parse_yaml
 
 __all__ = [
     "Prepared",

@@ -19,28 +19,28 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tco.pricing.book import PriceBook
     from tco.pricing.errors import PricingError
+    from tco.reports import summary
     from tco.reports.build import write_report
-    from tco.simulator import summary
-    from tco.simulator.errors import ScenarioError
-    from tco.simulator.result import OptionResult, Result
+    from tco.simulator.core.errors import ScenarioError
+    from tco.simulator.engine.result import OptionResult, Result
     from tco.simulator.run import Prepared, prepare, run, run_file, simulate, version
-    from tco.simulator.scenario import Scenario, load_scenario, loads_scenario
+    from tco.simulator.scenario.model import Scenario, load_scenario, loads_scenario
 
 _HOMES = {
-    "OptionResult": "tco.simulator.result",
+    "OptionResult": "tco.simulator.engine.result",
     "PriceBook": "tco.pricing.book",
     "PricingError": "tco.pricing.errors",
     "Prepared": "tco.simulator.run",
-    "Result": "tco.simulator.result",
-    "Scenario": "tco.simulator.scenario",
-    "ScenarioError": "tco.simulator.errors",
-    "load_scenario": "tco.simulator.scenario",
-    "loads_scenario": "tco.simulator.scenario",
+    "Result": "tco.simulator.engine.result",
+    "Scenario": "tco.simulator.scenario.model",
+    "ScenarioError": "tco.simulator.core.errors",
+    "load_scenario": "tco.simulator.scenario.model",
+    "loads_scenario": "tco.simulator.scenario.model",
     "prepare": "tco.simulator.run",
     "run": "tco.simulator.run",
     "run_file": "tco.simulator.run",
     "simulate": "tco.simulator.run",
-    "summary": "tco.simulator.summary",
+    "summary": "tco.reports.summary",
     "version": "tco.simulator.run",
     "write_report": "tco.reports.build",
 }

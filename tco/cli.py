@@ -29,7 +29,7 @@ from tco.cli_sweep import sweep
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
 from tco.reports.formats import DEFAULT_FORMATS, FORMATS, folder_name
-from tco.simulator.errors import RunFailed, ScenarioError
+from tco.simulator.core.errors import RunFailed, ScenarioError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,7 +161,7 @@ def validate(scenario: Path) -> None:
     """
     from tco.pricing.book import PriceBook
     from tco.simulator.run import resolve_plans
-    from tco.simulator.scenario import load_scenario
+    from tco.simulator.scenario.model import load_scenario
 
     book = PriceBook()
     sc = load_scenario(scenario, book)
@@ -204,7 +204,7 @@ def catalog(kind: str) -> None:
 
 
 def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
-    from tco.simulator.calibration import speed_of
+    from tco.simulator.workload.calibration import speed_of
 
     extra = ["speed x A100 (1 GPU)", "8 GPUs", "basis", "spread"]
     out = []

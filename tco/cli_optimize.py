@@ -31,8 +31,8 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
     from tco.reports.formats import folder_name
     from tco.reports.manifest import begin
     from tco.reports.optimize_files import write_optimize
-    from tco.simulator.optimize import best
-    from tco.simulator.optimize import optimize as search
+    from tco.simulator.advice.optimize import best
+    from tco.simulator.advice.optimize import optimize as search
     from tco.simulator.run import load_file, prepare
 
     if out_dir is not None and not out_dir.strip():

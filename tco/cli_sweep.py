@@ -12,8 +12,8 @@ import click
 from tco.cli_common import BadInput, warn
 
 if TYPE_CHECKING:
-    from tco.simulator.money import Currency
-    from tco.simulator.replication import Replication
+    from tco.simulator.costs.money import Currency
+    from tco.simulator.sweep.replication import Replication
 
 ENGINES = ("local", "dask")
 
@@ -88,7 +88,7 @@ def sweep(
     from tco.reports.manifest import begin
     from tco.reports.sweep_files import write_sweep
     from tco.simulator.run import load_file, prepare
-    from tco.simulator.sweep import run_sweep
+    from tco.simulator.sweep.run import run_sweep
 
     if scheduler is not None and engine != "dask":
         raise BadInput("--scheduler is the address of a Dask scheduler: add --engine dask")
@@ -113,7 +113,7 @@ def sweep(
 
 
 def _print(reps: list[Replication], target: Path, written: list[Path], cur: Currency) -> None:
-    from tco.simulator.sweep_summary import spreads
+    from tco.simulator.sweep.summary import spreads
 
     for s in spreads(reps):
         click.echo(

@@ -10,7 +10,7 @@ import click
 from tco.cli_common import console
 
 if TYPE_CHECKING:
-    from tco.simulator.traces import TraceJobs
+    from tco.simulator.workload.traces import TraceJobs
 
 
 @click.group()
@@ -41,7 +41,7 @@ UTC_OFFSET = click.option(
 
 
 def _read_trace(file: Path, fmt: str, utc_offset: float) -> TraceJobs:
-    from tco.simulator.traces import read as read_trace
+    from tco.simulator.workload.traces import read as read_trace
 
     jobs, report = read_trace(file, fmt, utc_offset_hours=utc_offset, field_name="trace")
     click.echo(report.summary(), err=True)
@@ -66,7 +66,7 @@ def workload_import(file: Path, fmt: str, utc_offset: float, output: Path) -> No
     Example:
       tco workload import sacct.txt --format sacct -o workload.csv
     """
-    from tco.simulator.traces import write_normalised
+    from tco.simulator.workload.traces import write_normalised
 
     jobs = _read_trace(file, fmt, utc_offset)
     write_normalised(jobs, output)
@@ -86,7 +86,7 @@ def workload_stats(file: Path, fmt: str, utc_offset: float) -> None:
     """
     from rich.table import Table
 
-    from tco.simulator.traces import stats as trace_stats
+    from tco.simulator.workload.traces import stats as trace_stats
 
     jobs = _read_trace(file, fmt, utc_offset)
     st = trace_stats(jobs)

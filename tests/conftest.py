@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tco.simulator.scenario import Scenario, validate
+from tco.simulator.scenario.model import Scenario, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -9,7 +9,7 @@ import pandas as pd
 
 import tco
 from tco.reports import answer
-from tco.simulator.recommendation import verdict
+from tco.simulator.advice.recommendation import verdict
 from tests.conftest import ROOT
 
 

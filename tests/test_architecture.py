@@ -5,10 +5,12 @@ and a start-up that loads only what the command needs."""
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 
 import tco
@@ -44,7 +46,7 @@ def _module(path: Path) -> str:
 
 def _imports(path: Path, name: str) -> set[str]:
     """Every project module imported anywhere in the file (inside functions and under
-    TYPE_CHECKING too)."""
+    TYPE_CHECKING too), for the files of scripts and benchmarks that grimp does not read."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
@@ -60,17 +62,15 @@ def _imports(path: Path, name: str) -> set[str]:
     return found
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
-    files = {_module(p): p for p in _sources() if p.parts[-2] not in ("scripts", "benchmarks")}
-    graph: dict[str, set[str]] = {m: set() for m in files}
-    for m, p in files.items():
-        for target in _imports(p, m):
-            while target and target not in files:
-                target = target.rpartition(".")[0]
-            # A module importing its own package's __init__ is how Python loads it, not a circle.
-            if target and target != m and not m.startswith(target + "."):
-                graph[m].add(target)
-    return graph
+    """Module -> the project modules it imports, as grimp reads the installed package (lazy and
+    TYPE_CHECKING imports included): the tool docs/ARCHITECTURE.md names for drawing the graph,
+    so this test keeps it able to read the layout (tco/simulator etc. are symlinks)."""
+    graph = grimp.build_graph("tco", exclude_type_checking_imports=False)
+    out = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    # A module importing its own package's __init__ is how Python loads it, not a circle.
+    return {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in out.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -108,8 +108,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_import_graph_is_resolved() -> None:
     graph = _graph()
     assert "tco.simulator.run" in graph["tco.cli"]  # imported inside a command: still counted
-    assert "tco.simulator.kinds.registry" in graph["tco.simulator.scenario"]
-    assert "tco.simulator.kinds.owned" in graph["tco.simulator.kinds"]
+    assert "tco.simulator.kinds.registry" in graph["tco.simulator.scenario.model"]
+    assert "tco.simulator.kinds.owned.kind" in graph["tco.simulator.kinds"]
 
 
 def test_no_import_circles() -> None:
@@ -131,6 +131,50 @@ def test_layers_import_one_way() -> None:
             assert not {t for t in targets if t.startswith(("tco.reports", "tco.cli"))}, m
 
 
+# The simulator's rooms, from the top floor down (docs/ARCHITECTURE.md draws them): a module
+# imports modules of its own room or of rooms below it, never above.
+FLOORS = (
+    "run",
+    "sweep",
+    "advice",
+    "engine",
+    "scenario",
+    "kinds",
+    "cluster",
+    "costs",
+    "workload",
+    "core",
+)
+
+
+def _floor(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[:2] != ["tco", "simulator"] or len(parts) < 3:
+        return None
+    return FLOORS.index(parts[2])
+
+
+def test_every_module_of_the_simulator_lives_on_a_floor() -> None:
+    for m in _graph():
+        if m.startswith("tco.simulator."):
+            assert m.split(".")[2] in FLOORS, f"{m}: give it a room, or add the room to FLOORS"
+
+
+def test_rooms_import_downward_only() -> None:
+    upward = [
+        f"{m} -> {t}"
+        for m, targets in _graph().items()
+        for t in targets
+        if (a := _floor(m)) is not None and (b := _floor(t)) is not None and b < a
+    ]
+    assert upward == []
+
+
+def test_the_floor_check_sees_an_upward_import() -> None:
+    assert _floor("tco.simulator.core.errors") == len(FLOORS) - 1
+    assert _floor("tco.simulator.run") == 0 and _floor("tco.pricing.book") is None
+
+
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_and_functions_are_small(path: Path) -> None:
     text = path.read_text()
@@ -144,8 +188,8 @@ def test_modules_and_functions_are_small(path: Path) -> None:
 
 def test_each_kind_is_named_only_in_its_own_module() -> None:
     """In the installed package (benchmarks and scripts hold scenario data, as YAML files do):
-    in the kind's module and the modules it is split into (``kinds/<name>_*.py``), and in
-    ``kinds/<name>.py`` at least."""
+    in the kind's module ``kinds/<name>.py``, or in the modules of its folder ``kinds/<name>/``
+    when it is large enough for a room of its own."""
     package = [p for p in _sources() if p.relative_to(ROOT).parts[0] in ("tco", *PACKAGES)]
     for name in registry.names():
         where = {
@@ -154,9 +198,9 @@ def test_each_kind_is_named_only_in_its_own_module() -> None:
             for node in ast.walk(ast.parse(p.read_text()))
             if isinstance(node, ast.Constant) and node.value == name
         }
-        own = f"simulator/kinds/{name}.py"
-        parts = {w for w in where if w.startswith(f"simulator/kinds/{name}_")}
-        assert own in where and where - parts == {own}, (name, where)
+        own = {w for w in where if w == f"simulator/kinds/{name}.py"}
+        own |= {w for w in where if w.startswith(f"simulator/kinds/{name}/")}
+        assert own and where == own, (name, where)
 
 
 def test_no_module_imports_the_bare_package_names() -> None:

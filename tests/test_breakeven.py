@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tco.simulator.run import run
-from tco.simulator.scenario import loads_scenario
+from tco.simulator.scenario.model import loads_scenario
 
 SCENARIO = """
 name: volume

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.run import prepare
-from tco.simulator.runs import JobRuns
-from tco.simulator.scenario import loads_scenario
+from tco.simulator.scenario.model import loads_scenario
 
 OD_USD_PER_HOUR = 32.0
 DISCOUNT = 0.40

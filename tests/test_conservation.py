@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tco.simulator.costs.usage import hourly
 from tco.simulator.run import run, run_file
-from tco.simulator.usage import hourly
 from tests.conftest import ROOT, make_scenario
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from tco.reports import tables, terminal
 from tco.reports.build import write_report
-from tco.simulator.errors import ScenarioError
-from tco.simulator.money import USD, Currency
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.costs.money import USD, Currency
 from tco.simulator.run import prepare, simulate
 from tests.conftest import make_scenario
 

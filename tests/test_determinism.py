@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tco.simulator import summary
+from tco.reports import summary
 from tco.simulator.run import run_file
 from tests.conftest import ROOT
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tco.simulator.failures import Failures, failed_runs, outages
+from tco.simulator.cluster.failures import Failures, failed_runs, outages
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 
@@ -40,7 +40,7 @@ def test_availability_rests_on_the_mean_repair_time_only(repair: dict[str, Any])
     """Renewal-reward: without spares a GPU is in service MTBF / (MTBF + MTTR) of the time
     whatever the repair time's distribution, MTTR its mean (5 days in each case here); and a
     server's spells down whole, drawn from the same distribution, keep it too."""
-    from tco.simulator.failures import RepairTime, node_outages
+    from tco.simulator.cluster.failures import RepairTime, node_outages
 
     f = Failures(gpu_failures_per_1000_gpu_days=30.0, repair_days=RepairTime(**repair))
     mtbf_h, mttr_h = 1000 / 30 * 24, 5 * 24
@@ -69,7 +69,7 @@ def test_availability_rests_on_the_mean_repair_time_only(repair: dict[str, Any])
     ],
 )
 def test_a_repair_distribution_is_checked(repair: dict[str, Any], words: str) -> None:
-    from tco.simulator.errors import ScenarioError
+    from tco.simulator.core.errors import ScenarioError
 
     own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
            "failures": {"repair_days": repair}}  # fmt: skip

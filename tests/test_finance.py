@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tco.simulator import finance
+from tco.simulator.costs import finance
 from tco.simulator.kinds.cloud import billed_hours
 from tco.simulator.kinds.savings_plan import savings_plan_hours
 

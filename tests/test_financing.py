@@ -9,9 +9,9 @@ import numpy as np
 import numpy_financial as npf
 import pytest
 
-from tco.simulator import defaults
-from tco.simulator.errors import ScenarioError
-from tco.simulator.financing import balance, payment
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.costs.financing import balance, payment
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from tco.pricing.book import PriceBook
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.kinds.packing import pack
 from tco.simulator.run import run
-from tco.simulator.scenario import validate
+from tco.simulator.scenario.model import validate
 from tests.conftest import make_scenario
 
 G5 = 1.006  # g5.xlarge (1x A10G), us-east-1 on-demand, bundled snapshot 2025-11-30

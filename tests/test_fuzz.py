@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tco.cli import main
-from tco.simulator.traces import XDMOD_FIELDS
-from tco.simulator.yaml_input import parse_yaml
+from tco.simulator.scenario.yaml_input import parse_yaml
+from tco.simulator.workload.traces import XDMOD_FIELDS
 from tests.conftest import FIXTURES, ROOT
 
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from tco.pricing import hardware
-from tco.simulator import defaults
-from tco.simulator.errors import ScenarioError
+from tco.simulator.cluster.scheduler import Cutover, QueueInput, simulate_queue
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, run, simulate
-from tco.simulator.scheduler import Cutover, QueueInput, simulate_queue
-from tco.simulator.speed import run_hours
+from tco.simulator.workload.speed import run_hours
 from tests.conftest import make_scenario
 
 
@@ -213,7 +213,7 @@ def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
 
 def test_optimize_tries_each_half_year_for_the_refresh_and_none() -> None:
     from tco.pricing.book import PriceBook
-    from tco.simulator.optimize import search_option
+    from tco.simulator.advice.optimize import search_option
 
     refresh = {"month": 12, "server": "HGX A100 8x80GB"}
     option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
@@ -309,7 +309,7 @@ def test_an_operating_lease_ended_early_by_a_refresh(end_of_term: str) -> None:
 
 
 def test_a_job_stopped_by_a_failure_restarts_on_the_successor_with_its_work_rescaled() -> None:
-    from tco.simulator.interruptions import Checkpointing
+    from tco.simulator.cluster.interruptions import Checkpointing
 
     ckpt = Checkpointing(interval_h=2.0, write_h=0.0, restart_h=0.5, wait_h=0.0,
                          fallback_after=None)  # fmt: skip
@@ -355,7 +355,7 @@ def test_failures_across_a_refresh_on_a_pool() -> None:
     """On a pool a job resumes in place, its hold stretched by its interruptions: on the
     successor by draws of its run there. Both generations' GPUs are out MTTR / (MTBF + MTTR)
     of their time in service."""
-    from tco.simulator.speed import run_hours
+    from tco.simulator.workload.speed import run_hours
 
     classes = [
         {"name": "j", "arrivals_per_month": 60, "gpus": {"choices": [1, 8]},
@@ -387,9 +387,9 @@ def test_failures_across_a_refresh_on_a_pool() -> None:
 
 
 def test_the_old_servers_leave_when_the_jobs_running_on_them_at_the_cutover_end() -> None:
-    from tco.simulator.kinds.generations import Successor, on_successor, retired_h
-    from tco.simulator.kinds.owned_parts import Delivery
-    from tco.simulator.runs import Gaps, JobRuns
+    from tco.simulator.kinds.owned.generations import Successor, on_successor, retired_h
+    from tco.simulator.kinds.owned.parts import Delivery
+    from tco.simulator.kinds.runs import Gaps, JobRuns
 
     hw = prepare(make_scenario()).plans[0].hardware
     s = Successor("x", hw, 1, 1.0, 1.0, Delivery(0, 1, 10.0, 0))

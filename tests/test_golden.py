@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tco.reports import terminal
-from tco.simulator import summary
+from tco.reports import summary, terminal
 from tco.simulator.run import run_file
 from tests.conftest import ROOT
 

@@ -15,9 +15,9 @@ import pytest
 
 from tco.reports import build, spreadsheet
 from tco.reports.build import verify_report, write_report
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run_file
-from tco.simulator.scenario import loads_scenario, parse_yaml
+from tco.simulator.scenario.model import loads_scenario, parse_yaml
 from tests.conftest import ROOT, cli, one_line_error
 
 LAB = ROOT / "scenarios" / "lab.yaml"

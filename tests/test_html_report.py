@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tco.reports.build import write_report
-from tco.simulator.result import Result
+from tco.simulator.engine.result import Result
 from tco.simulator.run import run_file
 from tests import browser
 from tests.conftest import ROOT

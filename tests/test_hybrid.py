@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tco.simulator.calendar import month_edges_h
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 
@@ -147,7 +147,7 @@ def test_by_cost_each_job_waits_in_proportion_to_its_cloud_price() -> None:
 
 def test_optimize_searches_the_burst_threshold() -> None:
     from tco.pricing.book import PriceBook
-    from tco.simulator.optimize import search_option
+    from tco.simulator.advice.optimize import search_option
     from tco.simulator.run import prepare
 
     book = PriceBook()
@@ -250,7 +250,7 @@ def test_optimize_searches_the_month_of_purchase() -> None:
     """Every half year while the servers still arrive in the horizon, each the same as the option
     written with that buy_month."""
     from tco.pricing.book import PriceBook
-    from tco.simulator.optimize import search_option
+    from tco.simulator.advice.optimize import search_option
     from tco.simulator.run import prepare
 
     book = PriceBook()

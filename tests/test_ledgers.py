@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tco.simulator.run import run
-from tco.simulator.scenario import validate
+from tco.simulator.scenario.model import validate
 
 
 def _owned_scenario(tmp_path: Path, jobs_csv: str | None = None) -> object:

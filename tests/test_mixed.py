@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from tco.pricing import hardware
-from tco.simulator import defaults
-from tco.simulator.errors import ScenarioError
-from tco.simulator.mixed import simulate_mixed
-from tco.simulator.queue_records import Group, QueueInput
+from tco.simulator.cluster.mixed import simulate_mixed
+from tco.simulator.cluster.queue_records import Group, QueueInput
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, simulate
-from tco.simulator.speed import run_hours
+from tco.simulator.workload.speed import run_hours
 from tests.conftest import make_scenario
 
 
@@ -71,7 +71,7 @@ def test_a_job_stopped_on_one_model_finishes_on_another_at_its_speed(how: str) -
     # At 2 h a failure stops it: checkpoints every 1.5 h keep 1.5 h of its work and lose 0.5 h
     # (x 8 GPUs = 4 GPU-hours). The newer server cannot hold it now (7 GPUs, or down), so it
     # restarts on the own server at once, its 3.5 h left there taking 3.5 x 10 / 5 = 7 h.
-    from tco.simulator.interruptions import Checkpointing
+    from tco.simulator.cluster.interruptions import Checkpointing
 
     ckpt = Checkpointing(interval_h=1.5, write_h=0.0, restart_h=0.0, wait_h=0.0,
                          fallback_after=None)  # fmt: skip

@@ -10,9 +10,9 @@ import pytest
 from tco.cli import main
 from tco.pricing.book import PriceBook
 from tco.reports.optimize_files import FILES
-from tco.simulator.optimize import best, evaluator, optimize
+from tco.simulator.advice.optimize import best, evaluator, optimize
 from tco.simulator.run import prepare
-from tco.simulator.scenario import loads_scenario
+from tco.simulator.scenario.model import loads_scenario
 from tests.conftest import ROOT
 from tests.test_recommendation import MMC, p_wait_over
 

@@ -1,7 +1,7 @@
 """What a user installs works as the checkout does (issue 22): the wheel, built from the sdist as
 pip would, holds every package and every data file of the three layers, and a ``tco`` run from
 the unpacked wheel, in another folder, simulates the lab. 0.7.0's wheel left out every
-sub-package (``ModuleNotFoundError: No module named 'tco.simulator.traces'``), which the
+sub-package (``ModuleNotFoundError: No module named 'tco.simulator.workload.traces'``), which the
 editable install of the README and of CI hid.
 
 The build runs offline (``--no-isolation``: setuptools and build come from the test extras).

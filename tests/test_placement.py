@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import tco
-from tco.simulator.placement import Servers
-from tco.simulator.scenario import load_scenario
-from tco.simulator.scheduler import QueueInput, simulate, simulate_queue
+from tco.simulator.cluster.placement import Servers
+from tco.simulator.cluster.scheduler import QueueInput, simulate, simulate_queue
+from tco.simulator.scenario.model import load_scenario
 from tests.conftest import ROOT
 
 
@@ -239,8 +239,8 @@ def test_placed_backfill_that_skips_jobs_seen_before_starts_the_same(
     depth matters: jobs started by backfill bring unseen ones within reach."""
     from dataclasses import replace
 
-    from tco.simulator import scheduler
-    from tco.simulator.interruptions import Checkpointing
+    from tco.simulator.cluster import scheduler
+    from tco.simulator.cluster.interruptions import Checkpointing
 
     inp = _random_input(7, 8)
     inp = replace(inp, policy="backfill", depth=depth, hold_h=inp.hold_h * 3)  # a long queue

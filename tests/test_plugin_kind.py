@@ -20,19 +20,21 @@ import pytest
 from pydantic import Field
 
 from tco.pricing import hardware
+from tco.reports import summary
 from tco.reports.build import write_report
-from tco.simulator import ledger, summary
-from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import NonNeg, OptionModel
-from tco.simulator.jobs import Jobs
+from tco.simulator.cluster.scheduler import QueueInput, simulate
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import NonNeg, OptionModel
+from tco.simulator.core.quote import Quote
+from tco.simulator.costs import ledger
+from tco.simulator.costs.ledger import Category, Ledger
 from tco.simulator.kinds import Context, Kind, registered
-from tco.simulator.ledger import Category, Ledger
-from tco.simulator.plan import Plan, Quote
+from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.runs import JobRuns, feasibility
 from tco.simulator.run import run
-from tco.simulator.runs import JobRuns, feasibility
-from tco.simulator.scenario import loads_scenario
-from tco.simulator.scheduler import QueueInput, simulate
-from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.scenario.model import loads_scenario
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.speed import Hardware, run_hours
 
 FEE_USD_PER_MONTH = 9_000.0
 

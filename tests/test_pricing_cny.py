@@ -22,7 +22,7 @@ from tco.pricing.cache import PriceCache
 from tco.pricing.errors import UnknownPrice
 from tco.pricing.offline import offline_session
 from tco.pricing.records import FxRate
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tco.simulator import ledger
+from tco.simulator.costs import ledger
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -9,7 +9,7 @@ import pytest
 
 from tco.reports import answer, terminal
 from tco.simulator.run import run, run_file
-from tco.simulator.scenario import loads_scenario
+from tco.simulator.scenario.model import loads_scenario
 from tests.conftest import ROOT
 
 

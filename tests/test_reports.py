@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
-from tco.reports import tables
+from tco.reports import summary, tables
 from tco.reports.build import write_report
-from tco.simulator import summary
-from tco.simulator.result import Result
+from tco.simulator.engine.result import Result
 from tco.simulator.run import run_file
 from tests.conftest import ROOT
 
@@ -197,7 +196,7 @@ def test_charts_are_deterministic(lab: Result, tmp_path: Path) -> None:
 
 def test_chart_money_reads_as_accountants_write_it() -> None:
     from tco.reports.formatting import money  # tco compare's
-    from tco.simulator.money import USD  # the charts' axes and every report's sentences
+    from tco.simulator.costs.money import USD  # the charts' axes and every report's sentences
 
     for write in (money, USD.label):
         assert write(-20_000) == "\u2212$20,000"  # a minus sign before the currency
@@ -206,7 +205,7 @@ def test_chart_money_reads_as_accountants_write_it() -> None:
 
 def test_what_the_model_leaves_out_is_said_once(report: Path) -> None:
     """docs/MODEL.md's "Left out" section and the reports list the same lines."""
-    from tco.simulator.scope import LEFT_OUT
+    from tco.simulator.core.scope import LEFT_OUT
 
     model = (ROOT / "docs" / "MODEL.md").read_text()
     section = model[model.index("## Left out") :].split("\n## ")[0]

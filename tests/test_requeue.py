@@ -9,10 +9,10 @@ import itertools
 import numpy as np
 import pytest
 
-from tco.simulator.interruptions import Checkpointing
-from tco.simulator.requeue import Requeue
+from tco.simulator.cluster.interruptions import Checkpointing
+from tco.simulator.cluster.requeue import Requeue
+from tco.simulator.cluster.scheduler import QueueInput, simulate_queue
 from tco.simulator.run import run
-from tco.simulator.scheduler import QueueInput, simulate_queue
 from tests.conftest import make_scenario
 
 CKPT = Checkpointing(interval_h=2.0, write_h=0.0, restart_h=0.5, wait_h=0.0, fallback_after=None)
@@ -138,7 +138,7 @@ def test_a_server_down_stops_every_job_on_it_until_it_is_back() -> None:
 
 
 def test_servers_are_up_mtbf_over_mtbf_plus_mttr_of_the_time() -> None:
-    from tco.simulator.failures import Failures, node_outages
+    from tco.simulator.cluster.failures import Failures, node_outages
 
     f = Failures(node_failures_per_1000_node_days=30.0, node_repair_days=5.0)
     horizon = 5 * 8760.0
@@ -174,7 +174,7 @@ def test_node_failures_show_in_availability_and_interruptions() -> None:
 
 def test_racks_and_servers_fail_independently_so_availabilities_multiply() -> None:
     """A server is up when both it and its rack are: A = A_node x A_rack, each MTBF/(MTBF+MTTR)."""
-    from tco.simulator.failures import Failures, server_outages
+    from tco.simulator.cluster.failures import Failures, server_outages
 
     f = Failures(
         node_failures_per_1000_node_days=30.0,
@@ -199,7 +199,7 @@ def test_racks_and_servers_fail_independently_so_availabilities_multiply() -> No
 
 
 def test_a_rack_failure_takes_all_its_servers_down_together() -> None:
-    from tco.simulator.failures import Failures, server_outages
+    from tco.simulator.cluster.failures import Failures, server_outages
 
     f = Failures(
         gpu_failures_per_1000_gpu_days=0.0,

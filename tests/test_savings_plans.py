@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.kinds.savings_plan import fleet_hours
 from tco.simulator.run import run
 from tests.conftest import make_scenario

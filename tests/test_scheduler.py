@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.simulator.heapq_reference import fifo_heapq
-from tco.simulator.scheduler import QueueInput, _Pool, simulate
+from tco.simulator.cluster.scheduler import QueueInput, _Pool, simulate
+from tests.oracles.heapq_reference import fifo_heapq
 
 
 def _workload(seed: int, n: int, cap: int, load: float) -> tuple[np.ndarray, ...]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tco.simulator import ledger, sensitivity
+from tco.simulator.advice import sensitivity
+from tco.simulator.costs import ledger
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -19,14 +19,14 @@ import numpy as np
 import pytest
 
 from tco.reports.build import write_report
-from tco.simulator import atomic
-from tco.simulator.errors import ScenarioError
-from tco.simulator.jobs import Jobs
-from tco.simulator.ledger import Ledger
-from tco.simulator.metrics import Metrics, measure
+from tco.simulator.core import atomic
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.engine.metrics import Metrics, measure
+from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.run import run, run_file
-from tco.simulator.runs import JobRuns
-from tco.simulator.service_level import ServiceLevel
+from tco.simulator.scenario.service_level import ServiceLevel
+from tco.simulator.workload.jobs import Jobs
 from tests.conftest import ROOT, cli, make_scenario, one_line_error
 
 LAB = ROOT / "scenarios" / "lab.yaml"
@@ -146,11 +146,11 @@ def test_jobs_still_queued_count_in_the_waits_at_their_least() -> None:
     assert m.work.overdue == pytest.approx(8.0)  # waited past the 72 h level by the horizon
     assert m.work.overdue_share == pytest.approx(0.8)
     level = ServiceLevel(p95_wait_hours=1000.0)
-    assert any("never started" in r for r in level.misses_of(m))
+    assert any("never started" in r for r in m.misses(level))
     # A job that arrived within the level's wait of the horizon is not late yet.
     recent = _measure(_jobs([0.0, 99.0]), _runs([0.0, math.nan]), 100.0, 72.0)
     assert recent.work.overdue == 0.0 and recent.waits.censored == 1
-    assert ServiceLevel().misses_of(recent) == []
+    assert recent.misses(ServiceLevel()) == []
 
 
 @pytest.mark.parametrize(
@@ -202,7 +202,7 @@ def test_an_option_that_leaves_work_waiting_misses_the_level() -> None:
     o = next(x for x in result.options if x.name == "own")
     assert o.waits.censored > 100
     assert o.metrics.work.overdue > 0
-    reasons = sc.service_level.misses_of(o.metrics)
+    reasons = o.metrics.misses(sc.service_level)
     assert any("never started" in r for r in reasons), reasons
     assert result.recommendation is not None and result.recommendation.option == "od"
 
@@ -362,8 +362,8 @@ def test_a_negative_price_multiplier_is_refused(
 def test_an_integer_choice_on_an_integer_field_is_swept(tmp_path: Path) -> None:
     from tco.pricing.book import PriceBook
     from tco.simulator.run import prepare
-    from tco.simulator.scenario import loads_scenario
-    from tco.simulator.sweep import run_sweep
+    from tco.simulator.scenario.model import loads_scenario
+    from tco.simulator.sweep.run import run_sweep
 
     text = LAB_TEXT.replace("horizon_months: 36", "horizon_months: 2").replace(
         "  - path: options[0].resale_scale",

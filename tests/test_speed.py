@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from tco.pricing import hardware, speed_data
-from tco.simulator import calibration, speed
-from tco.simulator.errors import ScenarioError
-from tco.simulator.jobs import Jobs
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
-from tco.simulator.scenario import loads_scenario
-from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.scenario.model import loads_scenario
+from tco.simulator.workload import calibration, speed
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.speed import Hardware, run_hours
 from tests.conftest import FIXTURES, ROOT
 
 RATIOS = list(

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from tco.pricing import snapshot
-from tco.simulator import defaults
-from tco.simulator.errors import ScenarioError
-from tco.simulator.interruptions import Checkpointing, run_job
+from tco.simulator.cluster.interruptions import Checkpointing, run_job
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tco.simulator import replay, summary
+from tco.reports import summary
 from tco.simulator.run import prepare, run, simulate
-from tco.simulator.scenario import load_scenario
+from tco.simulator.scenario.model import load_scenario
+from tco.simulator.workload import replayed as replay
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "scenarios" / "lab.yaml"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tco.pricing import storage
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

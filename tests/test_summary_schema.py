@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 
-from tco.simulator import summary
+from tco.reports import summary
 from tco.simulator.run import run_file
 from tests.conftest import ROOT
 

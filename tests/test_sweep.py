@@ -11,12 +11,12 @@ import pytest
 from tco.cli import main
 from tco.pricing.book import PriceBook
 from tco.reports.sweep_files import FILES, write_sweep
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, run
-from tco.simulator.scenario import loads_scenario
-from tco.simulator.sweep import run_sweep
-from tco.simulator.sweep_summary import spreads
-from tco.simulator.uncertainty import Choice, LogNormal, Normal, Triangular, Uniform
+from tco.simulator.scenario.model import loads_scenario
+from tco.simulator.scenario.uncertainty import Choice, LogNormal, Normal, Triangular, Uniform
+from tco.simulator.sweep.run import run_sweep
+from tco.simulator.sweep.summary import spreads
 from tests.conftest import ROOT
 
 TRACE = "submit_time_s,duration_s,num_gpus\n" + "".join(

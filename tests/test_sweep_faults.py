@@ -18,12 +18,12 @@ import pytest
 from tco.cli import main
 from tco.pricing.book import PriceBook
 from tco.reports import manifest
-from tco.simulator import sweep_local
-from tco.simulator.errors import RunFailed
-from tco.simulator.replication import replicate_batch
+from tco.simulator.core.errors import RunFailed
 from tco.simulator.run import Prepared, prepare
-from tco.simulator.scenario import loads_scenario
-from tco.simulator.sweep import batches, run_sweep
+from tco.simulator.scenario.model import loads_scenario
+from tco.simulator.sweep import local as sweep_local
+from tco.simulator.sweep.replication import replicate_batch
+from tco.simulator.sweep.run import batches, run_sweep
 from tests.conftest import ROOT
 
 LAB_TEXT = (ROOT / "scenarios" / "lab.yaml").read_text()
@@ -100,9 +100,9 @@ def test_a_finished_sweep_folder_is_whole(tmp_path: Path) -> None:
 WORKERS_SCRIPT = """
 import os, sys, time
 from tco.pricing.book import PriceBook
-from tco.simulator import sweep_local
+from tco.simulator.sweep import local as sweep_local
 from tco.simulator.run import prepare
-from tco.simulator.scenario import loads_scenario
+from tco.simulator.scenario.model import loads_scenario
 
 def slow(*args):
     print("worker", os.getpid(), flush=True)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tco.simulator.arrivals import HOURS_PER_AVERAGE_MONTH
 from tco.simulator.run import prepare, simulate
+from tco.simulator.workload.arrivals import HOURS_PER_AVERAGE_MONTH
 from tests.conftest import make_scenario
 
 

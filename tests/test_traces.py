@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tco.simulator.errors import ScenarioError
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
-from tco.simulator.scenario import validate
-from tco.simulator.traces import (
+from tco.simulator.scenario.model import validate
+from tco.simulator.workload.traces import (
     XDMOD_FIELDS,
     expand_array,
     gpus_from_tres,
@@ -289,7 +289,7 @@ def test_trace_scenario_file_is_relative_and_checked(tmp_path: Path) -> None:
         "    file: nope.csv\n    source_gpu: A40\noptions:\n"
         "  - {name: od, kind: on_demand, instance_type: g5.xlarge}\n"
     )
-    from tco.simulator.scenario import load_scenario
+    from tco.simulator.scenario.model import load_scenario
 
     with pytest.raises(ScenarioError, match=r"workload\.trace\.file: no such file 'nope\.csv'"):
         load_scenario(f)

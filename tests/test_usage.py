@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tco.simulator.usage import hourly
+from tco.simulator.costs.usage import hourly
 
 
 def brute(start: np.ndarray, end: np.ndarray, w: np.ndarray, hours: int) -> np.ndarray:

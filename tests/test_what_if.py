@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tco.reports import terminal
-from tco.simulator import defaults
-from tco.simulator.result import Result
+from tco.reports.summary import to_summary
+from tco.simulator.core import defaults
+from tco.simulator.engine.result import Result
 from tco.simulator.run import run
-from tco.simulator.scenario import loads_scenario
-from tco.simulator.summary import to_summary
+from tco.simulator.scenario.model import loads_scenario
 from tests.test_recommendation import MMC, p_wait_over
 
 # Seven one-GPU workstations against an expensive cloud: the workstations meet the p95 24-hour

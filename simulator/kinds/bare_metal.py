@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tco.simulator import defaults
+from tco.simulator.core import defaults
 from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan
 from tco.simulator.kinds.registry import Context, register
 

@@ -22,10 +22,11 @@ from pydantic import Field, model_validator
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
-from tco.simulator import defaults
-from tco.simulator.calendar import per_month
-from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import (
+from tco.simulator.cluster.scheduler import QueueInput, simulate
+from tco.simulator.core import defaults
+from tco.simulator.core.calendar import per_month
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import (
     Count,
     Date,
     Fraction,
@@ -35,16 +36,16 @@ from tco.simulator.fields import (
     OptionModel,
     Strict,
 )
-from tco.simulator.jobs import Jobs
+from tco.simulator.core.quote import price_quote
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.costs.usage import hourly
 from tco.simulator.kinds.fleet import Placement, Shape, place
 from tco.simulator.kinds.packing import pack
+from tco.simulator.kinds.plan import Plan, speed_quote
 from tco.simulator.kinds.registry import Context, Kind
-from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan, price_quote, speed_quote
-from tco.simulator.runs import JobRuns, Rentals
-from tco.simulator.scheduler import QueueInput, simulate
-from tco.simulator.speed import Hardware
-from tco.simulator.usage import hourly
+from tco.simulator.kinds.runs import JobRuns, Rentals
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.speed import Hardware
 
 
 class CustomInstance(Strict):

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.pricing.records import Price
-from tco.simulator.jobs import Jobs
-from tco.simulator.runs import REASON_MEMORY, REASON_SIZE, feasibility
-from tco.simulator.speed import Hardware, run_hours
+from tco.simulator.kinds.runs import REASON_MEMORY, REASON_SIZE, feasibility
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.speed import Hardware, run_hours
 
 
 @dataclass(frozen=True)

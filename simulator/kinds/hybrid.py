@@ -17,15 +17,15 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Name, NonNeg, OptionModel
-from tco.simulator.jobs import Jobs
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import Name, NonNeg, OptionModel
+from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
+from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Context, Kind, register
-from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan
-from tco.simulator.runs import JobRuns
+from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.workload.jobs import Jobs
 
 # Each waiting policy: the field holding its figure, and the figure's unit in words.
 POLICIES = {

@@ -2,10 +2,11 @@
 
 A kind says, for its options: the scenario section (a pydantic model whose ``kind`` is
 ``Literal["<name>"]``), how to check the names an option refers to, how to resolve it into a
-:class:`~tco.simulator.plan.Plan` with its prices, how to play the job stream on that plan (with a
-random generator of its own), its cash and accounting ledgers, and the tables it adds to reports.
-Scenario validation, the run, summary.json and the reports ask the registry; nothing switches on a
-kind's name. (SkyPilot's ``sky/utils/registry.py`` and Ciw's injected classes are the models.)
+:class:`~tco.simulator.kinds.plan.Plan` with its prices, how to play the job stream on that
+plan (with a random generator of its own), its cash and accounting ledgers, and the tables it
+adds to reports. Scenario validation, the run, summary.json and the reports ask the registry;
+nothing switches on a kind's name. (SkyPilot's ``sky/utils/registry.py`` and Ciw's injected
+classes are the models.)
 
 Adding a kind: one module with a :class:`Kind` subclass decorated with :func:`register`, and one
 import line in ``tco/simulator/kinds/__init__.py``. A test (or a notebook) can register a kind of
@@ -25,13 +26,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from tco.pricing.book import PriceBook
-from tco.simulator import ledger as ledger_module
-from tco.simulator.calibration import GpuSpeed, speed_of
-from tco.simulator.fields import OptionModel
-from tco.simulator.jobs import Jobs
-from tco.simulator.ledger import Ledger
-from tco.simulator.plan import Plan
-from tco.simulator.runs import JobRuns
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.costs import ledger as ledger_module
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.workload.calibration import GpuSpeed, speed_of
+from tco.simulator.workload.jobs import Jobs
 
 if typing.TYPE_CHECKING:
     import pandas as pd

@@ -24,15 +24,15 @@ from pydantic import model_validator
 
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
-from tco.simulator import defaults
-from tco.simulator.calendar import per_month
-from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Fraction, Pos
+from tco.simulator.core import defaults
+from tco.simulator.core.calendar import per_month
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import Fraction, Pos
+from tco.simulator.core.quote import price_quote
+from tco.simulator.costs.ledger import Category, Ledger, Series, declare, ratio
 from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
 from tco.simulator.kinds.registry import Context, register
-from tco.simulator.ledger import Category, Ledger, Series, declare, ratio
-from tco.simulator.plan import price_quote
-from tco.simulator.runs import JobRuns
+from tco.simulator.kinds.runs import JobRuns
 
 declare(
     Category("sp_commitment", "Savings Plan commitment", "cloud prices", "#c44e52"),

@@ -18,19 +18,19 @@ from pydantic import Field, model_validator
 
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
-from tco.simulator import defaults
-from tco.simulator.calendar import per_month
-from tco.simulator.errors import ScenarioError
-from tco.simulator.fields import Count, NonNeg, Pos
-from tco.simulator.interruptions import Checkpointing, check_interruptions, run_job
-from tco.simulator.jobs import Jobs
+from tco.simulator.cluster.interruptions import Checkpointing, check_interruptions, run_job
+from tco.simulator.core import defaults
+from tco.simulator.core.calendar import per_month
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import Count, NonNeg, Pos
+from tco.simulator.core.limits import MAX_EVENTS
+from tco.simulator.core.quote import Quote, price_quote
+from tco.simulator.costs.ledger import Category, Ledger, declare
 from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.registry import Context, register
-from tco.simulator.ledger import Category, Ledger, declare
-from tco.simulator.limits import MAX_EVENTS
-from tco.simulator.plan import Quote, price_quote
-from tco.simulator.runs import JobRuns, Rentals
+from tco.simulator.kinds.runs import JobRuns, Rentals
+from tco.simulator.workload.jobs import Jobs
 
 declare(
     Category(

@@ -1,0 +1,243 @@
+"""``summary.json``: the versioned, documented result format other tools can read.
+
+Schema: ``simulator/summary.schema.json`` (JSON Schema draft 2020-12), identified by
+``SCHEMA_ID``. A change that removes or renames a field bumps the major number. Money is in USD
+rounded to cents, hours and fractions to 4 decimals; NaN becomes null. Nothing in it depends on
+the clock or the machine, so the same scenario and seed give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tco.simulator.advice import sensitivity, what_if
+from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
+from tco.simulator.core.atomic import write_text
+from tco.simulator.costs import ledger
+from tco.simulator.engine.findings import Verdict
+from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds import registry
+
+SCHEMA_ID = "tco-summary/1"
+
+
+def _usd(x: float) -> float | None:
+    return None if math.isnan(x) else round(float(x), 2) + 0.0
+
+
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else round(float(x), 4) + 0.0
+
+
+def _series(values: np.ndarray | None, fmt: Any) -> list[float | None] | None:
+    return None if values is None else [fmt(v) for v in values.tolist()]
+
+
+def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, Any]:
+    led = o.ledger
+    return {
+        "name": o.name,
+        "kind": o.kind,
+        "description": o.description,
+        "totals_usd": {
+            "cash": _usd(o.total_cash_usd),
+            "accounting": _usd(o.total_accounting_usd),
+            "npv_cash": _usd(o.npv_usd),
+        },
+        "usd_per_delivered_reference_gpu_hour": _usd(o.usd_per_ref_gpu_hour),
+        "gpu_utilisation": _num(o.gpu_utilisation),
+        "paid_gpu_hours": _num(o.metrics.paid_gpu_hours),
+        "busy_gpu_hours": _num(o.metrics.busy_gpu_hours),
+        "interruptions": o.metrics.interruptions,
+        "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
+        "failures": o.metrics.failures,
+        "node_failures": o.metrics.node_failures,
+        "rack_failures": o.metrics.rack_failures,
+        "gpu_availability": _num(o.metrics.gpu_availability),
+        "fragmented_gpu_hours": _num(o.metrics.fragmented_gpu_hours),
+        "burst_jobs": o.metrics.burst_jobs,
+        "burst_gpu_hours": _num(o.metrics.burst_gpu_hours),
+        "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
+        "waits_h": {
+            k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()
+        },
+        "jobs": {
+            "completed": o.jobs_completed,
+            "running_at_horizon": o.jobs_running_at_horizon,
+            "queued_at_horizon": o.jobs_queued_at_horizon,
+            "cannot_run": [
+                {"reason": r, "jobs": n, "examples": o.cannot_run_examples[r]}
+                for r, n in o.cannot_run.items()
+            ],
+        },
+        "break_even_month": {
+            other: (None if m is None else {"month": m, "label": months[m - 1]})
+            for other, m in o.break_even.items()
+        },
+        "meets_service_level": v.meets,  # the issue's flat name; the reasons are beside it
+        "service_level": {"meets": v.meets, "misses": list(v.reasons)},
+        "prices": [asdict(q) for q in o.quotes],
+        "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
+        "monthly": {
+            "cash_usd": {k: _series(v, _usd) for k, v in led.cash.items()},
+            "accounting_usd": {k: _series(v, _usd) for k, v in led.accounting.items()},
+            "gpu_hours_paid": _series(led.gpu_hours_paid, _num),
+            "gpu_hours_busy": _series(led.gpu_hours_busy, _num),
+            "gpu_utilisation": _series(led.gpu_utilisation, _num),
+            **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
+        },
+    }
+
+
+def _recommendation(result: Result) -> dict[str, Any]:
+    rec = result.recommendation or recommend_without_resizes(result)
+    return {
+        "option": rec.option,
+        "cash_usd": None if rec.cash_usd is None else _usd(rec.cash_usd),
+        "npv_usd": None if rec.npv_usd is None else _usd(rec.npv_usd),
+        "reason": rec.reason,
+        "closest": rec.closest,
+        "resizes": [
+            {
+                "option": z.option,
+                "servers": z.servers,
+                "knob": z.knob,
+                "cash_usd": _usd(z.cash_usd),
+                "p95_wait_h": _num(z.p95_wait_h),
+            }
+            for z in rec.resizes
+        ],
+    }
+
+
+def to_summary(result: Result) -> dict[str, Any]:
+    """The summary.json document of a result."""
+    sc = result.scenario
+    cheapest = result.cheapest()
+    return {
+        "schema": SCHEMA_ID,
+        "tco_version": result.version,
+        "scenario": {
+            "name": sc.name,
+            "file": result.scenario_file,
+            "sha256": result.scenario_sha256,
+            "seed": sc.seed,
+            "start": sc.start,
+            "horizon_months": sc.horizon_months,
+            "region": sc.region,
+            "currency": "USD",  # of every money figure here; reports convert (simulator/money.py)
+            "reporting_currency": asdict(sc.money),
+            "discount_rate": sc.discount_rate,
+            "input": sc.model_dump(mode="json"),
+        },
+        "price_provenance": result.price_provenance,
+        "price_warnings": list(result.price_warnings),
+        "months": list(result.months),
+        "jobs": len(result.jobs),
+        "workload_notes": list(result.jobs.notes),
+        "cheapest_option": cheapest.name,
+        "service_level": sc.service_level.model_dump(mode="json"),
+        "recommendation": _recommendation(result),
+        **_advice(result),
+        "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
+    }
+
+
+def _advice(result: Result) -> dict[str, Any]:
+    """Break-even volumes, sensitivity (prices, then the what-ifs by name), what-ifs, flips."""
+    return {
+        "break_even_volumes": [
+            {
+                "buy_option": v.owned,
+                "rent_option": v.rented,
+                "workload_scale": None if v.scale is None else _num(v.scale),
+                "owned_utilisation": None if v.utilisation is None else _num(v.utilisation),
+                "reference_gpu_hours_per_month": None
+                if v.gpu_hours_per_month is None
+                else _num(v.gpu_hours_per_month),
+                "note": v.note,
+            }
+            for v in result.break_even_volumes
+        ],
+        "sensitivity": [
+            {
+                "group": s.group,
+                "change": s.change,
+                "cheapest": s.cheapest,
+                "gap_usd": _usd(s.gap_usd),
+            }
+            for s in sensitivity.swings(result)
+        ]
+        + [
+            {
+                "group": w.input,
+                "change": _change(w.change),
+                "cheapest": w.cheapest,
+                "gap_usd": _usd(w.gap_usd),
+            }
+            for w in result.what_ifs
+        ],
+        "what_ifs": [
+            {
+                "input": w.input,
+                "change": _change(w.change),
+                "unit": _unit(w.input, w.change),
+                "recommended": w.recommended,
+                "recommended_cash_usd": None
+                if w.recommended_cash_usd is None
+                else _usd(w.recommended_cash_usd),
+                "changes_recommendation": w.flips,
+            }
+            for w in result.what_ifs
+        ],
+        "flip_points": [
+            {
+                "input": f.input,
+                "change": _num(f.change),
+                "unit": _unit(f.input, f.change),
+                "to": f.to,
+            }
+            for f in result.flip_points
+        ],
+    }
+
+
+def _change(change: float | str) -> float | str | None:
+    return change if isinstance(change, str) else _num(change)
+
+
+def _unit(name: str, change: float | str) -> str:
+    return "value basis" if isinstance(change, str) else what_if.UNITS.get(name, "fraction")
+
+
+def dumps(result: Result) -> str:
+    """summary.json text: stable key order, two-space indent, trailing newline."""
+    return json.dumps(to_summary(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write(result: Result, path: str | Path) -> Path:
+    """Write summary.json (atomically: a partial file is never left behind)."""
+    return write_text(Path(path), dumps(result))
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of summary.json."""
+    text = (
+        resources.files("tco.reports").joinpath("summary.schema.json").read_text(encoding="utf-8")
+    )
+    data: dict[str, Any] = json.loads(text)
+    # The file leaves the kinds and the ratio series open: they are whatever is registered.
+    option = data["$defs"]["option"]["properties"]
+    option["kind"] = {"enum": list(registry.names())}
+    monthly = option["monthly"]
+    for s in ledger.series():
+        monthly["properties"][s.name] = {"$ref": "#/$defs/series"}
+        monthly["required"].append(s.name)
+    return data

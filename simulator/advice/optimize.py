@@ -1,0 +1,115 @@
+"""How much to buy or commit to: each option's numeric choices searched for the cheapest
+configuration that meets the service level.
+
+Every kind declares its own search (``Kind.search``); this module gives it an ``evaluate``
+function that plays one configuration of the option on the prepared job stream (common random
+numbers: the differences between configurations are theirs, not noise) and records the figures.
+The scenario's own setting of each option is always evaluated, so the best is never worse than
+what the user typed. The frontier is the set of configurations no other beats on both cash and
+p95 wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tco.pricing.book import PriceBook
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.engine.metrics import measure
+from tco.simulator.engine.prepared import Prepared, option_rng
+from tco.simulator.engine.simulate import plan_option, play_option
+from tco.simulator.kinds import registry
+
+
+@dataclass(frozen=True)
+class Config:
+    """One evaluated configuration of one option."""
+
+    option: str
+    knobs: dict[str, Any]
+    cash_usd: float
+    npv_usd: float
+    p95_wait_h: float
+    cannot_run_share: float
+    meets_service_level: bool
+    on_frontier: bool = False
+
+
+Evaluate = Callable[[OptionModel, dict[str, Any]], Config]
+
+
+def evaluator(prepared: Prepared, index: int, book: PriceBook) -> Evaluate:
+    """Play option ``index`` in another configuration on the prepared jobs; memoised by knobs."""
+    seen: dict[str, Config] = {}
+    level = prepared.scenario.service_level
+
+    def evaluate(option: OptionModel, knobs: dict[str, Any]) -> Config:
+        key = repr(sorted(knobs.items()))
+        if key in seen:
+            return seen[key]
+        plan = plan_option(prepared.scenario, index, option, book, prepared.file)
+        rng = option_rng(prepared.scenario.seed, option.name, "play")
+        runs = play_option(prepared, plan, rng, index)
+        led = registry.costs(plan, runs, prepared.edges)
+        m = measure(
+            prepared.jobs,
+            runs,
+            led,
+            prepared.horizon_h,
+            prepared.scenario.discount_rate,
+            late_after_h=level.p95_wait_hours,
+        )
+        seen[key] = Config(
+            option=option.name,
+            knobs=knobs,
+            cash_usd=m.cash_usd,
+            npv_usd=m.npv_usd,
+            p95_wait_h=m.waits.p95_h,
+            cannot_run_share=m.work.cannot_run_share,
+            meets_service_level=not m.misses(level),
+        )
+        return seen[key]
+
+    return evaluate
+
+
+def _frontier(configs: list[Config]) -> list[Config]:
+    def dominated(c: Config) -> bool:
+        return any(
+            o.cash_usd <= c.cash_usd
+            and o.p95_wait_h <= c.p95_wait_h
+            and (o.cash_usd < c.cash_usd or o.p95_wait_h < c.p95_wait_h)
+            for o in configs
+        )
+
+    return [replace(c, on_frontier=not dominated(c)) for c in configs]
+
+
+def optimize(prepared: Prepared, book: PriceBook) -> list[Config]:
+    """Every configuration evaluated, option by option (the scenario's own first in each)."""
+    out: list[Config] = []
+    for i, plan in enumerate(prepared.plans):
+        evaluate = evaluator(prepared, i, book.frozen())
+        kind = registry.of(plan.option)
+        own = evaluate(plan.option, {"as given": True})
+        out.append(own)
+        for c in kind.search(plan.option, prepared, i, evaluate):
+            same = (c.cash_usd, c.p95_wait_h) == (own.cash_usd, own.p95_wait_h)
+            if not same and all(c.knobs != o.knobs for o in out if o.option == c.option):
+                out.append(c)
+    return _frontier(out)
+
+
+def search_option(prepared: Prepared, index: int, book: PriceBook) -> list[Config]:
+    """One option's searched configurations (not its own setting)."""
+    plan = prepared.plans[index]
+    evaluate = evaluator(prepared, index, book.frozen())
+    return registry.of(plan.option).search(plan.option, prepared, index, evaluate)
+
+
+def best(configs: list[Config]) -> Config | None:
+    """The cheapest configuration meeting the service level (ties: the first evaluated)."""
+    meeting = [(round(c.cash_usd, 2), i, c) for i, c in enumerate(configs) if c.meets_service_level]
+    return min(meeting)[2] if meeting else None  # to the cent; ties: the first evaluated

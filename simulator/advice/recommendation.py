@@ -1,0 +1,95 @@
+"""The answer a budget owner acts on: the cheapest option that meets the service level.
+
+Each option is judged against the scenario's service level (``simulator.service_level``). The
+recommendation is the cheapest option (cash over the horizon) that meets it; if none does, the
+one that comes closest (the smallest relative excess over the limits) and what would fix it.
+
+For an option that misses the level and has a size to search (an owned cluster bought at once),
+the smallest size that meets it is found by the kind's own search (``Kind.search``, on the same
+job stream: common random numbers) and shown beside the recommendation, as the cheaper choice when
+it is one. ``tco optimize`` searches every kind's choices.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tco.pricing.book import PriceBook
+from tco.simulator.advice.optimize import search_option
+from tco.simulator.engine.findings import Recommendation, Resize, Verdict
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.result import OptionResult, Result
+
+
+def verdict(result: Result, o: OptionResult) -> Verdict:
+    level = result.scenario.service_level
+    reasons = o.metrics.misses(level)
+    over_wait = max(0.0, o.waits.p95_h / max(level.p95_wait_hours, 1e-9) - 1.0)
+    over_work = max(0.0, o.work.cannot_run_share - level.max_cannot_run_share)
+    over_work += max(0.0, o.work.overdue_share - level.max_unfinished_share)
+    return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)
+
+
+# The knobs that size a cluster: servers bought at once, or servers added to every tranche.
+SIZE_KNOBS = ("servers", "servers_added_per_tranche")
+
+
+def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize | None:
+    """The smallest size of option ``index`` that meets the level, from its kind's search (None:
+    the kind has no size to search, e.g. cloud options)."""
+    name = prepared.plans[index].option.name
+    configs = search_option(prepared, index, book)
+    sized = [c for c in configs if len(c.knobs) == 1 and next(iter(c.knobs)) in SIZE_KNOBS]
+    if not sized:
+        return None
+    knob = next(iter(sized[0].knobs))
+    meeting = [c for c in sized if c.meets_service_level]
+    if not meeting:
+        largest = max(sized, key=lambda c: c.knobs[knob])
+        return Resize(name, None, math.nan, largest.p95_wait_h, knob)  # the largest tried
+    c = min(meeting, key=lambda c: c.knobs[knob])
+    return Resize(name, int(c.knobs[knob]), c.cash_usd, c.p95_wait_h, knob)
+
+
+def recommend(prepared: Prepared, result: Result, book: PriceBook) -> Recommendation:
+    """The recommendation of a run (``result`` simulated from ``prepared``; ``book``: the prices
+    the resized clusters are planned with, the run's own)."""
+    verdicts = {o.name: verdict(result, o) for o in result.options}
+    found = (
+        smallest_cluster(prepared, i, book)
+        for i, p in enumerate(prepared.plans)
+        if not verdicts[p.option.name].meets
+    )
+    resizes = tuple(r for r in found if r is not None)
+    return _choose(result, verdicts, resizes)
+
+
+def recommend_without_resizes(result: Result) -> Recommendation:
+    """The recommendation from the result alone (no resized clusters searched)."""
+    return _choose(result, {o.name: verdict(result, o) for o in result.options}, ())
+
+
+def _choose(
+    result: Result, verdicts: dict[str, Verdict], resizes: tuple[Resize, ...]
+) -> Recommendation:
+    meeting = [o for o in result.options if verdicts[o.name].meets]
+    if meeting:
+        best = min(meeting, key=lambda o: o.total_cash_usd)
+        return Recommendation(
+            option=best.name,
+            cash_usd=best.total_cash_usd,
+            npv_usd=best.npv_usd,
+            reason=f"the cheapest of the {len(meeting)} option(s) that meet the service level",
+            closest=None,
+            resizes=resizes,
+        )
+    closest = min(result.options, key=lambda o: (verdicts[o.name].shortfall, o.total_cash_usd))
+    return Recommendation(
+        option=None,
+        cash_usd=None,
+        npv_usd=None,
+        reason="no option meets the service level: "
+        + "; ".join(f"{v.option}: {', '.join(v.reasons)}" for v in verdicts.values()),
+        closest=closest.name,
+        resizes=resizes,
+    )

@@ -1,0 +1,129 @@
+"""Jobs that can be interrupted: a renewal process with periodic checkpoints.
+
+A job needs ``work`` hours of computing. It writes a checkpoint every ``interval`` hours of work
+(taking ``write`` hours; none after the last piece), so an interruption loses the work since the
+last checkpoint. Interruptions arrive as a Poisson process at ``rate`` per hour while the job
+holds its instances (restarts and checkpoint writes included). After an interruption the job
+waits ``wait`` hours for capacity, spends ``restart`` hours reloading, and resumes from its last
+checkpoint. After ``fallback_after`` interruptions (None: never) the rest runs where nothing
+interrupts it (on-demand), restart included.
+
+This is the model behind Young's (1974) and Daly's (2006) optimum checkpoint intervals; with no
+restart and no wait each piece of ``interval + write`` hours takes (e^{rate x (interval+write)} - 1)
+/ rate hours on average, which ``tests/test_spot.py`` checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.simulator.core.errors import LimitExceeded
+from tco.simulator.core.limits import MAX_EVENTS
+
+# e^700 is near the largest double: a larger exponent means "more than any limit" anyway.
+_MAX_EXPONENT = 700.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One stretch of holding instances: start and end (h), whether it ran uninterruptible
+    (the fallback), and the work hours lost when it ended in an interruption."""
+
+    start_h: float
+    end_h: float
+    fallback: bool
+    lost_h: float
+
+
+@dataclass(frozen=True)
+class Checkpointing:
+    interval_h: float
+    write_h: float
+    restart_h: float
+    wait_h: float
+    fallback_after: int | None
+
+
+def hours_needed(work_h: float, c: Checkpointing) -> float:
+    """Wall-clock hours to do ``work_h`` uninterrupted, checkpoint writes included."""
+    writes = max(0, math.ceil(round(work_h / c.interval_h, 9)) - 1)
+    return work_h + writes * c.write_h
+
+
+def segment(
+    held_h: float, restart_h: float, work_left_h: float, c: Checkpointing
+) -> tuple[float, float]:
+    """An attempt stopped after ``held_h`` hours (``restart_h`` of them reloading first): the
+    work it saved at checkpoints, and the held hours that saved nothing (all of them, or the
+    part after the last checkpoint)."""
+    ran = max(0.0, held_h - restart_h)  # time past the reload
+    pieces = min(int(ran // (c.interval_h + c.write_h)), math.ceil(work_left_h / c.interval_h))
+    saved = min(work_left_h, pieces * c.interval_h)
+    lost = held_h if pieces == 0 else ran - pieces * (c.interval_h + c.write_h)
+    return saved, lost
+
+
+def expected_interruptions(work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing) -> float:
+    """At least the mean number of interruptions of jobs of ``work_h`` hours interrupted at
+    ``rate_h`` per hour (arrays): each piece of work between checkpoints is tried, reload
+    included, until one attempt gets through, e^{rate (restart + interval + write)} - 1 failed
+    attempts on average (an upper bound: the first attempt has no reload, the last piece is
+    shorter); at most ``fallback_after`` per job."""
+    pieces = np.ceil(np.asarray(work_h, np.float64) / c.interval_h)
+    x = np.minimum(
+        np.asarray(rate_h, np.float64) * (c.restart_h + c.interval_h + c.write_h), _MAX_EXPONENT
+    )
+    per_job = pieces * np.expm1(x)
+    if c.fallback_after is not None:
+        per_job = np.minimum(per_job, c.fallback_after)
+    return float(per_job.sum())
+
+
+def check_interruptions(
+    work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing, field: str
+) -> None:
+    """Refuse jobs whose interruptions alone would exceed ``TCO_MAX_EVENTS`` (``field``: the
+    option's rate that makes them so many)."""
+    expected = expected_interruptions(work_h, rate_h, c)
+    if expected > MAX_EVENTS.value():
+        found = f"about {expected:,.3g} interruptions are expected at this rate"
+        if expected >= 1e300:
+            found = "jobs would be interrupted without end (never reaching a checkpoint)"
+        raise LimitExceeded(field, MAX_EVENTS.exceeded(found))
+
+
+def run_job(
+    start_h: float,
+    work_h: float,
+    rate_h: float,
+    c: Checkpointing,
+    rng: np.random.Generator,
+    max_attempts: float = math.inf,
+) -> list[Attempt]:
+    """The attempts of one job started at ``start_h`` until it finishes (a job that needs more
+    than ``max_attempts`` raises LimitExceeded: the callers check the mean first, this is the
+    guard that the loop ends)."""
+    out: list[Attempt] = []
+    done = 0.0  # checkpointed work
+    t = start_h
+    restart = 0.0  # no reload before the first attempt
+    while True:
+        need = restart + hours_needed(work_h - done, c)
+        if c.fallback_after is not None and len(out) >= c.fallback_after:
+            out.append(Attempt(t, t + need, True, 0.0))
+            return out
+        x = rng.exponential(1.0 / rate_h) if rate_h > 0 else math.inf
+        if x >= need:
+            out.append(Attempt(t, t + need, False, 0.0))
+            return out
+        if len(out) >= max_attempts:
+            found = f"a job was interrupted more than {max_attempts:,.0f} times"
+            raise LimitExceeded("", MAX_EVENTS.exceeded(found))
+        saved, lost = segment(x, restart, work_h - done, c)
+        done += saved
+        out.append(Attempt(t, t + x, False, lost))
+        t += x + c.wait_h
+        restart = c.restart_h

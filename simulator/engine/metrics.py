@@ -1,0 +1,179 @@
+"""What one option achieved, as a compact record a sweep can aggregate without job arrays: cash,
+accounting and NPV totals, waits, work delivered, utilisation and the work that cannot run."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.simulator.costs.finance import npv
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.scenario.service_level import ServiceLevel
+from tco.simulator.workload.jobs import Jobs
+
+EXAMPLES_PER_REASON = 5
+
+
+@dataclass(frozen=True)
+class Waits:
+    """Queue waits in hours, from arrival to first start, of every job that can run: a job still
+    queued at the horizon (``censored`` of them) counts with horizon - arrival, the least it will
+    have waited, so a queue that never drains (or a cluster that never arrives) shows in the
+    statistics instead of dropping out of them. ``started``: the jobs that started."""
+
+    mean_h: float
+    p50_h: float
+    p95_h: float
+    max_h: float
+    started: int
+    censored: int
+
+    @staticmethod
+    def of(waits: np.ndarray, censored: int, started: int) -> Waits:
+        """``waits`` of the jobs that started and, at their lower bound, of the ``censored``."""
+        if len(waits) == 0:
+            return Waits(0.0, 0.0, 0.0, 0.0, started, censored)
+        p50, p95 = np.percentile(waits, [50, 95])
+        return Waits(
+            float(waits.mean()), float(p50), float(p95), float(waits.max()), started, censored
+        )
+
+
+@dataclass(frozen=True)
+class WorkBalance:
+    """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon.
+
+    ``overdue`` (a part of ``unfinished``): the work of jobs that never started although they
+    arrived longer before the horizon than the service level lets a job wait. They are late
+    whatever happens after the horizon; a job that arrived within that wait of the horizon is
+    not (yet), and counts only as a censored wait."""
+
+    demanded: float
+    delivered: float
+    cannot_run: float
+    unfinished: float
+    overdue: float = 0.0
+
+    @property
+    def cannot_run_share(self) -> float:
+        return self.cannot_run / self.demanded if self.demanded > 0 else 0.0
+
+    @property
+    def overdue_share(self) -> float:
+        return self.overdue / self.demanded if self.demanded > 0 else 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metrics:
+    """One option's figures over the horizon (USD, hours, fractions)."""
+
+    cash_usd: float
+    accounting_usd: float
+    npv_usd: float
+    gpu_utilisation: float  # busy / available (owned) or billed (cloud) GPU-hours; NaN if none
+    work: WorkBalance
+    waits: Waits
+    jobs_completed: int
+    jobs_running_at_horizon: int
+    jobs_queued_at_horizon: int
+    cannot_run: dict[str, int]  # reason text -> jobs
+    paid_gpu_hours: float = 0.0  # in service (owned) or billed (cloud)
+    busy_gpu_hours: float = 0.0  # used by jobs (lost work included)
+    interruptions: int = 0
+    lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
+    failures: int = 0  # GPUs that failed (owned)
+    node_failures: int = 0  # whole servers that failed (owned)
+    rack_failures: int = 0  # racks that failed with their servers (owned)
+    gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
+    fragmented_gpu_hours: float = 0.0  # idle by fragmentation across servers (owned)
+    burst_jobs: int = 0  # sent to the cloud (hybrid)
+    burst_gpu_hours: float = 0.0  # GPU-hours those jobs ran in the horizon
+
+    def misses(self, level: ServiceLevel) -> list[str]:
+        """Why these figures miss ``level`` (empty: they meet it): the one verdict the
+        recommendation, the optimiser, sweeps and the comparison all use."""
+        return level.misses(self.waits.p95_h, self.work.cannot_run_share, self.work.overdue_share)
+
+
+def measure(
+    jobs: Jobs,
+    runs: JobRuns,
+    ledger: Ledger,
+    horizon_h: float,
+    discount_rate: float,
+    late_after_h: float = math.inf,
+) -> Metrics:
+    """The metrics of one option from its job runs and ledger (``late_after_h``: the wait the
+    service level allows, after which a job never started is overdue)."""
+    ok = runs.runnable
+    started = ok & ~np.isnan(runs.start_h)
+    queued = ok & np.isnan(runs.start_h)
+    frac = np.zeros(len(jobs))
+    frac[started] = np.clip((horizon_h - runs.start_h[started]) / runs.run_h[started], 0.0, 1.0)
+    work = jobs.work_ref_gpu_h
+    censored = np.maximum(horizon_h - jobs.arrival_h[queued], 0.0)
+    waits = Waits.of(
+        np.concatenate([runs.start_h[started] - jobs.arrival_h[started], censored]),
+        int(queued.sum()),
+        int(started.sum()),
+    )
+    paid = float(ledger.gpu_hours_paid.sum())
+    cannot_run = {
+        runs.reason_text[code]: int((runs.reason == code).sum()) for code in _reasons(runs)
+    }
+    return Metrics(
+        cash_usd=float(ledger.cash_total().sum()),
+        accounting_usd=float(ledger.accounting_total().sum()),
+        npv_usd=npv(discount_rate, ledger.cash_total()),
+        gpu_utilisation=float(ledger.gpu_hours_busy.sum()) / paid if paid > 0 else float("nan"),
+        work=WorkBalance(
+            demanded=float(work.sum()),
+            delivered=float((work * frac).sum()),
+            cannot_run=float(work[~ok].sum()),
+            unfinished=float((work * (1.0 - frac))[ok].sum()),
+            overdue=float(work[queued][censored > late_after_h].sum()),
+        ),
+        waits=waits,
+        jobs_completed=int((started & (runs.end_h <= horizon_h)).sum()),
+        jobs_running_at_horizon=int((started & (runs.end_h > horizon_h)).sum()),
+        jobs_queued_at_horizon=waits.censored,
+        cannot_run=cannot_run,
+        paid_gpu_hours=paid,
+        busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
+        interruptions=0 if runs.interruptions is None else int(runs.interruptions.sum()),
+        lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
+        failures=runs.failures,
+        node_failures=runs.node_failures,
+        rack_failures=runs.rack_failures,
+        gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
+        fragmented_gpu_hours=runs.fragmented_gpu_h,
+        burst_jobs=0 if runs.burst is None else int(runs.burst.sum()),
+        burst_gpu_hours=_burst_gpu_hours(runs, horizon_h),
+    )
+
+
+def _burst_gpu_hours(runs: JobRuns, horizon_h: float) -> float:
+    if runs.burst is None or not runs.burst.any():
+        return 0.0
+    b = runs.burst
+    held = np.minimum(runs.end_h[b], horizon_h) - runs.start_h[b]
+    return float((held * runs.gpus[b]).sum())
+
+
+def _reasons(runs: JobRuns) -> list[str]:
+    """Codes of the reasons jobs cannot run, in the order of the first job with each."""
+    return list(dict.fromkeys(runs.reason[~runs.runnable].tolist()))
+
+
+def cannot_run_examples(jobs: Jobs, runs: JobRuns) -> dict[str, list[str]]:
+    """Reason text -> ids of the first few jobs that cannot run for it (ids built only for
+    these, not for every job)."""
+    return {
+        runs.reason_text[code]: [
+            jobs.job_id(int(i)) for i in np.nonzero(runs.reason == code)[0][:EXAMPLES_PER_REASON]
+        ]
+        for code in _reasons(runs)
+    }

@@ -1,0 +1,211 @@
+"""Results: immutable records per option and per run, that become DataFrames in one call.
+
+A Result carries the scenario, its seed, the software version and every price used with its
+source and date, so any result can be traced and reproduced.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.simulator.core.quote import Quote
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.engine.findings import BreakEvenVolume, FlipPoint, Recommendation, WhatIf
+from tco.simulator.engine.metrics import Metrics, Waits, WorkBalance
+from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.scenario.model import Scenario
+from tco.simulator.workload.jobs import Jobs
+
+if typing.TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True, kw_only=True)
+class OptionResult:
+    """Everything known about one option after the run."""
+
+    name: str
+    kind: str
+    description: str
+    quotes: tuple[Quote, ...]
+    ledger: Ledger
+    runs: JobRuns
+    metrics: Metrics
+    cannot_run_examples: dict[str, list[str]]  # reason text -> first job ids
+    break_even: dict[str, int | None]  # other option -> month (1-based) or None
+
+    def __repr__(self) -> str:
+        return f"OptionResult({self.name!r}, {self.kind}, cash ${self.total_cash_usd:,.0f})"
+
+    @property
+    def total_cash_usd(self) -> float:
+        return self.metrics.cash_usd
+
+    @property
+    def total_accounting_usd(self) -> float:
+        return self.metrics.accounting_usd
+
+    @property
+    def npv_usd(self) -> float:
+        return self.metrics.npv_usd
+
+    @property
+    def work(self) -> WorkBalance:
+        return self.metrics.work
+
+    @property
+    def waits(self) -> Waits:
+        return self.metrics.waits
+
+    @property
+    def jobs_completed(self) -> int:
+        return self.metrics.jobs_completed
+
+    @property
+    def jobs_running_at_horizon(self) -> int:
+        return self.metrics.jobs_running_at_horizon
+
+    @property
+    def jobs_queued_at_horizon(self) -> int:
+        return self.metrics.jobs_queued_at_horizon
+
+    @property
+    def cannot_run(self) -> dict[str, int]:
+        return self.metrics.cannot_run
+
+    @property
+    def usd_per_ref_gpu_hour(self) -> float:
+        """Total cash cost per delivered reference GPU-hour (NaN if nothing was delivered)."""
+        delivered = self.metrics.work.delivered
+        return self.total_cash_usd / delivered if delivered > 0 else float("nan")
+
+    @property
+    def gpu_utilisation(self) -> float:
+        """Busy GPU-hours / available (owned) or billed (cloud) GPU-hours over the horizon."""
+        return self.metrics.gpu_utilisation
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """A whole run: the scenario and its provenance, the job stream, and every option."""
+
+    scenario: Scenario
+    scenario_file: str
+    scenario_sha256: str
+    version: str
+    months: tuple[str, ...]
+    horizon_h: float
+    jobs: Jobs
+    options: tuple[OptionResult, ...]
+    price_provenance: dict[str, str]
+    price_warnings: tuple[str, ...] = ()
+    recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
+    break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
+    what_ifs: tuple[WhatIf, ...] = ()  # the recommendation under other inputs (when advised)
+    flip_points: tuple[FlipPoint, ...] = ()  # how far each input that turns the answer must move
+
+    def __repr__(self) -> str:
+        return (
+            f"Result({self.scenario.name!r}, {len(self.months)} months, {len(self.jobs):,} jobs,"
+            f" options: {', '.join(o.name for o in self.options)})"
+        )
+
+    def option(self, name: str) -> OptionResult:
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def cheapest(self) -> OptionResult:
+        """The option with the lowest total cash cost over the horizon (ties: scenario order)."""
+        return min(self.options, key=lambda o: o.total_cash_usd)
+
+    def jobs_frame(self, option: str) -> pd.DataFrame:
+        """One row per job on one option: arrival, size, run, start, end, wait (hours), status."""
+        import pandas as pd
+
+        out = self.option(option).runs
+        h = self.horizon_h
+        status = np.where(
+            ~out.runnable,
+            "cannot_run",
+            np.where(
+                np.isnan(out.start_h),
+                "queued_at_horizon",
+                np.where(out.end_h <= h, "completed", "running_at_horizon"),
+            ),
+        )
+        return pd.DataFrame(
+            {
+                "job_id": self.jobs.job_ids(),
+                "job_class": [self.jobs.class_names[c] for c in self.jobs.job_class.tolist()],
+                "arrival_h": self.jobs.arrival_h,
+                "gpus": self.jobs.gpus,
+                "work_ref_gpu_h": self.jobs.work_ref_gpu_h,
+                "memory_gb": self.jobs.memory_gb,
+                "run_h": np.where(out.runnable, out.run_h, np.nan),
+                "start_h": out.start_h,
+                "end_h": out.end_h,
+                "wait_h": out.start_h - self.jobs.arrival_h,
+                "status": status,
+                "reason": [out.reason_text.get(r, "") for r in out.reason.tolist()],
+            }
+        )
+
+    def comparison_frame(self) -> pd.DataFrame:
+        """One row per option: the comparison table's figures (USD, hours, shares), whether it
+        meets the service level, and the month from which it stays cheaper than the cheapest
+        other option that meets the level (None: never, or it misses the level)."""
+        import pandas as pd
+
+        level = self.scenario.service_level
+
+        def meets(o: OptionResult) -> bool:
+            return not o.metrics.misses(level)
+
+        ok = {o.name: meets(o) for o in self.options}
+        rows = []
+        for o in self.options:
+            others = [x for x in self.options if x.name != o.name and ok[x.name]]
+            other = min(others, key=lambda x: x.total_cash_usd) if others else None
+            month = o.break_even.get(other.name) if other is not None and ok[o.name] else None
+            rows.append(
+                {
+                    "option": o.name,
+                    "kind": o.kind,
+                    "total cash (USD)": o.total_cash_usd,
+                    "total accounting (USD)": o.total_accounting_usd,
+                    "NPV of cash (USD)": o.npv_usd,
+                    "USD per delivered GPU-hour": o.usd_per_ref_gpu_hour,
+                    "GPU utilisation": o.gpu_utilisation,
+                    "paid GPU-hours": o.metrics.paid_gpu_hours,
+                    "busy GPU-hours": o.metrics.busy_gpu_hours,
+                    "mean wait (h)": o.waits.mean_h,
+                    "p50 wait (h)": o.waits.p50_h,
+                    "p95 wait (h)": o.waits.p95_h,
+                    "max wait (h)": o.waits.max_h,
+                    "jobs completed": o.jobs_completed,
+                    "jobs that cannot run": sum(o.cannot_run.values()),
+                    "jobs queued at horizon": o.jobs_queued_at_horizon,
+                    "meets service level": ok[o.name],
+                    "break-even month": None if month is None else self.months[month - 1],
+                    "break-even against": None if month is None or other is None else other.name,
+                    "what": o.description,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def monthly_frame(self) -> pd.DataFrame:
+        """Long table: option, month, view (cash/accounting), category, usd."""
+        import pandas as pd
+
+        rows = []
+        for o in self.options:
+            for view, table in (("cash", o.ledger.cash), ("accounting", o.ledger.accounting)):
+                for cat, values in table.items():
+                    for month, usd in zip(self.months, values.tolist(), strict=True):
+                        rows.append((o.name, month, view, cat, usd))
+        return pd.DataFrame(rows, columns=["option", "month", "view", "category", "usd"])

@@ -1,0 +1,182 @@
+"""The simulation itself, with no advice: a scenario prepared (prices, trace, jobs) and every
+option played on the same job stream. ``simulator.run`` adds the recommendation and the analyses
+that run the engine again (resized clusters, what-ifs), which is why they live apart from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from tco.pricing import snapshot
+from tco.pricing.book import PriceBook
+from tco.simulator.core.calendar import month_edges_h, month_labels
+from tco.simulator.core.errors import LimitExceeded, ScenarioError
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.costs import data as storage
+from tco.simulator.costs.finance import break_even_month
+from tco.simulator.engine.metrics import cannot_run_examples, measure
+from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
+from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds import registry
+from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.scenario.model import Scenario
+from tco.simulator.workload.replayed import ReadTrace, read_trace
+
+
+def version() -> str:
+    """The installed tco version."""
+    try:
+        return metadata.version("tco")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+def resolve_plans(
+    scenario: Scenario, book: PriceBook, file: str = "<scenario>"
+) -> tuple[Plan, ...]:
+    """Every option resolved into its plan: the run's only price look-ups (``tco validate`` calls
+    it too, so a price the run would miss is reported there)."""
+    return tuple(plan_option(scenario, i, o, book, file) for i, o in enumerate(scenario.options))
+
+
+def plan_option(
+    scenario: Scenario, index: int, option: OptionModel, book: PriceBook, file: str
+) -> Plan:
+    """Option ``index`` (or a variant of it, for the optimiser) resolved by its kind, with the
+    scenario's data costs where its data lives."""
+    kind = registry.of(option)
+    plan: Plan = kind.plan(option, scenario.context(file, index, book))
+    if scenario.escalation.rates():
+        plan = replace(plan, escalation=scenario.escalation.rates())
+    data = scenario.data
+    if data is None or kind.data_site is None:
+        return plan
+    months = scenario.horizon_months
+    if kind.data_site == "cloud":
+        fixed, quotes = storage.cloud(data, months, scenario.region)
+    else:
+        fixed, quotes = storage.owned(data, months, file)
+    return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
+
+
+def play_option(
+    prepared: Prepared, plan: Plan, rng: np.random.Generator, index: int | None = None
+) -> JobRuns:
+    """The kind's play of ``plan`` on the prepared jobs; work beyond a limit found while playing
+    becomes a ScenarioError naming the file and the option (``index``: its place among the
+    scenario's options; by default the option of that name)."""
+    option = plan.option
+    try:
+        return registry.of(option).play(prepared.jobs, plan, prepared.horizon_h, rng)
+    except LimitExceeded as exc:
+        names = [o.name for o in prepared.scenario.options]
+        i = index if index is not None else names.index(option.name)
+        field = f"options[{i}].{exc.field}" if exc.field else f"options[{i}]"
+        raise ScenarioError(prepared.file, field, f"{option.name}: {exc.message}") from None
+
+
+def prepare(
+    scenario: Scenario,
+    book: PriceBook | None = None,
+    file: str = "<scenario>",
+    sha256: str = "",
+    trace: ReadTrace | None = None,
+) -> Prepared:
+    """Resolve every option's prices, read the trace (if any; ``trace``: already read) and draw
+    the job stream."""
+    book = book or PriceBook()
+    scenario_dir = Path(file).parent if file != "<scenario>" else Path(".")
+    tr = scenario.workload.trace
+    if trace is None and tr is not None:
+        trace = read_trace(tr, scenario_dir)
+    plans = resolve_plans(scenario, book, file)
+    snap = snapshot.load()
+    return Prepared(
+        scenario=scenario,
+        file=file,
+        sha256=sha256,
+        version=version(),
+        months=tuple(month_labels(scenario.start, scenario.horizon_months)),
+        edges=month_edges_h(scenario.start, scenario.horizon_months),
+        plans=plans,
+        trace=trace,
+        jobs=draw_jobs(scenario, trace),
+        price_provenance={
+            "price_mode": book.mode + (" (offline)" if book.offline else ""),
+            "snapshot_as_of": str(snap["as_of"]),
+            **{f"snapshot_{k}": str(v) for k, v in snap["provenance"].items()},
+        },
+        price_warnings=tuple(book.warnings),
+    )
+
+
+def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
+    """One option: play, ledgers, metrics (break-even is filled in once all are known)."""
+    kind = registry.of(plan.option)
+    sc = prepared.scenario
+    runs = play_option(prepared, plan, option_rng(sc.seed, plan.option.name, "play"))
+    ledger = registry.costs(plan, runs, prepared.edges)
+    return OptionResult(
+        name=plan.option.name,
+        kind=kind.name,
+        description=plan.description,
+        quotes=plan.quotes,
+        ledger=ledger,
+        runs=runs,
+        metrics=measure(
+            prepared.jobs,
+            runs,
+            ledger,
+            prepared.horizon_h,
+            sc.discount_rate,
+            late_after_h=sc.service_level.p95_wait_hours,
+        ),
+        cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
+        break_even={},
+    )
+
+
+def simulate_options(
+    prepared: Prepared,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Result:
+    """Simulate every option of a prepared model on the same job stream (``seed``: draw the
+    jobs from another seed first); pure. ``progress`` is called with each option's name."""
+    if seed is not None:
+        prepared = prepared.with_seed(seed)
+    played = []
+    for plan in prepared.plans:
+        if progress is not None:
+            progress(plan.option.name)
+        played.append(_play_option(prepared, plan))
+    totals = {o.name: o.ledger.cash_total() for o in played}
+    options = tuple(
+        replace(
+            o,
+            break_even={
+                other: break_even_month(totals[o.name], t)
+                for other, t in totals.items()
+                if other != o.name
+            },
+        )
+        for o in played
+    )
+    return Result(
+        scenario=prepared.scenario,
+        scenario_file=prepared.file,
+        scenario_sha256=prepared.sha256,
+        version=prepared.version,
+        months=prepared.months,
+        horizon_h=prepared.horizon_h,
+        jobs=prepared.jobs,
+        options=options,
+        price_provenance=prepared.price_provenance,
+        price_warnings=prepared.price_warnings,
+    )

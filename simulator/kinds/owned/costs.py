@@ -1,0 +1,210 @@
+"""What an owned cluster costs: capex (or financing), depreciation, resale, power, facility,
+support and staff, month by month in the cash and accounting views, for each generation of
+servers it has (the ones bought, and a refresh's successor: ``generations``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.simulator.core import defaults
+from tco.simulator.core.calendar import per_month
+from tco.simulator.costs.finance import depreciation
+from tco.simulator.costs.financing import Flows, financed
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.costs.usage import hourly
+from tco.simulator.kinds.owned.generations import on_successor, retired_h
+from tco.simulator.kinds.owned.model import Owned, OwnedPlan
+from tco.simulator.kinds.owned.parts import Delivery
+from tco.simulator.kinds.runs import JobRuns
+
+
+def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
+    if o.resale_value == "none":  # kept, scrapped or given away: no value counted
+        return 0.0
+    value = (
+        book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
+    )
+    return value * o.resale_scale
+
+
+def _basis(plan: OwnedPlan, index: int, d: Delivery, quoted: float | None = None) -> float:
+    """Capitalised cost of a tranche: servers (at ``quoted``, default the option's server's
+    price, times the order month's factor), installation, and the network with the first."""
+    o = plan.option
+    price = (plan.price_usd_per_server if quoted is None else quoted) * d.price_factor
+    basis = d.servers * (price + o.installation_usd_per_server)
+    return basis + (o.network_usd if index == 0 else 0.0)
+
+
+@dataclass(frozen=True)
+class _Generation:
+    """Servers of one kind: their tranches with their cost, power and GPUs per server, the
+    jobs that ran on them and when they leave service (the horizon unless a refresh)."""
+
+    tranches: list[tuple[Delivery, float]]  # (delivery, basis)
+    kw: float
+    gpus_per_server: int
+    ran_here: np.ndarray  # per job
+    until_h: float
+
+
+def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generation]:
+    arrived = [d for d in plan.deliveries if d.delivery_month is not None]
+    if plan.mix:  # several models side by side, each priced and powered as its own
+        ran = runs.generation if runs.generation is not None else np.zeros(len(runs.gpus), int)
+        kinds = [(plan.price_usd_per_server, plan.max_kw_per_server, plan.hardware)]
+        kinds += [(g.price_usd_per_server, g.max_kw_per_server, g.hardware) for g in plan.mix]
+        return [
+            _Generation(
+                [
+                    (d, _basis(plan, i, d, price))
+                    for i, d in enumerate(arrived)
+                    if d.generation == k
+                ],
+                kw,
+                hw.gpus_per_unit,
+                ran == k,
+                hours,
+            )
+            for k, (price, kw, hw) in enumerate(kinds)
+        ]
+    s = plan.successor
+    new = on_successor(s, runs)
+    gens = [
+        _Generation(
+            [(d, _basis(plan, i, d)) for i, d in enumerate(arrived)],
+            plan.max_kw_per_server,
+            plan.hardware.gpus_per_unit,
+            ~new,
+            hours if s is None else retired_h(s, runs, hours),
+        )
+    ]
+    if s is not None:  # the network and the first tranche's extras are not bought again
+        d = s.delivery
+        basis = d.servers * (s.price_usd_per_server * d.price_factor)
+        basis += d.servers * plan.option.installation_usd_per_server
+        gens.append(_Generation([(d, basis)], s.max_kw_per_server, s.hardware.gpus_per_unit,
+                                new, hours))  # fmt: skip
+    return gens
+
+
+def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+    """Cash and accounting ledgers of a purchased cluster."""
+    o = plan.option
+    months = len(edges) - 1
+    hours = int(edges[-1])
+    month_hours = np.diff(edges).astype(np.float64)
+    capex, dep, resale, support, it_kwh, facility, paid, busy = (np.zeros(months) for _ in range(8))
+    extra_cash: dict[str, np.ndarray] = {}
+    extra_acc: dict[str, np.ndarray] = {}
+    notes: dict[str, float] = {}
+    first = months
+    for g in _generations(plan, runs, hours):
+        server_hours = per_month(
+            hourly(
+                np.array([d.delivery_h for d, _ in g.tranches], dtype=np.float64),
+                np.full(len(g.tranches), float(g.until_h)),
+                np.array([d.servers for d, _ in g.tranches], dtype=np.float64),
+                hours,
+            ),
+            edges,
+        )
+        weights = np.where(g.ran_here, runs.gpus, 0).astype(np.float64)
+        busy_g = per_month(runs.held_hourly(weights, hours), edges)
+        kw, gps = g.kw, g.gpus_per_server
+        it_kwh += server_hours * kw * o.power.idle_fraction + busy_g * (kw / gps) * (
+            o.power.busy_fraction - o.power.idle_fraction
+        )
+        facility += server_hours / month_hours * kw * o.facility.usd_per_kw_month
+        paid += server_hours * gps
+        busy += busy_g
+        end = months if g.until_h >= hours else _month_of(edges, g.until_h) + 1
+        for d, basis in g.tranches:
+            assert d.delivery_month is not None
+            first = min(first, d.delivery_month)
+            t = _tranche(o, basis, d.delivery_month, months, end)
+            capex += t.cash.pop("capex")
+            resale += t.cash.pop("resale")
+            dep += t.accounting.pop("depreciation")
+            for mine, theirs in ((extra_cash, t.cash), (extra_acc, t.accounting)):
+                for k, v in theirs.items():
+                    mine[k] = mine.get(k, 0.0) + v
+            for k, x in t.notes.items():
+                notes[k] = notes.get(k, 0.0) + x
+            # The support contract runs while the servers are in service, prorated by hours.
+            in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
+            in_service -= np.clip((edges[1:] - g.until_h) / month_hours, 0.0, 1.0)
+            support += basis * o.support_pct_per_year / 100.0 / 12.0 * in_service
+
+    power = it_kwh * o.power.pue * o.power.usd_per_kwh
+    staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
+    shared = {"power": power, "facility": facility, "support": support, "staff": staff}
+    return Ledger(
+        cash={"capex": capex, "resale": resale, **extra_cash, **shared},
+        accounting={"depreciation": dep, **extra_acc, **shared},
+        gpu_hours_paid=paid,
+        gpu_hours_busy=busy,
+        notes=notes,
+    )
+
+
+def _month_of(edges: np.ndarray, h: float) -> int:
+    """The month an instant falls in (an instant on a month's edge ends the month before)."""
+    return max(0, int(np.searchsorted(edges, h, side="left")) - 1)
+
+
+def _owned(
+    o: Owned, basis: float, m0: int, months: int, out: Flows, new: tuple[float, int], end: int
+) -> None:
+    """Servers owned from month ``m0`` to month ``end`` (exclusive) at cost ``basis``:
+    depreciation, and their sale in month ``end - 1`` (``new``: their price new and the month
+    they arrived, for the market curve). A sale before the horizon (a refresh) always happens
+    and books the gap to book value as a loss or gain on disposal."""
+    schedule = depreciation(
+        o.depreciation.method,
+        basis,
+        basis * o.depreciation.salvage_fraction,
+        o.depreciation.months,
+        o.depreciation.declining_factor,
+    )
+    span = min(len(schedule), end - m0)
+    out.accounting["depreciation"][m0 : m0 + span] += schedule[:span]
+    book = basis - schedule[:span].sum()
+    if end == months:
+        if o.sell_at_horizon:
+            out.cash["resale"][-1] -= _resale(o, new[0], book, months - new[1])
+        return
+    value = _resale(o, new[0], book, end - new[1])
+    for cash_or_acc, name in ((out.cash, "refresh_sale"), (out.accounting, "disposal")):
+        cash_or_acc.setdefault(name, np.zeros(months))
+    out.accounting.setdefault("disposal_gain", np.zeros(months))
+    out.cash["refresh_sale"][end - 1] -= value
+    out.accounting["disposal" if book >= value else "disposal_gain"][end - 1] += book - value
+
+
+def _tranche(o: Owned, basis: float, m0: int, months: int, end: int) -> Flows:
+    """One tranche's capex, depreciation and resale, paid in cash or financed."""
+    out = Flows(months)
+    for name in ("capex", "resale"):
+        out.cash[name] = np.zeros(months)
+    out.accounting["depreciation"] = np.zeros(months)
+    f = o.financing
+    if f is None:
+        out.cash["capex"][m0] += basis
+        _owned(o, basis, m0, months, out, (basis, m0), end)
+        return out
+    residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
+    returned = basis * defaults.market_share((end - m0) / 12)  # if a lease ends at a refresh
+    flows = financed(f, basis, m0, months, residual, end, returned)
+    out.cash.update(flows.cash)
+    out.accounting.update(flows.accounting)
+    out.notes.update(flows.notes)
+    if not f.operating:
+        _owned(o, basis, m0, months, out, (basis, m0), end)
+    elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < end:
+        at = m0 + f.term_months
+        out.cash["capex"][at] += residual  # bought at the value the lessor priced in
+        _owned(o, residual, at, months, out, (basis, m0), end)
+    return out

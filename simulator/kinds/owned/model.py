@@ -1,0 +1,97 @@
+"""An owned option's scenario section (``Owned``) and its resolved plan (``OwnedPlan``), shared by
+the kind (``owned``) and its costs (``owned_costs``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from tco.simulator.cluster.failures import Failures
+from tco.simulator.core import defaults
+from tco.simulator.core.fields import Count, GpuCount, Name, NonNeg, OptionModel
+from tco.simulator.costs.financing import Financing
+from tco.simulator.kinds.owned.generations import Generation, Refresh, Successor
+from tco.simulator.kinds.owned.parts import (
+    Delivery,
+    Depreciation,
+    Facility,
+    Power,
+    StaffTime,
+    Tranche,
+)
+from tco.simulator.kinds.plan import Plan
+
+
+class Owned(OptionModel):
+    """A purchased cluster of identical servers."""
+
+    kind: Literal["owned"]
+    name: Name
+    server: str
+    price_usd: NonNeg | None = None  # per server; default from the catalog
+    # Yearly fall of the price of a server ordered later than the price's date.
+    price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] = (
+        defaults.SERVER_PRICE_DECLINE_PER_YEAR
+    )
+    max_kw: NonNeg | None = None  # per server; default from the catalog
+    servers: GpuCount | None = None  # shortcut: all ordered in month 0
+    tranches: Annotated[list[Tranche], Field(min_length=1)] | None = None
+    lead_time_months: NonNeg = 0.0
+    network_usd: NonNeg = 0.0  # one-off, with the first tranche
+    installation_usd_per_server: NonNeg = 0.0
+    depreciation: Depreciation = Depreciation()
+    sell_at_horizon: bool = True
+    # What servers sold at the horizon fetch: the used-market curve (defaults.market_share), their
+    # book value (cash and accounting agree) or nothing; resale_scale multiplies it (quote/value).
+    resale_value: Literal["book", "market", "none"] = "market"
+    resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
+    power: Power = Power()
+    facility: Facility = Facility()
+    support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
+    financing: Financing | None = None  # paid in cash when absent
+    failures: Failures | None = None  # GPUs never fail when absent
+    refresh: Refresh | None = None  # every server replaced by a newer generation (generations.py)
+    staff: StaffTime = StaffTime()
+    scheduler: Literal["fifo", "backfill"] = "fifo"
+    # Jobs placed on servers (a job inside one server when it fits in one; first fit), or the
+    # cluster as one pool of GPUs (a job's GPUs may span servers): simulator/placement.py.
+    placement: Literal["servers", "pool"] = "servers"
+    backfill_depth: Count = defaults.BACKFILL_DEPTH
+
+    @model_validator(mode="after")
+    def _one_purchase_plan(self) -> Owned:
+        if (self.servers is None) == (self.tranches is None):
+            raise ValueError("give either servers (all bought in month 0) or tranches, not both")
+        return self
+
+    def unmixable(self) -> str | None:
+        """What of this option servers of several models cannot go with yet (None: nothing)."""
+        if self.refresh is not None:
+            return "a refresh"
+        return "placement: pool" if self.placement == "pool" else None
+
+    def bought_from(self, month: int) -> Owned:
+        """This option with nothing ordered before ``month`` (rented until then): the tranches
+        ordered earlier are ordered in that month, the later ones keep theirs."""
+        plan = [t.model_copy(update={"month": max(t.month, month)}) for t in self.purchase_plan()]
+        return self.model_copy(update={"servers": None, "tranches": plan})
+
+    def purchase_plan(self) -> list[Tranche]:
+        """The tranches in order of their month (as written when months tie), with the
+        ``servers`` shortcut expanded: servers are numbered in the order they are ordered."""
+        if self.tranches is not None:
+            return sorted(self.tranches, key=lambda t: t.month)
+        assert self.servers is not None
+        return [Tranche(month=0, servers=self.servers)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OwnedPlan(Plan):
+    option: Owned
+    price_usd_per_server: float
+    max_kw_per_server: float
+    deliveries: tuple[Delivery, ...]
+    successor: Successor | None = None  # the refresh, resolved
+    mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``

@@ -1,0 +1,166 @@
+"""The sections of an owned option's scenario entry (tranches, depreciation, power, facility,
+staff), a tranche's delivery, and the search for the smallest cluster meeting the level."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from tco.pricing import hardware
+from tco.simulator.core import defaults
+from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.core.fields import Fraction, GpuCount, NonNeg, Strict
+from tco.simulator.core.quote import Quote
+from tco.simulator.workload.calibration import GpuSpeed
+from tco.simulator.workload.speed import Hardware
+
+
+class Tranche(Strict):
+    """``servers`` ordered in month ``month`` (0 = the first month of the horizon)."""
+
+    month: Annotated[int, Field(ge=0, le=1200)] = 0
+    servers: GpuCount
+    # Servers of another catalog model (a newer GPU beside the others); default the option's.
+    server: str | None = None
+
+
+class Depreciation(Strict):
+    """How capex is spread in the accounting view. Salvage is a fraction of the purchase price."""
+
+    method: Literal["straight_line", "declining_balance", "sum_of_years_digits"] = "straight_line"
+    months: Annotated[int, Field(ge=1, le=240)] = defaults.DEPRECIATION_MONTHS
+    salvage_fraction: Fraction = defaults.SALVAGE_FRACTION
+    declining_factor: Annotated[float, Field(gt=0, le=4)] = defaults.DECLINING_BALANCE_FACTOR
+
+
+class Power(Strict):
+    """Electricity: draw (fractions of the server's maximum) x PUE x $/kWh."""
+
+    pue: Annotated[float, Field(ge=1, le=3)] = defaults.PUE
+    usd_per_kwh: NonNeg = defaults.ELECTRICITY_USD_PER_KWH
+    busy_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.BUSY_POWER_FRACTION
+    idle_fraction: Annotated[float, Field(ge=0, le=1)] = defaults.IDLE_POWER_FRACTION
+
+
+class Facility(Strict):
+    """Space and cooling: colocation billed per provisioned kW per month, or an own room."""
+
+    kind: Literal["colocation", "own"] = "colocation"
+    usd_per_kw_month: NonNeg = defaults.COLOCATION_USD_PER_KW_MONTH
+
+
+class StaffTime(Strict):
+    """Share of staff time spent running the servers."""
+
+    fte: NonNeg = 0.0
+    usd_per_fte_year: NonNeg = 0.0
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A tranche of servers: ordered in ``order_month``, usable from ``delivery_h``."""
+
+    order_month: int
+    servers: int
+    delivery_h: float  # inf when it arrives after the horizon
+    delivery_month: int | None
+    price_factor: float = 1.0  # the server price in its order month / the quoted price
+    generation: int = 0  # which of the option's server models (0: its ``server``)
+
+
+def server_hardware(server: hardware.ServerModel, speed: Callable[[str], GpuSpeed]) -> Hardware:
+    """Where jobs run on a catalog server: its GPU and memory, GPUs per server and links, at the
+    scenario's speed of that GPU (``speed``: the option context's)."""
+    gpu = hardware.gpu(server.gpu)
+    return Hardware(
+        gpu.name,
+        gpu.memory_gb,
+        server.gpus_per_server,
+        server.intra_node,
+        server.inter_node,
+        0.0,
+        speed=speed(gpu.name),
+    )
+
+
+def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
+    """Configurations at sizes around the smallest meeting the level: ``at(start)`` first, then
+    doubling until one meets, then bisection above ``floor`` (a size that always misses)."""
+    seen = {start: at(start)}
+    lo, hi = floor, start
+    if not seen[hi].meets_service_level:
+        while not seen[hi].meets_service_level and hi < limit:
+            lo, hi = hi, max(1, hi * 2)
+            seen[hi] = at(hi)
+        if not seen[hi].meets_service_level:
+            return list(seen.values())
+    while hi - lo > 1:  # invariant: lo misses (or is the floor), hi meets
+        mid = (lo + hi) // 2
+        seen[mid] = at(mid)
+        lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
+    for n in (hi - 1, hi + 1, 2 * hi):
+        if n > floor and n not in seen:
+            seen[n] = at(n)
+    return [seen[n] for n in sorted(seen)]
+
+
+def _years_after(start: str, months: int, date: str) -> float:
+    """Years from ``date`` (YYYY[-MM[-DD]]) to ``months`` after ``start`` (YYYY-MM)."""
+    y, m = (int(x) for x in start.split("-")[:2])
+    parts = [int(x) for x in date.split("-")[:2]] + [1]
+    return (y * 12 + m - 1 + months - (parts[0] * 12 + parts[1] - 1)) / 12.0
+
+
+# tco optimize tries order months (a refresh's, a hybrid's purchase) every half year.
+SEARCH_STEP_MONTHS = 6
+
+
+def latest_order_month(lead_time_months: float, horizon_months: int) -> int:
+    """The last month whose order arrives within the horizon."""
+    return horizon_months - 1 - math.ceil(lead_time_months)
+
+
+def deliveries_of(
+    tranches: list[Tranche],
+    lead_time_months: float,
+    decline_per_year: float,
+    start: str,
+    horizon_months: int,
+    price_date: str,
+) -> tuple[Delivery, ...]:
+    """Each tranche's delivery and the price factor of its order month (``price_date``: when
+    the quoted price held; "undated", a scenario price, holds at the start)."""
+    edges = month_edges_h(start, horizon_months)
+    out = []
+    for t in tranches:
+        at = t.month + lead_time_months
+        m = math.floor(at)
+        dated = price_date != "undated"
+        years = _years_after(start, t.month, price_date) if dated else t.month / 12.0
+        factor = (1.0 - decline_per_year) ** max(0.0, years)
+        if m < horizon_months:
+            h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
+            out.append(Delivery(t.month, t.servers, h, m, factor))
+        else:
+            out.append(Delivery(t.month, t.servers, math.inf, None, factor))
+    return tuple(out)
+
+
+def decline_quote(decline: float, dated: str, deliveries: tuple[Delivery, ...]) -> Quote:
+    """The price-by-order-month rule an owned option's capex rests on."""
+    factors = ", ".join(f"month {d.order_month + 1}: x{d.price_factor:.3f}" for d in deliveries)
+    default = decline == defaults.SERVER_PRICE_DECLINE_PER_YEAR
+    return Quote(
+        "server price by order month",
+        decline,
+        "fall per year",
+        "default" if default else "scenario",
+        "see detail",
+        f"the quoted price holds as of {dated if dated != 'undated' else 'the first month'};"
+        f" orders ({factors}); default 0: new-channel prices of a configuration barely move"
+        " (gpu_price_history.csv: A100 80GB $17,500 in 2020, $17,499 in 2025)",
+    )

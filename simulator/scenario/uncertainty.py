@@ -1,0 +1,257 @@
+"""What the budget owner does not know: the scenario's ``uncertain:`` block.
+
+Each entry puts a distribution on one input, by path:
+
+- a number of the scenario, written as in the file: ``workload.job_classes[0].arrivals_per_month``,
+  ``options[1].power.usd_per_kwh``; ``[*]`` gives every element the same draw
+  (``workload.job_classes[*].growth_per_month``). Paths start in ``workload``, ``options`` or
+  ``discount_rate``: the calendar (start, horizon) and the seed are the sweep's frame, not
+  inputs. A replication re-validates the scenario with the drawn values, so a draw outside a
+  field's range is an error, not a silently clipped number.
+- a price group's multiplier (1 = as priced): ``prices.cloud``, ``prices.server``,
+  ``prices.electricity``, ``prices.facility``, ``prices.staff`` (the sensitivity groups of
+  ``simulator.ledger``). Costs are linear in prices, so these scale the ledgers: no re-simulation.
+
+Distributions: uniform (low, high), triangular (low, mode, high), normal truncated to [low, high]
+(mean, sd, low, high; drawn by rejection), lognormal (median, sigma of the logarithm), choice
+(values, optional weights). Each knows its expected value, which tests compare with samples.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from tco.simulator.core.fields import Strict
+from tco.simulator.costs import ledger
+
+Real = Annotated[float, Field(ge=-1e9, le=1e9)]
+Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
+SWEEPABLE = ("workload", "options", "discount_rate")
+_INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
+
+
+class Uniform(Strict):
+    kind: Literal["uniform"]
+    low: Real
+    high: Real
+
+    @model_validator(mode="after")
+    def _order(self) -> Uniform:
+        if not self.low < self.high:
+            raise ValueError("low must be below high")
+        return self
+
+    def draw(self, rng: np.random.Generator) -> float:
+        return float(rng.uniform(self.low, self.high))
+
+    def expected(self) -> float:
+        return (self.low + self.high) / 2
+
+    def lowest(self) -> float:
+        return self.low
+
+
+class Triangular(Strict):
+    kind: Literal["triangular"]
+    low: Real
+    mode: Real
+    high: Real
+
+    @model_validator(mode="after")
+    def _order(self) -> Triangular:
+        if not (self.low <= self.mode <= self.high and self.low < self.high):
+            raise ValueError("need low <= mode <= high and low < high")
+        return self
+
+    def draw(self, rng: np.random.Generator) -> float:
+        return float(rng.triangular(self.low, self.mode, self.high))
+
+    def expected(self) -> float:
+        return (self.low + self.mode + self.high) / 3
+
+    def lowest(self) -> float:
+        return self.low
+
+
+class Normal(Strict):
+    """A normal distribution truncated to [low, high] (by rejection: at least 5 % of the mass
+    must lie inside, checked when the scenario is read)."""
+
+    kind: Literal["normal"]
+    mean: Real
+    sd: Annotated[float, Field(gt=0, le=1e9)]
+    low: Real
+    high: Real
+
+    @model_validator(mode="after")
+    def _order(self) -> Normal:
+        if not self.low < self.high:
+            raise ValueError("low must be below high")
+        if self._mass() < 0.05:
+            raise ValueError("less than 5 % of the normal lies between low and high")
+        return self
+
+    def _cdf(self, x: float) -> float:
+        return 0.5 * (1 + math.erf((x - self.mean) / (self.sd * math.sqrt(2))))
+
+    def _mass(self) -> float:
+        return self._cdf(self.high) - self._cdf(self.low)
+
+    def draw(self, rng: np.random.Generator) -> float:
+        while True:
+            x = float(rng.normal(self.mean, self.sd))
+            if self.low <= x <= self.high:
+                return x
+
+    def expected(self) -> float:
+        a, b = (self.low - self.mean) / self.sd, (self.high - self.mean) / self.sd
+        return self.mean + self.sd * (_pdf(a) - _pdf(b)) / self._mass()
+
+    def lowest(self) -> float:
+        return self.low
+
+
+def _pdf(z: float) -> float:
+    return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+
+class LogNormal(Strict):
+    kind: Literal["lognormal"]
+    median: Annotated[float, Field(gt=0, le=1e9)]
+    sigma: Annotated[float, Field(gt=0, le=5)]
+
+    def draw(self, rng: np.random.Generator) -> float:
+        return float(rng.lognormal(math.log(self.median), self.sigma))
+
+    def expected(self) -> float:
+        return self.median * math.exp(self.sigma**2 / 2)
+
+    def lowest(self) -> float:
+        return 0.0
+
+
+class Choice(Strict):
+    """One of ``values``; whole numbers stay whole (a choice of servers: 2, 3 or 4)."""
+
+    kind: Literal["choice"]
+    values: list[Whole | Real | str] = Field(min_length=1)
+    weights: list[Annotated[float, Field(ge=0, le=1e9)]] | None = None
+
+    @model_validator(mode="after")
+    def _weights(self) -> Choice:
+        if self.weights is not None and (
+            len(self.weights) != len(self.values) or sum(self.weights) <= 0
+        ):
+            raise ValueError("weights: one non-negative weight per value, not all zero")
+        return self
+
+    def draw(self, rng: np.random.Generator) -> float | str:
+        p = None if self.weights is None else np.asarray(self.weights) / sum(self.weights)
+        return self.values[int(rng.choice(len(self.values), p=p))]
+
+    def expected(self) -> float:
+        w = self.weights or [1.0] * len(self.values)
+        return sum(float(v) * x for v, x in zip(self.values, w, strict=True)) / sum(w)
+
+    def lowest(self) -> float:
+        return min(float(v) for v in self.values if not isinstance(v, str))
+
+
+Distribution = Annotated[
+    Uniform | Triangular | Normal | LogNormal | Choice, Field(discriminator="kind")
+]
+
+
+def price_groups() -> dict[str, str]:
+    """``prices.<word>`` -> the sensitivity group it scales ('cloud' -> 'cloud prices')."""
+    return {g.split()[0]: g for g in ledger.groups()}
+
+
+class Uncertain(Strict):
+    """One uncertain input: where it is, and how it is distributed."""
+
+    path: str = Field(min_length=1)
+    distribution: Distribution
+
+    @model_validator(mode="after")
+    def _path(self) -> Uncertain:
+        if self.path.startswith("prices."):
+            word = self.path.removeprefix("prices.")
+            if word not in price_groups():
+                raise ValueError(
+                    f"unknown price group {word!r}; valid: "
+                    + ", ".join(f"prices.{w}" for w in price_groups())
+                )
+            if isinstance(self.distribution, Choice) and any(
+                isinstance(v, str) for v in self.distribution.values
+            ):
+                raise ValueError("a price multiplier must be a number")
+            if self.distribution.lowest() < 0:
+                raise ValueError(
+                    "a price multiplier cannot be negative (a negative price would be paid to"
+                    " the buyer); give a distribution with low >= 0 (1 = as priced)"
+                )
+        else:
+            for part in self.path.split("."):
+                if not _INDEX.match(part):
+                    raise ValueError(f"{self.path!r} is not a path like options[0].power.pue")
+            root = re.split(r"[.\[]", self.path)[0]
+            if root not in SWEEPABLE:
+                raise ValueError(
+                    f"{self.path!r}: paths start in {', '.join(SWEEPABLE)} (or prices.<group>);"
+                    " the start, horizon and seed frame the sweep"
+                )
+        return self
+
+    @property
+    def is_price_group(self) -> bool:
+        return self.path.startswith("prices.")
+
+
+def _steps(path: str) -> list[str | int]:
+    out: list[str | int] = []
+    for part in path.split("."):
+        m = _INDEX.match(part)
+        assert m is not None
+        out.append(m[1])
+        out += [-1 if i == "*" else int(i) for i in re.findall(r"\[(\d+|\*)\]", m[2])]
+    return out
+
+
+def set_path(data: Any, path: str, value: Any) -> None:
+    """Set ``path`` in scenario data (dicts and lists), in place; KeyError/IndexError when it
+    does not lead to an existing number or text."""
+    _set(data, _steps(path), value, path)
+
+
+def _set(node: Any, steps: list[str | int], value: Any, path: str) -> None:
+    head, rest = steps[0], steps[1:]
+    if head == -1:
+        if not isinstance(node, list) or not node:
+            raise KeyError(f"{path}: [*] needs a non-empty list")
+        for item in node:
+            _set_list_item(item, rest, value, path)
+        return
+    if isinstance(head, int):
+        if not isinstance(node, list) or head >= len(node):
+            raise IndexError(f"{path}: no element [{head}]")
+    elif not isinstance(node, dict) or head not in node:
+        valid = ", ".join(node) if isinstance(node, dict) else "none"
+        raise KeyError(f"{path}: no key {head!r} (valid here: {valid})")
+    if rest:
+        _set(node[head], rest, value, path)
+    elif isinstance(node[head], bool) or not isinstance(node[head], int | float | str):
+        raise KeyError(f"{path}: not a number or text in the scenario")
+    else:
+        node[head] = value
+
+
+def _set_list_item(item: Any, rest: list[str | int], value: Any, path: str) -> None:
+    if not rest:
+        raise KeyError(f"{path}: [*] must be followed by a field")
+    _set(item, rest, value, path)

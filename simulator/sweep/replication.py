@@ -1,0 +1,111 @@
+"""One replication of a sweep: a future drawn from the scenario's uncertain inputs, simulated on
+the prepared model, and the compact record per option that travels back (see
+``simulator.sweep`` for how replications are seeded and run)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tco.pricing.book import PriceBook
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.costs import ledger
+from tco.simulator.costs.finance import npv
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.result import OptionResult
+from tco.simulator.engine.simulate import prepare, simulate_options
+from tco.simulator.scenario.model import validate
+from tco.simulator.scenario.uncertainty import price_groups, set_path
+
+
+@dataclass(frozen=True)
+class OptionDraw:
+    """One option in one replication (USD, hours, fractions; cumulative cash per month)."""
+
+    name: str
+    cash_usd: float
+    npv_usd: float
+    p95_wait_h: float
+    cannot_run_share: float
+    meets_service_level: bool
+    cumulative_cash_usd: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Replication:
+    """One future: its index, its job stream's seed, the inputs drawn, and every option."""
+
+    index: int
+    seed: int
+    inputs: dict[str, float | str]
+    options: tuple[OptionDraw, ...]
+
+
+def streams(seed: int, index: int) -> tuple[np.random.Generator, int]:
+    """(generator for the inputs, seed of the job stream) of replication ``index``."""
+    inputs, jobs = np.random.SeedSequence(seed, spawn_key=(index,)).spawn(2)
+    return np.random.default_rng(inputs), int(jobs.generate_state(1, dtype=np.uint32)[0])
+
+
+def _prepared_for(base: Prepared, book: PriceBook, draws: dict[str, Any], seed: int) -> Prepared:
+    paths = {p: v for p, v in draws.items() if not p.startswith("prices.")}
+    if not paths:
+        return base.with_seed(seed)
+    data = base.scenario.model_dump()  # Python values: month keys stay integers
+    data["seed"] = seed
+    for path, value in paths.items():
+        set_path(data, path, value)
+    try:
+        scenario = validate(data, base.file, book, check=False)
+    except ScenarioError as exc:
+        drawn = ", ".join(f"{p} = {v!r}" for p, v in paths.items())
+        raise ScenarioError(base.file, "uncertain", f"a draw ({drawn}) is invalid: {exc}") from None
+    return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
+
+
+def _draw(o: OptionResult, multipliers: dict[str, float], prepared: Prepared) -> OptionDraw:
+    groups = ledger.groups()
+    monthly = np.zeros(len(prepared.months))
+    for cat, values in o.ledger.cash.items():
+        factor = next((m for g, m in multipliers.items() if cat in groups.get(g, ())), 1.0)
+        monthly = monthly + values * factor
+    level = prepared.scenario.service_level
+    return OptionDraw(
+        name=o.name,
+        cash_usd=float(monthly.sum()),
+        npv_usd=npv(prepared.scenario.discount_rate, monthly),
+        p95_wait_h=o.metrics.waits.p95_h,
+        cannot_run_share=o.metrics.work.cannot_run_share,
+        meets_service_level=not o.metrics.misses(level),
+        cumulative_cash_usd=tuple(np.cumsum(monthly).tolist()),
+    )
+
+
+def replicate(base: Prepared, book: PriceBook, seed: int, index: int) -> Replication:
+    """Replication ``index`` of a sweep rooted at ``seed``."""
+    rng, job_seed = streams(seed, index)
+    draws = {u.path: u.distribution.draw(rng) for u in base.scenario.uncertain}
+    prepared = _prepared_for(base, book, draws, job_seed)
+    result = simulate_options(prepared)
+    words = price_groups()
+    multipliers = {
+        words[p.removeprefix("prices.")]: float(v)
+        for p, v in draws.items()
+        if p.startswith("prices.")
+    }
+    return Replication(
+        index=index,
+        seed=job_seed,
+        inputs=draws,
+        options=tuple(_draw(o, multipliers, prepared) for o in result.options),
+    )
+
+
+def replicate_batch(
+    base: Prepared, book: PriceBook, seed: int, indices: Sequence[int]
+) -> list[Replication]:
+    """Several replications in one task (tasks of tens of replications amortise the overhead)."""
+    return [replicate(base, book, seed, i) for i in indices]

@@ -1,0 +1,81 @@
+"""Jobs drawn from the scenario's job classes.
+
+Arrivals of each job class are a Poisson process whose intensity is constant within a month:
+``arrivals_per_month / 730 h x (1 + growth)^m x seasonality[calendar month]`` per hour, 730 h
+being the average month (8,760 h / 12). A 31-day month thus expects a little more than a 28-day
+one, and with no growth or seasonality the process is homogeneous (what queueing theory assumes).
+For such a piecewise constant intensity the count in a month is Poisson and the times within it
+are uniform, which is how they are drawn (exact, and vectorised). Each class draws from its own
+generator seeded from the scenario seed and the class's position, so every option sees the
+identical stream and adding a class does not change the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco.simulator.core.calendar import calendar_months, month_edges_h
+from tco.simulator.workload.calibration import FAMILIES
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.spec import GpuChoice, JobClass
+
+HOURS_PER_AVERAGE_MONTH = 730.0
+
+
+def _gpus(spec: int | GpuChoice, n: int, rng: np.random.Generator) -> np.ndarray:
+    if isinstance(spec, int):
+        return np.full(n, spec, dtype=np.int64)
+    weights = np.ones(len(spec.choices)) if spec.weights is None else np.asarray(spec.weights)
+    return rng.choice(np.asarray(spec.choices, dtype=np.int64), size=n, p=weights / weights.sum())
+
+
+def _work(cls: JobClass, n: int, rng: np.random.Generator) -> np.ndarray:
+    mean = cls.work.gpu_hours
+    if cls.work.distribution == "fixed":
+        return np.full(n, mean)
+    if cls.work.distribution == "exponential":
+        return rng.exponential(mean, size=n)
+    sigma = cls.work.sigma  # lognormal with this mean: mu = ln(mean) - sigma^2 / 2
+    return rng.lognormal(np.log(mean) - sigma**2 / 2, sigma, size=n)
+
+
+def monthly_rates(cls: JobClass, start: str, months: int) -> np.ndarray:
+    """Expected arrivals of a class in each simulated month."""
+    cal = calendar_months(start, months)
+    season = np.array([cls.seasonality.get(int(c), 1.0) for c in cal])
+    growth = (1.0 + cls.growth_per_month) ** np.arange(months)
+    hours = np.diff(month_edges_h(start, months)) / HOURS_PER_AVERAGE_MONTH
+    return np.asarray(cls.arrivals_per_month * growth * season * hours)
+
+
+def draw(
+    cls: JobClass,
+    index: int,
+    seed: int,
+    start: str,
+    months: int,
+    class_names: tuple[str, ...],
+    reference_gpus: tuple[str, ...],
+) -> Jobs:
+    """The jobs of class number ``index`` over the horizon, sorted by arrival."""
+    rng = np.random.default_rng([seed, index])
+    edges = month_edges_h(start, months)
+    counts = rng.poisson(monthly_rates(cls, start, months))
+    n = int(counts.sum())
+    month_of = np.repeat(np.arange(months), counts)
+    lengths = np.diff(edges).astype(np.float64)
+    arrival = edges[month_of] + rng.random(n) * lengths[month_of]
+    order = np.argsort(arrival, kind="stable")
+    return Jobs(
+        arrival_h=arrival[order],
+        gpus=_gpus(cls.gpus, n, rng),
+        work_ref_gpu_h=_work(cls, n, rng),
+        memory_gb=np.full(n, cls.memory_gb),
+        comm_share=np.full(n, cls.comm_share),
+        job_class=np.full(n, index, dtype=np.int64),
+        reference_gpu=np.full(n, reference_gpus.index(cls.work.reference_gpu), dtype=np.int64),
+        family=np.full(n, list(FAMILIES).index(cls.workload_family), dtype=np.int64),
+        families=tuple(FAMILIES),
+        class_names=class_names,
+        reference_gpus=reference_gpus,
+    )

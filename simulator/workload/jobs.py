@@ -1,0 +1,83 @@
+"""The job stream every option plays: one row per training job, as numpy arrays.
+
+Drawn job classes (``simulator.arrivals``) and replayed traces (``simulator.replay``) both become
+:class:`Jobs`; the speed model, the options and the reports read nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from tco.simulator.workload.calibration import GpuSpeed
+
+
+@dataclass(frozen=True, kw_only=True)
+class Jobs:
+    """One row per job, sorted by arrival time (ties keep class order).
+
+    ``arrival_h`` hours since the start; ``gpus`` per job (gang-scheduled); ``work_ref_gpu_h`` the
+    job's total work in GPU-hours on its class's reference GPU; ``memory_gb`` per GPU;
+    ``comm_share`` share of an 8-GPU step spent syncing over InfiniBand HDR; ``job_class`` index
+    into ``class_names``; ``reference_gpu`` index into ``reference_gpus``.
+    """
+
+    arrival_h: np.ndarray
+    gpus: np.ndarray
+    work_ref_gpu_h: np.ndarray
+    memory_gb: np.ndarray
+    comm_share: np.ndarray
+    job_class: np.ndarray
+    reference_gpu: np.ndarray
+    class_names: tuple[str, ...]
+    reference_gpus: tuple[str, ...]
+    names: np.ndarray | None = None  # recorded job ids (trace jobs), '' for drawn jobs
+    notes: tuple[str, ...] = ()  # what reading a trace found
+    family: np.ndarray | None = None  # index into ``families``; None: every job "all"
+    families: tuple[str, ...] = ("all",)  # workload families (simulator.calibration.FAMILIES)
+    reference_speeds: tuple[GpuSpeed, ...] | None = None  # per reference GPU; None: calibrated
+
+    def __len__(self) -> int:
+        return int(self.arrival_h.shape[0])
+
+    def __repr__(self) -> str:
+        return f"Jobs({len(self):,} jobs of {', '.join(self.class_names)})"
+
+    def take(self, idx: np.ndarray, arrival_h: np.ndarray) -> Jobs:
+        """The jobs at ``idx`` (in that order), arriving at ``arrival_h`` instead."""
+
+        def pick(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[idx]
+
+        return replace(
+            self,
+            arrival_h=np.asarray(arrival_h, dtype=np.float64),
+            gpus=self.gpus[idx],
+            work_ref_gpu_h=self.work_ref_gpu_h[idx],
+            memory_gb=self.memory_gb[idx],
+            comm_share=self.comm_share[idx],
+            job_class=self.job_class[idx],
+            reference_gpu=self.reference_gpu[idx],
+            names=pick(self.names),
+            family=pick(self.family),
+        )
+
+    def job_ids(self) -> list[str]:
+        """Readable ids: the recorded id of a trace job, else '<class>#<n>' numbered within the
+        class in arrival order."""
+        counters = [0] * len(self.class_names)
+        names = self.names.tolist() if self.names is not None else [""] * len(self)
+        out = []
+        for c, name in zip(self.job_class.tolist(), names, strict=True):
+            counters[c] += 1
+            out.append(name or f"{self.class_names[c]}#{counters[c]}")
+        return out
+
+    def job_id(self, index: int) -> str:
+        """The readable id of one job (as :meth:`job_ids`), without building every id."""
+        if self.names is not None and self.names[index]:
+            return str(self.names[index])
+        c = int(self.job_class[index])
+        n = int(np.count_nonzero(self.job_class[: index + 1] == c))
+        return f"{self.class_names[c]}#{n}"

@@ -1,0 +1,81 @@
+"""The whole job stream of a scenario: its job classes drawn from the seed, and its trace
+replayed, merged into one :class:`~tco.simulator.workload.jobs.Jobs` sorted by arrival (ties: class
+order)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.workload.arrivals import draw
+from tco.simulator.workload.calibration import FAMILIES, GpuSpeed, speed_of
+from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.replayed import ReadTrace, replay
+from tco.simulator.workload.spec import SpeedOverrides, Workload
+
+
+def generate(
+    workload: Workload,
+    seed: int,
+    start: str,
+    months: int,
+    trace: ReadTrace | None = None,
+    speed: SpeedOverrides | None = None,
+) -> Jobs:
+    """Draw the job stream from ``seed`` and replay ``trace`` (read beforehand when the
+    workload names one); ``speed``: the scenario's overrides of reference GPUs' speeds."""
+    classes = workload.job_classes
+    tr = workload.trace
+    if tr is not None and trace is None:
+        raise ValueError("the workload replays a trace: read it first (replay.read_trace)")
+    refs = tuple(
+        dict.fromkeys(
+            [c.work.reference_gpu for c in classes] + ([tr.source_gpu] if tr is not None else [])
+        )
+    )
+    names = tuple(c.name for c in classes) + (("trace",) if tr is not None else ())
+    parts = [draw(c, i, seed, start, months, names, refs) for i, c in enumerate(classes)]
+    if tr is not None:
+        assert trace is not None
+        horizon_h = float(month_edges_h(start, months)[-1])
+        parts.append(replay(tr, trace, seed, horizon_h, len(classes), names, refs))
+    overrides, source = (dict(speed.scores), speed.source) if speed else ({}, "")
+    speeds = tuple(speed_of(r, overrides, source) for r in refs)
+    return _merge(parts, names, refs, with_names=tr is not None, speeds=speeds)
+
+
+def _merge(
+    parts: list[Jobs],
+    names: tuple[str, ...],
+    refs: tuple[str, ...],
+    with_names: bool,
+    speeds: tuple[GpuSpeed, ...],
+) -> Jobs:
+    cols = {
+        c: np.concatenate([getattr(p, c) for p in parts])
+        for c in (
+            "arrival_h",
+            "gpus",
+            "work_ref_gpu_h",
+            "memory_gb",
+            "comm_share",
+            "job_class",
+            "reference_gpu",
+            "family",
+        )
+    }
+    order = np.lexsort((cols["job_class"], cols["arrival_h"]))  # by arrival, then class
+    ids = None
+    if with_names:
+        ids = np.concatenate(
+            [p.names if p.names is not None else np.full(len(p), "", dtype=object) for p in parts]
+        )[order]
+    return Jobs(
+        **{c: v[order] for c, v in cols.items()},
+        class_names=names,
+        reference_gpus=refs,
+        names=ids,
+        notes=tuple(n for p in parts for n in p.notes),
+        families=tuple(FAMILIES),
+        reference_speeds=speeds,
+    )

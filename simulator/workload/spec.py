@@ -1,0 +1,131 @@
+"""The workload section of a scenario: job classes drawn at random, and recorded traces."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from tco.simulator.core import defaults
+from tco.simulator.core.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
+from tco.simulator.workload.calibration import FAMILIES
+from tco.simulator.workload.traces import CsvColumns
+
+
+def _family(name: str) -> str:
+    if name not in FAMILIES:
+        raise ValueError(f"unknown workload family {name!r}; valid: {', '.join(FAMILIES)}")
+    return name
+
+
+Family = Annotated[str, AfterValidator(_family)]
+
+
+class SpeedOverrides(Strict):
+    """GPU speed scores (relative to an A100 SXM 40GB) that replace the calibrated ones, with
+    their source; e.g. the founding brief's V100 = 0.6 ("A100 shortens Transformer training by
+    40 %"), one workload where published benchmarks give 0.43-0.45."""
+
+    scores: dict[str, Annotated[float, Field(gt=0, le=100)]] = Field(min_length=1)
+    source: str = Field(min_length=1)
+
+
+class GpuChoice(Strict):
+    """GPUs per job drawn from ``choices`` with relative ``weights`` (equal when omitted)."""
+
+    choices: list[GpuCount] = Field(min_length=1)
+    weights: list[NonNeg] | None = None
+
+    @model_validator(mode="after")
+    def _same_length(self) -> GpuChoice:
+        if self.weights is not None:
+            if len(self.weights) != len(self.choices):
+                raise ValueError(
+                    f"weights has {len(self.weights)} entries but choices has {len(self.choices)}"
+                )
+            if sum(self.weights) <= 0:
+                raise ValueError("weights must not all be zero")
+        return self
+
+
+class Work(Strict):
+    """Work per job in GPU-hours on ``reference_gpu`` (total over the job's GPUs).
+
+    ``gpu_hours`` is the mean; ``distribution`` fixed, exponential or lognormal (``sigma`` is the
+    standard deviation of the logarithm).
+    """
+
+    reference_gpu: str
+    gpu_hours: Pos
+    distribution: Literal["fixed", "exponential", "lognormal"] = "exponential"
+    sigma: Annotated[float, Field(gt=0, le=10)] = 1.0
+
+
+class JobClass(Strict):
+    """One kind of training job and how often it arrives."""
+
+    name: Name
+    arrivals_per_month: NonNeg
+    growth_per_month: Growth = 0.0  # compounding, 0.02 = +2 %/month
+    # calendar month -> multiplier
+    seasonality: dict[Annotated[int, Field(ge=1, le=12)], NonNeg] = Field(default_factory=dict)
+    gpus: GpuCount | GpuChoice = 1
+    work: Work
+    memory_gb: NonNeg = 0.0  # per GPU
+    comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
+    workload_family: Family = "all"  # whose measured GPU speeds apply (simulator.calibration)
+
+
+class Trace(Strict):
+    """A recorded workload replayed on every option.
+
+    Durations were measured on ``source_gpu`` (in servers of ``source_gpus_per_node`` joined by
+    ``source_inter_node``); the speed model converts them for each option. ``file`` is relative to
+    the scenario file. Filters apply first, then the time window, then scaling, repetition and
+    growth.
+    """
+
+    file: str = Field(min_length=1)
+    format: Literal["csv", "sacct", "xdmod"] = "csv"
+    columns: CsvColumns = CsvColumns()
+    timestamps: bool = False  # CSV: submit is an ISO timestamp, not seconds
+    utc_offset_hours: Annotated[float, Field(ge=-14, le=14)] = 0.0  # of timestamps without one
+    source_gpu: str
+    source_gpus_per_node: GpuCount = 8
+    source_intra_node: str = "pcie4"
+    source_inter_node: str = defaults.REFERENCE_LINK
+    comm_share: Fraction = defaults.COMM_SHARE
+    memory_gb: NonNeg = 0.0
+    workload_family: Family = "all"
+    clusters: list[str] | None = None
+    status: list[str] | None = None
+    min_gpus: GpuCount | None = None
+    max_gpus: GpuCount | None = None
+    start_day: NonNeg | None = None  # window in days from the first (kept) submit
+    end_day: Pos | None = None
+    scale_arrivals: Pos = 1.0  # 2 = the same jobs arriving twice as fast
+    growth_per_month: Growth = 0.0
+    repeat: bool = False  # repeat the trace back to back to cover the horizon
+
+
+class Workload(Strict):
+    """The expected training work: job classes, a recorded trace, or both."""
+
+    job_classes: list[JobClass] = Field(default_factory=list)
+    trace: Trace | None = None
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Workload:
+        if not self.job_classes and self.trace is None:
+            raise ValueError("give job_classes, a trace, or both")
+        unique([c.name for c in self.job_classes], "job class")
+        return self
+
+
+def unique(names: list[str], what: str) -> None:
+    """Raise ValueError when two of ``names`` are equal (job classes, options)."""
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise ValueError(f"two {what}s are named {n!r}; names must be unique")
+        seen.add(n)

@@ -1,0 +1,72 @@
+"""Recorded workloads: job traces (CSV) and Slurm accounting (``sacct --parsable2``, Open XDMoD).
+
+Reading follows the Slurm rules (docs/MODEL.md, "Traces"): job steps (``123.batch``) are
+skipped, not added; GPUs are the ``gres/gpu`` count of AllocTRES (the untyped entry when both
+typed and untyped appear, never their sum; the GPU model from the typed name); jobs that never
+started or have not ended are skipped and counted; ``CANCELLED by N`` is a cancelled job that ran;
+compressed array records (``123_[1-3,5]``) become one job per index; ``Elapsed`` is
+``[DD-[HH:]]MM:SS``; timestamps are UTC unless the user gives their offset. A line that cannot
+be read is counted and reported with its number, never dropped silently and never fatal.
+
+The package holds one module per concern: ``fields`` (Slurm field parsers), ``records`` (the jobs
+read and the report of what was skipped), ``csv_trace`` and ``sacct`` (the formats), ``normalised``
+(tco's own CSV), ``stats`` (what a trace holds). Reading a trace is I/O at the edge: the rest of
+the simulator sees only :class:`TraceJobs`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.workload.traces.csv_trace import DEFAULT_COLUMNS, CsvColumns, read_csv
+from tco.simulator.workload.traces.fields import (
+    expand_array,
+    gpus_from_tres,
+    parse_elapsed,
+    parse_time,
+)
+from tco.simulator.workload.traces.normalised import write_normalised
+from tco.simulator.workload.traces.records import LoadReport, TraceJobs
+from tco.simulator.workload.traces.sacct import XDMOD_FIELDS, read_sacct
+from tco.simulator.workload.traces.stats import TraceStats, stats
+
+__all__ = [
+    "DEFAULT_COLUMNS",
+    "XDMOD_FIELDS",
+    "CsvColumns",
+    "LoadReport",
+    "TraceJobs",
+    "TraceStats",
+    "expand_array",
+    "gpus_from_tres",
+    "parse_elapsed",
+    "parse_time",
+    "read",
+    "read_csv",
+    "read_sacct",
+    "stats",
+    "write_normalised",
+]
+
+
+def read(
+    path: Path,
+    fmt: str,
+    columns: CsvColumns = DEFAULT_COLUMNS,
+    timestamps: bool = False,
+    utc_offset_hours: float = 0.0,
+    field_name: str = "workload.trace",
+    max_rows: int | None = None,
+) -> tuple[TraceJobs, LoadReport]:
+    """Read a trace in ``fmt`` (csv, sacct, xdmod). A file from which no job can be read is an
+    error in every format (``max_rows``: read only the first rows, to check a file quickly)."""
+    if not path.exists():
+        raise ScenarioError(str(path), f"{field_name}.file", "no such file")
+    if fmt == "csv":
+        jobs, report = read_csv(path, columns, timestamps, utc_offset_hours, field_name, max_rows)
+    else:
+        jobs, report = read_sacct(path, fmt, utc_offset_hours, field_name, max_rows=max_rows)
+    if len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count):
+        raise ScenarioError(str(path), field_name, f"no job to replay: {report.summary()}")
+    return jobs, report

@@ -1,0 +1,147 @@
+"""What reading a trace gives: the jobs as recorded, and a report of what was read and skipped."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.limits import MAX_GPUS_PER_JOB, MAX_JOB_HOURS, MAX_JOBS, MAX_TRACE_SPAN_DAYS
+
+MAX_REPORTED_LINES = 5
+
+
+@dataclass
+class LoadReport:
+    """What reading a trace found: jobs kept, rows skipped by reason, unreadable lines."""
+
+    file: str
+    rows: int = 0
+    jobs: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)  # first few (line, why)
+    bad_count: int = 0
+
+    def bad(self, line: int, why: str) -> None:
+        self.bad_count += 1
+        if len(self.bad_lines) < MAX_REPORTED_LINES:
+            self.bad_lines.append((line, why))
+
+    def summary(self) -> str:
+        """One sentence for people."""
+        parts = [f"{self.file}: {self.jobs:,} jobs from {self.rows:,} rows"]
+        if self.skipped:
+            parts.append(
+                "skipped " + ", ".join(f"{n:,} {why}" for why, n in sorted(self.skipped.items()))
+            )
+        if self.bad_count:
+            shown = "; ".join(f"line {n}: {why}" for n, why in self.bad_lines)
+            more = f" (first {len(self.bad_lines)}: {shown})"
+            parts.append(f"{self.bad_count:,} unreadable line(s){more}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class TraceJobs:
+    """Jobs as recorded: submit (seconds, UTC epoch or from the trace start), duration (s)."""
+
+    job_id: list[str]
+    submit_s: np.ndarray
+    duration_s: np.ndarray
+    gpus: np.ndarray
+    gpu_type: list[str]
+    status: list[str]
+    cluster: list[str]
+
+    def __len__(self) -> int:
+        return len(self.job_id)
+
+    def gpu_hours(self) -> float:
+        return float((self.duration_s * self.gpus).sum() / 3600.0)
+
+
+def check_values(gpus: int, duration_s: float) -> None:
+    """Raise ValueError (an unreadable line) for a GPU count or duration no job can have."""
+    if not math.isfinite(duration_s):
+        raise ValueError("duration is not a finite number")
+    if duration_s < 0 or gpus < 0:
+        raise ValueError("negative duration or GPU count")
+    if gpus > MAX_GPUS_PER_JOB.value():
+        raise ValueError(MAX_GPUS_PER_JOB.exceeded(f"{gpus:,} GPUs"))
+    if duration_s > MAX_JOB_HOURS.value() * 3600:
+        raise ValueError(MAX_JOB_HOURS.exceeded(f"a duration of {duration_s / 3600:,.0f} h"))
+
+
+def replayable(report: LoadReport, gpus: int, duration: float, keep_empty: bool) -> bool:
+    """Whether a job uses GPU time; jobs that do not are counted by reason (unless kept)."""
+    if keep_empty:
+        return True
+    if gpus == 0:
+        report.skipped["without GPUs"] += 1
+        return False
+    if duration <= 0:
+        report.skipped["of zero duration"] += 1
+        return False
+    return True
+
+
+@dataclass
+class RowCollector:
+    """Columns of the jobs kept so far, in file order; ``done`` sorts them by submit time.
+    ``file`` and ``field_name`` name the trace in the message when a limit is exceeded."""
+
+    file: str
+    field_name: str
+    job_id: list[str] = field(default_factory=list)
+    submit: list[float] = field(default_factory=list)
+    duration: list[float] = field(default_factory=list)
+    gpus: list[int] = field(default_factory=list)
+    gpu_type: list[str] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    cluster: list[str] = field(default_factory=list)
+
+    def add(
+        self,
+        job_id: str,
+        submit: float,
+        duration: float,
+        gpus: int,
+        gpu_type: str,
+        status: str,
+        cluster: str,
+    ) -> None:
+        self.reserve(1)
+        self.job_id.append(job_id)
+        self.submit.append(submit)
+        self.duration.append(duration)
+        self.gpus.append(gpus)
+        self.gpu_type.append(gpu_type)
+        self.status.append(status)
+        self.cluster.append(cluster)
+
+    def reserve(self, n: int) -> None:
+        """Refuse to hold more than the job limit (before an array record is expanded)."""
+        if len(self.job_id) + n > MAX_JOBS.value():
+            found = f"the trace holds more than {len(self.job_id) + n - 1:,} jobs"
+            raise ScenarioError(self.file, self.field_name, MAX_JOBS.exceeded(found))
+
+    def done(self) -> TraceJobs:
+        if self.submit:
+            span_days = (max(self.submit) - min(self.submit)) / 86400.0
+            if span_days > MAX_TRACE_SPAN_DAYS.value():
+                found = f"the trace's submit times span {span_days:,.0f} days"
+                raise ScenarioError(self.file, self.field_name, MAX_TRACE_SPAN_DAYS.exceeded(found))
+        order = np.argsort(np.asarray(self.submit, dtype=np.float64), kind="stable")
+        pick = order.tolist()
+        return TraceJobs(
+            [self.job_id[i] for i in pick],
+            np.asarray(self.submit, dtype=np.float64)[order],
+            np.asarray(self.duration, dtype=np.float64)[order],
+            np.asarray(self.gpus, dtype=np.int64)[order],
+            [self.gpu_type[i] for i in pick],
+            [self.status[i] for i in pick],
+            [self.cluster[i] for i in pick],
+        )

@@ -1,0 +1,1 @@
+"""References the model is checked against, written independently of it (a bare heapq loop)."""
