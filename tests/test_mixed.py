@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tco.pricing import hardware
-from tco.simulator.cluster.mixed import simulate_mixed
 from tco.simulator.cluster.queue_records import Group, QueueInput
+from tco.simulator.cluster.scheduler import simulate_queue as simulate_mixed
 from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, simulate

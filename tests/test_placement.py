@@ -255,7 +255,7 @@ def test_placed_backfill_that_skips_jobs_seen_before_starts_the_same(
         down = [(250.0, 1, 320.0), (900.0, 2, 990.0)]
         inp = replace(inp, requeue=ckpt, seed=3, server_outages=down)
     fast = simulate(inp)
-    monkeypatch.setattr(scheduler._Pool, "remember", False)
+    monkeypatch.setattr(scheduler.Cluster, "remember", False)
     slow = simulate(inp)
     assert np.sum(~np.isnan(fast)) > 100
     assert np.array_equal(fast, slow, equal_nan=True)

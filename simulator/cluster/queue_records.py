@@ -1,4 +1,4 @@
-"""What the scheduler (``simulator.scheduler``) takes and gives: the jobs, capacity and policy
+"""What the scheduler (``cluster.scheduler``) takes and gives: the jobs, capacity and policy
 of one queue; start times and what failures, fragmentation and a cutover did to the jobs."""
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ class QueueInput:
     server_outages: list[tuple[float, int, float]] = field(default_factory=list)
     # Every server replaced by a successor generation at one instant (owned ``refresh:``).
     cutover: Cutover | None = None
-    # Servers of other models beside these (simulator/mixed.py): placement on servers, FIFO or
-    # backfill, no failures; ``hold_h`` is then the hold on the queue's own servers (inf: none).
+    # Servers of other models beside these (a mixed cluster): placement on servers, each job on
+    # one model; ``hold_h`` is then the hold on the queue's own servers (inf: none).
     groups: list[Group] = field(default_factory=list)
 
 
@@ -79,9 +79,6 @@ class Group:
     server_outages: list[tuple[float, int, float]] = field(default_factory=list)
 
 
-SERVER_DOWN, SERVER_UP = -(1 << 40), 1 << 40  # capacity changes that are a whole server's
-
-
 @dataclass(frozen=True)
 class Queued:
     """What the queue did: start time (h) of every job and when a job gave up waiting (NaN
@@ -105,18 +102,3 @@ class Requeued:
     interruptions: np.ndarray
     lost_gpu_h: np.ndarray
     gaps: list[tuple[int, float, float]]
-
-
-def capacity_events(
-    capacity: list[tuple[float, int]],
-    changes: list[tuple[float, int, int]],
-    outages: list[tuple[float, int, float]],
-) -> list[tuple[float, int, int]]:
-    """Capacity events in time order, (time h, units or SERVER_DOWN/UP, server; -1: no one
-    server), units at time 0 excepted (they are there from the start)."""
-    return sorted(
-        [(t, u, -1) for t, u in capacity if t > 0]
-        + [(t, u, srv) for t, srv, u in changes]
-        + [(t, SERVER_DOWN, srv) for t, srv, _ in outages]
-        + [(t, SERVER_UP, srv) for _, srv, t in outages]
-    )

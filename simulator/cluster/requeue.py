@@ -37,10 +37,24 @@ class Requeue:
     lost_gpu_h: dict[int, float] = field(default_factory=dict)
     gaps: list[tuple[int, float, float]] = field(default_factory=list)
     base: list[float] = field(default_factory=list)  # each job's whole run where it would run
+    # Several groups (server models): the group each job's work left is counted in, and every
+    # group's holds, to rescale the work when it restarts on another (None: one group).
+    basis: list[int] | None = None
+    holds: list[list[float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.restart = [0.0] * len(self.work_left)
         self.base = list(self.work_left)
+
+    def on(self, job: int, group: int) -> None:
+        """The job (re)starts on ``group``: its work left, counted in hours of the group it
+        last ran on, rescaled by the two groups' run times."""
+        if self.basis is None:
+            return
+        b = self.basis[job]
+        if b != group:
+            self.work_left[job] *= self.holds[group][job] / self.holds[b][job]
+            self.basis[job] = group
 
     def hold_h(self, job: int, now: float) -> float:
         """The job (re)starts now: how long it will hold its GPUs, if nothing fails."""

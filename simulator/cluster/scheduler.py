@@ -1,106 +1,103 @@
-"""Gang scheduling of jobs on a pool of fixed capacity, as a SimPy model.
+"""Gang scheduling of jobs on an owned cluster, as one SimPy model.
 
-Actors: an *arrivals* process (jobs join the queue when they arrive, not before), a *deliveries*
-process (capacity grows when servers arrive), and a *scheduler* that starts jobs. A job needs all
-its units (GPUs, or cloud instances under a quota) at once. Policies:
+The cluster is a list of *groups*: the servers of one model each (or one pool of GPUs). A plain
+cluster is one group; a refresh's cutover retires group 0 at one instant and starts its
+successor, group 1, then; a cluster of mixed generations is several groups at once. How a group
+holds a job is its *placement* (``cluster.groups``): a pool, where a job's GPUs may be anywhere,
+or servers, where a job sits inside one server when it fits there (first fit) and failures stop
+the jobs under them.
+
+Actors: an *arrivals* chain (jobs join the queue when they arrive, not before), a *capacity*
+process (deliveries, failures and repairs in time, ``cluster.capacity``), and a *scheduler*
+pass that starts jobs. A job needs all its GPUs at once, on one group. Policies:
 
 - ``fifo``: strict first-come first-served; the head of the queue blocks the jobs behind it.
-- ``backfill``: EASY backfill. The head gets a reservation at the earliest time enough units will
-  be free (the *shadow time*); a later job may start now if it fits and either ends before the
-  shadow time or uses only units the head will not need. At most ``depth`` queued jobs are looked
-  at per pass (Slurm's ``bf_max_job_test``). Run times are known exactly (perfect estimates).
+  The head starts on the newest group that holds it now (mixed generations: usually the
+  fastest GPUs), at that group's speed.
+- ``backfill``: EASY backfill. The head gets a reservation at the earliest instant some group
+  could hold it (the *shadow time*: running jobs' releases and capacity changes applied in time
+  order); a later job may start now if it fits and ends before the shadow time or, on a pool,
+  uses only units the head will not need then (the second rule needs the head's future
+  placement on servers, so there the backfill is the more cautious one). At most ``depth``
+  queued jobs are looked at per pass (Slurm's ``bf_max_job_test``). Run times are known
+  exactly (perfect estimates).
 
-A *cutover* (an owned cluster's refresh, ``queue_records.Cutover``) replaces every server at one
-instant: running jobs end on the retired servers, later starts use the successor and its run
-times, and backfill's shadow time looks ahead to it.
+A job may give up waiting after its patience (a hybrid bursts it), and on servers a failure
+under a running job stops it and queues it again at its place by arrival (``requeue``).
 
-Tie-break: at any instant, every completion, arrival and delivery due then is processed first,
-then one scheduling pass runs. Nothing wakes up periodically: the only events are arrivals (one per
-distinct arrival time), completions (one per job) and deliveries, and the model records only start
-times; usage over time is rebuilt afterwards from the intervals (``simulator.usage``).
+Tie-break: at any instant, every completion, arrival and capacity change due then is processed
+first, then one scheduling pass runs. Nothing wakes up periodically: the only events are
+arrivals (one per distinct arrival time), completions (one per start) and capacity changes, and
+the model records only start times; usage over time is rebuilt afterwards from the intervals
+(``costs.usage``).
 """
 
 from __future__ import annotations
 
 import bisect
-import heapq
 from collections import deque
 from math import inf
-from typing import TypeVar
 
 import numpy as np
 import simpy
 
-from tco.simulator.cluster.placement import Allocation, Servers
-from tco.simulator.cluster.queue_records import (
-    SERVER_DOWN,
-    SERVER_UP,
-    Cutover,
-    Queued,
-    QueueInput,
-    Requeued,
-    capacity_events,
-)
+from tco.simulator.cluster import capacity
+from tco.simulator.cluster.capacity import Delivery, Event, GpuChange, ServerDown, ServerUp
+from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup, changes
+from tco.simulator.cluster.placement import Allocation
+from tco.simulator.cluster.queue_records import Cutover, Queued, QueueInput, Requeued
 from tco.simulator.cluster.requeue import Requeue, back_in_line, requeued
+from tco.simulator.cluster.setup import events_of, groups_of, requeue_of
 
-P = TypeVar("P", bound="_Pool")
-
-__all__ = ["SERVER_DOWN", "SERVER_UP", "Cutover", "QueueInput", "Queued", "Requeued"]
+__all__ = ["Cluster", "Cutover", "QueueInput", "Queued", "Requeued", "simulate", "simulate_queue"]
 
 
-class _Pool:
-    """One run of the model: the SimPy environment, the free units, the queue and (for backfill)
+class Cluster:
+    """One run of the model: the SimPy environment, the groups, the queue and (for backfill)
     the running jobs ordered by end time."""
 
-    remember = True  # placed backfill skips jobs seen before (tests turn it off: same starts)
+    remember = True  # backfill skips jobs seen before when only arrivals came (tests: same starts)
 
     def __init__(self, inp: QueueInput) -> None:
         self.env = simpy.Environment()
         self.inp = inp
-        self.start = np.full(len(inp.arrival_h), np.nan)
+        n = len(inp.arrival_h)
+        self.start = np.full(n, np.nan)
         self.arrival = inp.arrival_h.tolist()  # Python floats: faster to index than numpy's
         self.units = inp.units.tolist()
-        self.hold = inp.hold_h.tolist()
-        self.free = sum(u for t, u in inp.capacity if t <= 0)
-        # (time, units, server): server -1 adds units (new servers when placed on servers).
-        self.future_capacity = capacity_events(inp.capacity, inp.server_changes, inp.server_outages)
-        cut = inp.cutover
-        if cut is not None:  # the old servers' events end there; the successor's follow
-            self.future_capacity = [e for e in self.future_capacity if e[0] < cut.at_h] + [
-                e
-                for e in capacity_events(cut.changes, cut.server_changes, cut.server_outages)
-                if e[0] >= cut.at_h
-            ]
-        self.servers: Servers | None = None
+        self.groups: list[Group] = groups_of(inp)
+        self.active = [g for g in self.groups if g.from_h <= 0]  # the newest last
+        self.newest_first = self.active[::-1]
+        self.fragments = any(g.counts_fragments for g in self.groups)  # servers: notes
+        self.future: list[Event] = events_of(inp)
+        self.next_event = 0  # future[next_event:] are still to come
+        self.where = [-1] * n  # the group each job ran on last
         self.alloc: dict[int, Allocation] = {}
-        if inp.server_gpus:
-            self.servers = Servers(inp.server_gpus)
-            self.servers.add_servers(self.free)
         self.requeue: Requeue | None = None
         self.finish_ev: dict[int, simpy.Event] = {}
-        self.end = np.full(len(inp.arrival_h), np.nan)
-        if inp.requeue is not None and self.servers is not None:
-            rng = np.random.default_rng(inp.seed)
-            self.requeue = Requeue(inp.requeue, inp.hold_h.tolist(), rng)
+        self.end = np.full(n, np.nan)
+        if inp.requeue is not None and isinstance(self.groups[0], ServerGroup):
+            self.requeue = requeue_of(inp, self.groups)
         self.queue: deque[int] = deque()
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
-        # earliest end and stopping as soon as enough units are released.
+        # earliest end and stopping as soon as the head fits.
         self.running: list[tuple[float, int, int]] = []
         self.ends: dict[int, float] = {}
         self.pass_pending = False
-        self.scanned = 0  # placed backfill: jobs none of which can start (0: look at all)
-        self.head_shadow: float | None = None  # the head's shadow time, while nothing changes
-        self.left = np.full(len(inp.arrival_h), np.nan)  # when a job gave up waiting
-        self.cut_h = inf if inp.cutover is None else inp.cutover.at_h
-        # Fragmentation and servers down whole on the servers the cutover retired.
-        self.retired_stranded_gpu_h = self.retired_down_gpu_h = 0.0
+        self.scanned = 0  # backfill: queued jobs none of which can start (0: look at all)
+        self.head_shadow: tuple[float, int] | None = None  # the head's, while nothing changes
+        self.left = np.full(n, np.nan)  # when a job gave up waiting
+        cut = inp.cutover
+        self.cut_h = inf if cut is None else cut.at_h
         if cut is not None and cut.at_h < inp.horizon_h:  # created first: it runs before any
             self.env.timeout(cut.at_h).callbacks.append(self.cutover)  # pass at at_h
         self.patience: list[float] | None = None
         if inp.patience_h is not None:
             each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
             self.patience = each.tolist()
+
+    # ------------------------------------------------------------------ state changes
 
     def changed(self) -> None:
         """Something besides an arrival happened: the next pass looks at every job again."""
@@ -127,34 +124,40 @@ class _Pool:
         job = self.ended(ev)
         if job is None:
             return
-        if self.cut_h <= self.env.now and self.start[job] < self.cut_h and job not in self.alloc:
-            return  # it ran on a retired server: its GPUs are gone with the server
-        self.changed()
-        self.free += self.units[job]
-        if self.servers is not None:
-            self.servers.release(self.alloc.pop(job))
+        group = self.groups[self.where[job]]
+        if group.until_h <= self.env.now:
+            return  # it ran on a retired group: its GPUs are gone with its servers
+        self.scanned, self.head_shadow = 0, None  # changed()
+        group.release(self.alloc.pop(job), self.units[job])
         if self.backfill:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
         if self.queue:  # with nobody waiting a pass would start nothing: no event for it
             self.wake()
 
-    def start_job(self, job: int, alloc: Allocation | None = None) -> None:
-        now = self.env.now
-        if self.requeue is None:  # the hot path: one start per job
-            hold = self.hold[job]
+    def off(self, job: int, group: Group) -> None:
+        """The job gives its GPUs back (it ended, or a failure stopped it)."""
+        group.release(self.alloc.pop(job), self.units[job])
+        if self.backfill:
+            entry = (self.ends.pop(job), self.units[job], job)
+            del self.running[bisect.bisect_left(self.running, entry)]
+
+    def start_job(self, job: int, group: Group, alloc: Allocation) -> None:
+        now, rq = self.env.now, self.requeue
+        if rq is None:  # the hot path: one start per job
+            hold = group.hold[job]
             self.start[job] = now
         else:
-            hold = self.requeue.hold_h(job, now)
+            rq.on(job, group.index)
+            hold = rq.hold_h(job, now)
             if np.isnan(self.start[job]):  # queued again: it keeps its first start (its wait)
                 self.start[job] = now
-        self.free -= self.units[job]
-        if self.servers is not None and alloc is not None:
-            self.servers.take(alloc)
-            self.alloc[job] = alloc
+        self.where[job] = group.index
+        group.take(alloc, self.units[job])
+        self.alloc[job] = alloc
         done = self.env.timeout(hold, value=job)
         done.callbacks.append(self.on_finish)
-        if self.requeue is not None:
+        if rq is not None:
             self.finish_ev[job] = done
             self.end[job] = now + hold
         if self.backfill:
@@ -162,24 +165,26 @@ class _Pool:
             self.ends[job] = end
             bisect.insort(self.running, (end, self.units[job], job))
 
-    def schedule_pass(self, _: simpy.Event) -> None:
-        self.pass_pending = False
-        q = self.queue
-        if self.servers is not None:
-            self.placed_pass()
-            return
-        while q and self.units[q[0]] <= self.free:
-            self.start_job(q.popleft())
-        if self.backfill and len(q) > 1 and self.free > 0:
-            self.backfill_pass()  # with no unit free nothing can start: skip the shadow time
+    def stop_job(self, job: int) -> None:
+        """A running job stops (a failure under it) and queues again at its place by arrival."""
+        rq = self.requeue
+        assert rq is not None
+        self.off(job, self.groups[self.where[job]])
+        del self.finish_ev[job]
+        rq.stop(job, self.env.now, self.units[job])
+        self.changed()
+        back_in_line(self.queue, job)
+        self.wake()
 
     def cutover(self, _: simpy.Event) -> None:
-        """Every server retires and the successor's take their place (see ``Cutover``)."""
+        """Group 0 retires and its successor, group 1, takes its place (see ``Cutover``)."""
         cut = self.inp.cutover
         assert cut is not None
         self.changed()
-        self.hold = cut.hold_h.tolist()
-        self.free = cut.gpus
+        old, new = self.groups
+        old.retire(self.env.now)
+        new.deliver(cut.gpus)
+        self.active = self.newest_first = [new]
         # A job larger than the successor never starts now; with patience it leaves (bursts).
         kept = deque(j for j in self.queue if self.units[j] <= cut.gpus)
         if len(kept) < len(self.queue) and self.patience is not None:
@@ -189,132 +194,144 @@ class _Pool:
         self.running.clear()  # what runs now ends on retired servers: it frees nothing
         self.ends.clear()
         if self.requeue is not None:  # jobs not running now will run on the successor
-            self.requeue.to_successor(self.hold, set(self.finish_ev))
-        if self.servers is not None:
-            self.retired_stranded_gpu_h = self.servers.close(self.env.now)
-            self.retired_down_gpu_h = self.servers.down_gpu_h
-            self.servers = Servers(cut.server_gpus)
-            self.servers.add_servers(cut.gpus)
-            self.alloc.clear()
+            self.requeue.to_successor(new.hold, set(self.finish_ev))
+        self.alloc.clear()
         if self.queue:
             self.wake()
 
-    def after_cutover(self, need: int) -> float:
-        """A shadow time that only the successor brings: its instant if it holds ``need``."""
-        cut = self.inp.cutover
-        if cut is None or self.env.now >= cut.at_h or need > cut.gpus:
-            return inf
-        return cut.at_h
+    # ------------------------------------------------------------------ the scheduling pass
 
-    def placed_pass(self) -> None:
-        """The pass on servers: the head starts where it fits (first fit); with backfill, a
-        later job starts if it fits now and ends before the head's shadow time (the pool's
-        second rule, units the head will not need, is not applied: on servers it would need
-        the head's future placement, so this backfill is the more cautious one)."""
-        q, srv = self.queue, self.servers
-        assert srv is not None
-        while q:
-            need = self.units[q[0]]
-            alloc = srv.place(need) if need <= srv.free_gpus() else None  # no scan when short
-            if alloc is None:
-                break
-            self.start_job(q.popleft(), alloc)
+    def place_any(self, job: int) -> tuple[Group, Allocation] | None:
+        """Where ``job`` starts now: the newest active group that holds it, or None."""
+        need = self.units[job]
+        for group in self.newest_first:
+            alloc = group.place_now(job, need)
+            if alloc is not None:
+                return group, alloc
+        return None
+
+    def place_around(
+        self, job: int, shadow: float, extra: int
+    ) -> tuple[Group, Allocation, bool] | None:
+        """Where a later ``job`` may start now without delaying the head: the newest active
+        group that holds it decides (it must end before ``shadow`` there, or, on a pool, use
+        only the ``extra`` units); and whether it ends in time. The last group to try is not
+        searched when the job could not start there anyway (placing is the costly part)."""
+        need, now = self.units[job], self.env.now
+        last = len(self.newest_first) - 1
+        for i, group in enumerate(self.newest_first):
+            in_time = now + group.hold[job] <= shadow
+            usable = in_time or need <= extra
+            if not usable and i == last:
+                return None
+            alloc = group.place_now(job, need)
+            if alloc is not None:
+                return (group, alloc, in_time) if usable else None
+        return None
+
+    def schedule_pass(self, _: simpy.Event) -> None:
+        self.pass_pending = False
+        q, units = self.queue, self.units
+        if len(self.newest_first) == 1:  # one group (most clusters): the head loop inline
+            only = self.newest_first[0]
+            while q and (alloc := only.place_now(q[0], units[q[0]])) is not None:
+                self.start_job(q.popleft(), only, alloc)
+        else:
+            while q and (found := self.place_any(q[0])) is not None:
+                self.start_job(q.popleft(), *found)
+        if not self.backfill and not self.fragments:
+            return  # FIFO on a pool: nothing more to do in a pass
         # After arrivals alone the jobs looked at before still cannot start (nothing freed, the
         # head's shadow time the same, the clock later): only the new ones are looked at.
         first, seen = max(1, self.scanned * self.remember), len(q)  # seen: none can start
-        if self.backfill and first < min(len(q), self.inp.depth) and srv.total_free > 0:
-            now = self.env.now
-            if self.head_shadow is None or not self.remember:
-                self.head_shadow = self.placed_shadow(self.units[q[0]])
-            shadow = self.head_shadow
-            started = []
-            room = srv.room()  # a job no server could hold is not looked for (a long queue)
-            for pos in range(first, min(len(q), self.inp.depth)):
-                job, need = q[pos], self.units[q[pos]]
-                if now + self.hold[job] > shadow or not srv.may_hold(need, room):
-                    continue
-                alloc = srv.place(need)
-                if alloc is not None:
-                    started.append(pos)
-                    self.start_job(job, alloc)
-                    room = srv.room()
-            for pos in reversed(started):
-                del q[pos]
-            seen = min(len(q) + len(started), self.inp.depth) - len(started)  # (not beyond)
+        if self.backfill and first < min(len(q), self.inp.depth) and self.any_free():
+            seen = self.backfill_pass(first)
         self.note_head(q[0] if q else None)
         self.scanned = seen
 
-    def note_head(self, head: int | None) -> None:
-        """After a pass: the head that could not start (None: nobody waits), for fragmentation."""
-        if self.servers is not None:
-            self.servers.note(self.env.now, None if head is None else self.units[head])
+    def any_free(self) -> bool:
+        return any(g.any_free() for g in self.active)
 
-    def placed_shadow(self, need: int) -> float:
-        """When the head could first be placed, releasing running jobs' GPUs and applying
-        capacity changes in time order."""
-        srv = self.servers
-        assert srv is not None
-        free = list(srv.free)
-        changes = heapq.merge(
-            ((t, 0, job) for t, _, job in self.running),
-            ((t, 1, i) for i, (t, _, _) in enumerate(self.future_capacity)),
-        )
-        small = need <= srv.size  # then only a server a change touched can newly hold it
-        for t, what, i in changes:
-            if t >= self.cut_h > self.env.now:
-                break  # what ends on retired servers frees nothing after the cutover
-            if what == 0:
-                touched = [s for s, _ in self.alloc[i]]
-                for s, n in self.alloc[i]:
-                    free[s] += n
-            else:
-                _, u, s = self.future_capacity[i]
-                touched = [s]
-                if s < 0:
-                    touched = list(range(len(free), len(free) + u // srv.size))
-                    free.extend([srv.size] * (u // srv.size))
-                else:
-                    look_ahead(srv, free, s, u)
-            if any(free[s] >= need for s in touched) if small else srv.place(need, free):
-                return t
-        return self.after_cutover(need)
-
-    def shadow(self, need: int) -> tuple[float, int]:
-        """When the head's ``need`` units will be free (releases in time order), and how many
-        units beyond its need are free then."""
-        avail = self.free
-        releases = heapq.merge(
-            ((t, u) for t, u, _ in self.running), ((t, u) for t, u, _ in self.future_capacity)
-        )
-        for t, u in releases:
-            if t >= self.cut_h > self.env.now:
-                break
-            avail += u
-            if avail >= need:
-                return t, avail - need
-        at, cut = self.after_cutover(need), self.inp.cutover
-        return at, (cut.gpus - need if cut is not None and at < inf else 0)
-
-    def backfill_pass(self) -> None:
+    def backfill_pass(self, first: int) -> int:
+        """Later jobs started around the head's reservation; how many of the jobs looked at
+        (from the front, up to ``depth``) still cannot start."""
         q = self.queue
-        now = self.env.now
-        shadow, extra = self.shadow(self.units[q[0]])
-        started = []
-        for pos in range(1, min(len(q), self.inp.depth)):
+        if self.head_shadow is None or not self.remember:
+            self.head_shadow = self.shadow(q[0])
+        shadow, extra = self.head_shadow
+        started: list[int] = []
+        for group in self.active:
+            group.look_for_room()
+        now, units = self.env.now, self.units
+        only = self.newest_first[0] if len(self.newest_first) == 1 else None
+        for pos in range(first, min(len(q), self.inp.depth)):
             job = q[pos]
-            need = self.units[job]
-            if need > self.free:
-                continue
-            ends_in_time = now + self.hold[job] <= shadow
-            if ends_in_time or need <= extra:
-                if not ends_in_time:
-                    extra -= need
-                started.append(pos)
-                self.start_job(job)
-                if self.free == 0:
-                    break
+            if only is not None:  # one group (most clusters): the cheap test first, inline
+                ends_in_time = now + only.hold[job] <= shadow
+                if not ends_in_time and units[job] > extra:
+                    continue
+                alloc = only.place_now(job, units[job])
+                if alloc is None:
+                    continue
+                group = only
+            else:
+                found = self.place_around(job, shadow, extra)
+                if found is None:
+                    continue
+                group, alloc, ends_in_time = found
+            if not ends_in_time:
+                extra -= units[job]
+            started.append(pos)
+            self.start_job(job, group, alloc)
+            group.look_for_room()
+            if not self.any_free():
+                break
         for pos in reversed(started):
             del q[pos]
+        for group in self.active:
+            group.end_of_pass()
+        # Jobs started around the head end before its shadow time, which stands; a pool's
+        # units spare then are found anew (a start may have taken some).
+        if started and not all(g.keeps_shadow for g in self.active):
+            self.head_shadow = None
+        return min(len(q) + len(started), self.inp.depth) - len(started)  # (not beyond)
+
+    def note_head(self, head: int | None) -> None:
+        """After a pass: the head that could not start (None: nobody waits), for each group's
+        GPUs idle by fragmentation."""
+        for group in self.active:
+            group.note(self.env.now, head, None if head is None else self.units[head])
+
+    def shadow(self, head: int) -> tuple[float, int]:
+        """The first instant some group could hold the head, releasing running jobs' GPUs and
+        applying capacity changes in time order (those after a cutover are the successor's);
+        and on a pool how many units beyond its need are free then."""
+        need = self.units[head]
+        looks = [g.look_ahead() for g in self.groups]
+        # Only the group a change touches can newly hold the head (none could now): the
+        # groups it may run on, by index.
+        able = {g.index for g in self.active if g.hold[head] < inf}
+        for t, _, _, job, event in changes(self.groups, self.running, self.future, self.next_event):
+            if t >= self.cut_h > self.env.now:
+                break  # what ends on retired servers frees nothing after the cutover
+            if event is None:
+                g = self.where[job]
+                holds = looks[g].release(self.alloc[job], self.units[job], need)
+            else:
+                g = event.group
+                holds = looks[g].apply(event, need)
+            if holds and g in able:
+                return t, looks[g].spare(need)
+        return self.after_cutover(need)
+
+    def after_cutover(self, need: int) -> tuple[float, int]:
+        """A shadow time that only the successor brings: its instant if it holds ``need``."""
+        cut = self.inp.cutover
+        if cut is None or self.env.now >= cut.at_h or need > cut.gpus:
+            return inf, 0
+        return cut.at_h, self.groups[1].spare_with(cut.gpus, need)
+
+    # ------------------------------------------------------------------ arrivals and capacity
 
     def start_arrivals(self) -> None:
         """Arrivals as a chain of timeouts, one per distinct arrival time (the same events, in
@@ -359,53 +376,42 @@ class _Pool:
             else:
                 self.note_head(None)  # nobody waits: nothing is stranded
 
-    def server_event(self, srv: Servers, s: int, u: int, alloc: dict[int, Allocation]) -> int:
-        """A failure or repair of ``srv``'s server ``s`` (a GPU, or the server whole; ``alloc``:
-        the jobs on ``srv``): the jobs under it stop and queue again; the change in free GPUs."""
-        now = self.env.now
-        if u == SERVER_DOWN:
-            for job in [j for j, a in alloc.items() if any(x == s for x, _ in a)]:
-                self.stop_job(job)
-            return -srv.server_down(s, now)
-        if u == SERVER_UP:
-            return srv.server_up(s, now)
-        if self.requeue is not None and u < 0 and s not in srv.down:  # a GPU under a job?
-            hit = self.requeue.victim(s, srv.free[s], srv.size - srv.out[s], alloc)
-            if hit is not None:
-                self.stop_job(hit)
-        return srv.change(s, u, now)
-
-    def stop_job(self, job: int) -> None:
-        """A running job stops (a failure under it) and queues again at its place by arrival."""
-        srv, rq = self.servers, self.requeue
-        assert srv is not None and rq is not None
-        now = self.env.now
-        srv.release(self.alloc.pop(job))
-        self.free += self.units[job]
-        del self.finish_ev[job]
-        if self.backfill:
-            entry = (self.ends.pop(job), self.units[job], job)
-            del self.running[bisect.bisect_left(self.running, entry)]
-        rq.stop(job, now, self.units[job])
-        self.changed()
-        back_in_line(self.queue, job)
-        self.wake()
-
-    def deliveries(self) -> simpy.events.ProcessGenerator:
-        for t, u, s in list(self.future_capacity):
-            yield self.env.timeout(t - self.env.now)
+    def capacity_changes(self) -> simpy.events.ProcessGenerator:
+        for i, e in enumerate(list(self.future)):
+            yield self.env.timeout(e.at_h - self.env.now)
             self.changed()
-            srv = self.servers
-            if srv is None:
-                self.free += u
-            elif s < 0:
-                self.free += u
-                srv.add_servers(u)
-            else:
-                self.free += self.server_event(srv, s, u, self.alloc)
-            self.future_capacity.remove((t, u, s))
+            self.apply(e)
+            self.next_event = i + 1
             if self.queue:
                 self.wake()
+
+    def apply(self, e: Event) -> None:
+        """A delivery, or a failure or repair of a GPU or a whole server: the jobs under a
+        failure stop and queue again (on servers)."""
+        group = self.groups[e.group]
+        if isinstance(e, Delivery):
+            group.deliver(e.gpus)
+            return
+        assert isinstance(group, ServerGroup) or isinstance(e, GpuChange)
+        now = self.env.now
+        if isinstance(group, PoolGroup):
+            group.deliver(capacity.units(e))  # a pool's change of units (a failure: < 0)
+        elif isinstance(e, ServerDown):
+            for job in group.jobs_on(e.server, self.alloc, self.where):
+                self.stop_job(job)
+            group.srv.server_down(e.server, now)
+        elif isinstance(e, ServerUp):
+            group.srv.server_up(e.server, now)
+        else:
+            srv = group.srv
+            if self.requeue is not None and e.gpus < 0 and e.server not in srv.down:
+                ours = group.allocations(self.alloc, self.where)
+                hit = self.requeue.victim(
+                    e.server, srv.free[e.server], srv.size - srv.out[e.server], ours
+                )
+                if hit is not None:
+                    self.stop_job(hit)
+            srv.change(e.server, e.gpus, now)
 
 
 def simulate(inp: QueueInput) -> np.ndarray:
@@ -414,34 +420,18 @@ def simulate(inp: QueueInput) -> np.ndarray:
 
 
 def simulate_queue(inp: QueueInput) -> Queued:
-    """Start time (h) of every job, when a job gave up waiting (``inp.patience_h``), and on
-    servers the GPU-hours idle by fragmentation."""
-    pool = _run(_Pool(inp), inp.horizon_h)
-    srv = pool.servers
-    stranded = srv.close(inp.horizon_h) + pool.retired_stranded_gpu_h if srv is not None else 0.0
-    down = srv.down_gpu_h + pool.retired_down_gpu_h if srv is not None else 0.0
+    """What the queue did: start times, when a job gave up waiting (``inp.patience_h``), where
+    each job ran (with several groups), on servers the GPU-hours idle by fragmentation and
+    down whole, and what failures did to the jobs."""
+    c = Cluster(inp)
+    c.start_arrivals()
+    if c.future:
+        c.env.process(c.capacity_changes())
+    c.env.run(until=inp.horizon_h)
+    stranded = sum(g.close(inp.horizon_h) for g in c.groups)
+    down = sum(g.down_gpu_h() for g in c.groups)
+    done = requeued(c.requeue, c.end, inp.horizon_h)
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
-    new = None if inp.cutover is None else pool.start >= inp.cutover.at_h
-    return Queued(
-        pool.start, pool.left, stranded, requeued(pool.requeue, pool.end, inp.horizon_h), down, new
-    )
-
-
-def _run(pool: P, horizon_h: float) -> P:
-    """Run one model to the horizon: arrivals as they come, deliveries and changes in time."""
-    pool.start_arrivals()
-    if pool.future_capacity:
-        pool.env.process(pool.deliveries())
-    pool.env.run(until=horizon_h)
-    return pool
-
-
-def look_ahead(srv: Servers, free: list[int], s: int, u: int) -> None:
-    """A failure or repair of ``srv``'s server ``s`` applied to ``free``, a copy of its free
-    GPUs for looking ahead (a server down holds nothing until it is back)."""
-    if u == SERVER_DOWN:
-        free[s] = -srv.size
-    elif u == SERVER_UP:
-        free[s] = srv.size - srv.out[s]
-    else:
-        free[s] += u
+    new = None if inp.cutover is None else c.start >= inp.cutover.at_h
+    group = np.asarray(c.where, np.int64) if inp.groups else None
+    return Queued(c.start, c.left, stranded, done, down, new, group=group)

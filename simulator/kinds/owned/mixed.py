@@ -12,8 +12,8 @@ import numpy as np
 
 from tco.simulator.cluster.failures import Failures, outages, server_outages
 from tco.simulator.cluster.interruptions import Checkpointing
-from tco.simulator.cluster.mixed import simulate_mixed
 from tco.simulator.cluster.queue_records import Group, QueueInput
+from tco.simulator.cluster.scheduler import simulate_queue
 from tco.simulator.kinds.owned.parts import Delivery
 from tco.simulator.kinds.owned.queue import Queueing
 from tco.simulator.kinds.runs import Gaps, JobRuns, feasibility
@@ -53,7 +53,7 @@ def queue(
             groups=groups, requeue=brk.checkpoints,
             seed=int(rng.integers(2**63)) if brk.checkpoints is not None else 0,
         )  # fmt: skip
-        q = simulate_mixed(inp)
+        q = simulate_queue(inp)
         start[idx], left[idx], stranded = q.start_h, q.left_h, q.stranded_gpu_h
         assert q.group is not None
         where[idx] = q.group
