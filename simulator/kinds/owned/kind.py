@@ -28,7 +28,6 @@ from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.costs.financing import Financing, financing_quotes
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned import generations
-from tco.simulator.kinds.owned import mixed as owned_mixed
 from tco.simulator.kinds.owned import queue as owned_queue
 from tco.simulator.kinds.owned.costs import owned_ledger
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
@@ -346,15 +345,10 @@ class OwnedKind(Kind[Owned, OwnedPlan]):
         (NaN: it did not; a hybrid option bursts those to the cloud)."""
         if patience_h is not None:  # one figure per job
             patience_h = np.broadcast_to(np.asarray(patience_h, np.float64), (len(jobs),))
-        if plan.mix:
-            hws = [plan.hardware, *(g.hardware for g in plan.mix)]
-            return owned_mixed.queue(
-                jobs, plan.option, hws, plan.deliveries, horizon_h, rng, patience_h
-            )
+        hws = [plan.hardware, *(g.hardware for g in plan.mix)]
         return owned_queue.queue(
-            jobs, plan.option, plan.hardware, plan.deliveries, horizon_h, rng, patience_h,
-            plan.successor,
-        )  # fmt: skip
+            jobs, plan.option, hws, plan.deliveries, horizon_h, rng, patience_h, plan.successor
+        )
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)
