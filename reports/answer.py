@@ -104,7 +104,7 @@ def resizes(result: Result) -> list[str]:
         cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
         out.append(
             f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
-            f"{z.option} with {_size(z)} at {usd(z.cash_usd, cur)} (p95 wait"
+            f"{z.option} with {_size(result, z)} at {usd(z.cash_usd, cur)} (p95 wait"
             f" {z.p95_wait_h:,.1f} h, on the same jobs)."
         )
     return out
@@ -115,10 +115,10 @@ def recommendation(result: Result) -> list[str]:
     return [headline(result), *caveats(result), *resizes(result)]
 
 
-def _size(z: Resize) -> str:
-    if z.knob == "servers":
-        return f"{z.servers} servers"
-    return f"{z.servers} more server{'s' if z.servers != 1 else ''} in every tranche"
+def _size(result: Result, z: Resize) -> str:
+    """A resized option's size in its kind's words."""
+    spec = result.scenario.option(z.option)
+    return registry.of(spec).size_words(z.knob, z.servers if z.servers is not None else 0)
 
 
 def cheapest(result: Result) -> list[str]:
@@ -176,22 +176,17 @@ def _break_evens(result: Result) -> list[str]:
     return out
 
 
-SALES = ("resale", "refresh_sale")  # servers sold at the horizon, and at a refresh
-
-
 def resale(result: Result) -> list[str]:
     """How much of an owner's standing rests on selling the servers at the horizon."""
     cur = result.scenario.money
     out = []
     for o in result.options:
-        cash = o.ledger.cash
-        at_end, replaced = (-float(cash[k].sum()) if k in cash else 0.0 for k in SALES)
-        back = at_end + replaced
-        if back <= 0:
-            continue
         spec = result.scenario.option(o.name)
-        how = registry.of(spec).resale_basis(spec, tuple(result.scenario.options))
-        how = how or getattr(spec, "resale_value", "market")  # kept at the horizon, sold before
+        sale = registry.of(spec).sale(spec, tuple(result.scenario.options), o.ledger)
+        if sale is None:
+            continue
+        at_end, replaced, how = sale.at_horizon_usd, sale.before_usd, sale.basis
+        back = at_end + replaced
         if replaced > 0:  # a refresh sold the first generation before the horizon
             text = (
                 f"{o.name} counts {usd(back, cur)} back from selling its servers"
@@ -248,32 +243,12 @@ def open_work(result: Result) -> list[str]:
     return out
 
 
-def waste(result: Result) -> list[str]:
-    """Cloud options paying for far more GPU-hours than their jobs use."""
-    out = []
-    for o in result.options:
-        # A job smaller than an instance pays for the whole instance: say so when it dominates.
-        if not registry.get(o.kind).buys_hardware and o.gpu_utilisation < 0.5:
-            out.append(
-                f"{o.name}: jobs use {o.gpu_utilisation:.0%} of the GPU-hours paid for (each job"
-                " rents whole instances); a fleet of instance types sized to the jobs"
-                " (instance_types) or shared instances (shared_instances) would cost less."
-            )
-    return out
-
-
-def fragmentation(result: Result) -> list[str]:
-    """Owned GPUs idle because free GPUs were scattered over servers (placement on servers)."""
-    out = []
-    for o in result.options:
-        lost = o.metrics.fragmented_gpu_hours
-        if lost > 0 and o.metrics.paid_gpu_hours > 0:
-            out.append(
-                f"{o.name}: {lost:,.0f} GPU-hours ({lost / o.metrics.paid_gpu_hours:.1%} of those"
-                " in service) sat idle while the next job in line would have fit the free GPUs"
-                " but no single server (fragmentation; placement: pool would ignore servers)."
-            )
-    return out
+def remarks(result: Result) -> list[str]:
+    """What each option's kind finds worth saying about its run (``Kind.remarks``: instances
+    mostly idle, GPUs stranded by fragmentation), option by option."""
+    return [
+        text for o in result.options for text in registry.get(o.kind).remarks(o.name, o.metrics)
+    ]
 
 
 def robustness(result: Result) -> list[str]:
@@ -315,8 +290,7 @@ def sentences(result: Result) -> list[str]:
         *break_evens(result),
         *resale(result),
         *open_work(result),
-        *waste(result),
-        *fragmentation(result),
+        *remarks(result),
         *robustness(result),
         *(f"Trace: {note}." for note in result.jobs.notes),
         *price_sources(result),

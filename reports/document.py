@@ -53,8 +53,7 @@ def _answer(result: Result) -> Section:
         answer.resizes(result)
         + answer.cheapest(result)
         + answer.open_work(result)
-        + answer.waste(result)
-        + answer.fragmentation(result)
+        + answer.remarks(result)
         + [f"Trace: {note}." for note in result.jobs.notes]
     )
     return Section(

@@ -14,20 +14,27 @@ from typing import Any
 
 from tco.reports import manifest
 from tco.reports.formats import MANIFEST
-from tco.simulator.advice.optimize import Config, best
+from tco.simulator.advice.optimize import GIVEN, Config, best
 from tco.simulator.core.atomic import write_text
 from tco.simulator.engine.prepared import Prepared
+from tco.simulator.kinds import registry
 
 FILES = ("frontier.csv", "optimize.json", "optimize.html", MANIFEST)  # the manifest last
-KNOBS = ("as given", "servers", "commitment_instances", "term_years", "payment")
+
+
+def columns() -> tuple[str, ...]:
+    """The columns of frontier.csv: the scenario's configuration, then every knob the kinds
+    declare (``Kind.knobs``), kind by kind in the order they were registered."""
+    declared = (k for n in registry.names() for k in registry.get(n).knobs)
+    return tuple(dict.fromkeys([GIVEN, *declared]))
 
 
 def frontier_csv(configs: list[Config]) -> str:
-    """One row per configuration; a column per knob: the usual ones, then any other a kind
-    searched (e.g. a hybrid's waiting threshold), in the order first evaluated."""
+    """One row per configuration; a column per knob (``columns``, then any other a kind searched
+    without declaring it, in the order first evaluated)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    names = list(dict.fromkeys([*KNOBS, *(k for c in configs for k in c.knobs)]))
+    names = list(dict.fromkeys([*columns(), *(k for c in configs for k in c.knobs)]))
     head = ["option", *names, "cash_usd", "npv_usd", "p95_wait_h", "cannot_run_share"]
     w.writerow([*head, "meets_service_level", "on_frontier"])
     for c in configs:

@@ -18,6 +18,7 @@ import os
 import re
 import weakref
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -33,6 +34,8 @@ from tco.reports import tables
 from tco.reports.formatting import is_money
 from tco.simulator.core.atomic import replacing
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds import registry
+from tco.simulator.kinds.registry import UnitPrice
 
 ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
@@ -117,25 +120,35 @@ def _month_date(month: str) -> dt.date:
     return dt.date(int(month[:4]), int(month[5:7]), 1)
 
 
-KWH = "electricity used (kWh, PUE included)"
+@dataclass(frozen=True)
+class _Input:
+    """A price of the Inputs sheet: what it prices (``UnitPrice``), its cell and its value in
+    the report's currency."""
+
+    price: UnitPrice
+    cell: str
+    value: float
 
 
-def _power(code: str) -> tuple[str, str]:
-    return (f"cash: power ({code})", f"accounting: power ({code})")
+def _columns(category: str, code: str) -> tuple[str, str]:
+    return (f"cash: {category} ({code})", f"accounting: {category} ({code})")
 
 
 def _monthly_sheet(
-    ws: Worksheet, result: Result, o: OptionResult, price: tuple[str, float] | None
+    ws: Worksheet, result: Result, o: OptionResult, inputs: list[_Input]
 ) -> tuple[int, dict[str, str]]:
     """The option's months as an Excel table: real dates, values by category, and totals as
-    live formulas (row totals across categories, a column total under each). ``price``: the
-    Inputs cell holding the option's electricity price and its value; the power cells are then
-    kWh x that cell. Returns the row of the column totals and each money column's letter."""
+    live formulas (row totals across categories, a column total under each). ``inputs``: the
+    Inputs cells holding prices its kind declares (``Kind.unit_prices``); each priced
+    category's cells are then its quantity (a column of its own) x that cell. Returns the row of
+    the column totals and each money column's letter."""
     frame = tables.monthly(result, o)
     code = result.scenario.money.code
-    power = _power(code)
-    if price is not None:
-        frame[KWH] = frame[power[0]] / price[1]
+    priced: dict[str, tuple[str, str]] = {}  # column -> (quantity column, input cell)
+    for inp in inputs:
+        cash, acc = _columns(inp.price.category, code)
+        frame[inp.price.quantity] = frame[cash] / inp.value
+        priced |= {cash: (inp.price.quantity, inp.cell), acc: (inp.price.quantity, inp.cell)}
     ws["A1"] = f"{o.name} ({o.kind}): {o.description}"
     ws["A1"].font = Font(bold=True, size=12)
     ws["A2"] = (
@@ -163,8 +176,9 @@ def _monthly_sheet(
                 parts = groups[col]
                 c = _formula(ws, r, j, f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})")
                 v = c.value
-            elif price is not None and col in power:
-                v = _formula(ws, r, j, f"=PRODUCT({letter[KWH]}{r},{price[0]})").value
+            elif col in priced:
+                quantity, cell = priced[col]
+                v = _formula(ws, r, j, f"=PRODUCT({letter[quantity]}{r},{cell})").value
             elif isinstance(v, float) and math.isnan(v):
                 v = None
             elif hasattr(v, "item"):
@@ -223,31 +237,38 @@ def _periods_sheet(
     _widths(ws, first=14)
 
 
-def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, tuple[str, float]]:
-    """Inputs finance may change: each owned option's electricity price, which its monthly
-    power cells multiply. Returns option -> (cell, price)."""
-    ws["A1"] = "Inputs: change a value and every power cost, total and period follows."
-    ws["A1"].font = Font(bold=True, size=12)
-    ws["A2"] = (
-        "Power cells are the month's kWh (PUE included) x this price; where running costs"
-        " escalate, the escalation is folded into the kWh."
-    )
+def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
+    """Inputs finance may change: the prices each option's kind declares its ledger multiplies
+    (``Kind.unit_prices``: an owned cluster's electricity), which its monthly cells of that
+    category multiply. Returns option -> its inputs."""
     cur = result.scenario.money
-    for j, h in enumerate(("option", f"electricity ({cur.code}/kWh)", "source"), start=1):
+    rows = []
+    for o in result.options:
+        spec = result.scenario.option(o.name)
+        for p in registry.of(spec).unit_prices(spec):
+            if p.usd_per_unit and p.category in o.ledger.cash:
+                rows.append((o, p))
+    kinds = {(p.category, p.label, p.unit) for _, p in rows}
+    category, label, unit = next(iter(kinds)) if len(kinds) == 1 else ("priced", "price", "unit")
+    ws["A1"] = f"Inputs: change a value and every {category} cost, total and period follows."
+    ws["A1"].font = Font(bold=True, size=12)
+    quantity = rows[0][1].quantity if len(kinds) == 1 else "quantity (its own column)"
+    ws["A2"] = (
+        f"{category.capitalize()} cells are the month's {quantity} x this price; where running"
+        " costs escalate, the escalation is folded into the quantity."
+    )
+    header = ("option", f"{label} ({cur.code}/{unit})", "source")
+    for j, h in enumerate(header, start=1):
         c = ws.cell(row=4, column=j, value=h)
         c.font, c.fill = Font(bold=True), HEADER_FILL
-    out, r = {}, 5
-    for o in result.options:
-        power = getattr(result.scenario.option(o.name), "power", None)
-        usd = getattr(power, "usd_per_kwh", None)
-        if not usd or "power" not in o.ledger.cash:
-            continue
+    out: dict[str, list[_Input]] = {}
+    for r, (o, p) in enumerate(rows, start=5):
+        value = float(cur.of(p.usd_per_unit))
         ws.cell(row=r, column=1, value=o.name)
-        ws.cell(row=r, column=2, value=cur.of(usd)).number_format = "0.0000"
-        quote = next((q for q in o.quotes if q.item == "electricity"), None)
+        ws.cell(row=r, column=2, value=value).number_format = "0.0000"
+        quote = next((q for q in o.quotes if q.item == p.label), None)
         ws.cell(row=r, column=3, value=quote.detail if quote else "")
-        out[o.name] = (f"Inputs!$B${r}", float(cur.of(usd)))
-        r += 1
+        out.setdefault(o.name, []).append(_Input(p, f"Inputs!$B${r}", value))
     _widths(ws, first=28, other=24)
     return out
 
@@ -286,7 +307,7 @@ def write(result: Result, path: Path) -> Path:
     acc_col = list(summary.columns).index(f"total accounting ({code})") + 1
     for i, o in enumerate(result.options):
         name = sheet_name(o.name, used)
-        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name))
+        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name, []))
         ref = "'" + name.replace("'", "''") + "'"
         totals = ((cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})"))
         for col, key in totals:

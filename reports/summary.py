@@ -24,6 +24,7 @@ from tco.simulator.costs import ledger
 from tco.simulator.engine.findings import Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.runs import Measure, declared_measures
 
 SCHEMA_ID = "tco-summary/1"
 
@@ -55,15 +56,8 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "gpu_utilisation": _num(o.gpu_utilisation),
         "paid_gpu_hours": _num(o.metrics.paid_gpu_hours),
         "busy_gpu_hours": _num(o.metrics.busy_gpu_hours),
-        "interruptions": o.metrics.interruptions,
-        "lost_gpu_hours": _num(o.metrics.lost_gpu_hours),
-        "failures": o.metrics.failures,
-        "node_failures": o.metrics.node_failures,
-        "rack_failures": o.metrics.rack_failures,
-        "gpu_availability": _num(o.metrics.gpu_availability),
-        "fragmented_gpu_hours": _num(o.metrics.fragmented_gpu_hours),
-        "burst_jobs": o.metrics.burst_jobs,
-        "burst_gpu_hours": _num(o.metrics.burst_gpu_hours),
+        # Every declared measure, for every option (kinds declare them: ``runs.Measure``).
+        **{m.name: _measure(m, o.metrics.measures[m.name]) for m in declared_measures()},
         "reference_gpu_hours": {k: _num(v) for k, v in asdict(o.work).items()},
         "waits_h": {
             k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()
@@ -94,6 +88,10 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
             **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
         },
     }
+
+
+def _measure(m: Measure, value: float) -> float | int | None:
+    return int(value) if m.integer else _num(value)
 
 
 def _recommendation(result: Result) -> dict[str, Any]:
@@ -214,7 +212,7 @@ def _change(change: float | str) -> float | str | None:
 
 
 def _unit(name: str, change: float | str) -> str:
-    return "value basis" if isinstance(change, str) else what_if.UNITS.get(name, "fraction")
+    return "value basis" if isinstance(change, str) else what_if.unit(name) or "fraction"
 
 
 def dumps(result: Result) -> str:
@@ -240,4 +238,15 @@ def schema() -> dict[str, Any]:
     for s in ledger.series():
         monthly["properties"][s.name] = {"$ref": "#/$defs/series"}
         monthly["required"].append(s.name)
+    # The measures the kinds declare, on every option.
+    at = data["$defs"]["option"]
+    for m in declared_measures():
+        kind = {"type": "integer", "minimum": 0} if m.integer else {"$ref": "#/$defs/num"}
+        option[m.name] = {**kind, "description": m.description}
+        at["required"].append(m.name)
+    # A resize names the knob that sized it: those the kinds declare (``Kind.sizes``).
+    resize = data["properties"]["recommendation"]["properties"]["resizes"]["items"]
+    resize["properties"]["knob"]["enum"] = [
+        k for n in registry.names() for k in registry.get(n).sizes
+    ]
     return data

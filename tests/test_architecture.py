@@ -109,7 +109,7 @@ def test_the_import_graph_is_resolved() -> None:
     graph = _graph()
     assert "tco.simulator.run" in graph["tco.cli"]  # imported inside a command: still counted
     assert "tco.simulator.kinds.registry" in graph["tco.simulator.scenario.model"]
-    assert "tco.simulator.kinds.owned.kind" in graph["tco.simulator.kinds"]
+    assert "tco.simulator.kinds.owned" in graph["tco.simulator.kinds"]
 
 
 def test_no_import_circles() -> None:
@@ -186,21 +186,102 @@ def test_modules_and_functions_are_small(path: Path) -> None:
             assert node.end_lineno - first + 1 <= MAX_FUNCTION_LINES, node.name
 
 
+def _home(name: str) -> tuple[str, ...]:
+    """Where kind ``name`` lives: its module, or its folder."""
+    return (f"simulator/kinds/{name}.py", f"simulator/kinds/{name}/")
+
+
+def _constants(paths: list[Path]) -> dict[str, set[str]]:
+    """Each string constant of the files, and the files it is written in."""
+    out: dict[str, set[str]] = {}
+    for p in paths:
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.setdefault(node.value, set()).add(str(p.relative_to(ROOT)))
+    return out
+
+
+def _package() -> list[Path]:
+    return [p for p in _sources() if p.relative_to(ROOT).parts[0] in ("tco", *PACKAGES)]
+
+
 def test_each_kind_is_named_only_in_its_own_module() -> None:
     """In the installed package (benchmarks and scripts hold scenario data, as YAML files do):
     in the kind's module ``kinds/<name>.py``, or in the modules of its folder ``kinds/<name>/``
-    when it is large enough for a room of its own."""
-    package = [p for p in _sources() if p.relative_to(ROOT).parts[0] in ("tco", *PACKAGES)]
+    when it is large enough for a room of its own. (A kind may name one of its own fields like
+    another kind: a hybrid's ``owned:`` names the option it owns.)"""
+    where = _constants(_package())
     for name in registry.names():
-        where = {
-            str(p.relative_to(ROOT))
-            for p in package
-            for node in ast.walk(ast.parse(p.read_text()))
-            if isinstance(node, ast.Constant) and node.value == name
+        found = where.get(name, set())
+        own = {w for w in found if w.startswith(_home(name))}
+        fields = {
+            w
+            for k in registry.names()
+            if name in registry.get(k).model.model_fields
+            for w in found
+            if w.startswith(_home(k))
         }
-        own = {w for w in where if w == f"simulator/kinds/{name}.py"}
-        own |= {w for w in where if w.startswith(f"simulator/kinds/{name}/")}
-        assert own and where == own, (name, where)
+        assert own and found == own | fields, (name, found)
+
+
+# Strings outside the kinds that may equal a kind's word for another reason: the versioned
+# summary's key for a resize's size (tco-summary/1), a CLI command (``tco prices refresh``,
+# ``tco catalog servers``), the price groups a sweep scales (``prices.facility``,
+# ``prices.staff``); pricing/ (its catalog's columns) is not read: it knows no kinds.
+NOT_A_KIND_NAME = {
+    ("facility", "simulator/costs/ledger.py"),
+    ("staff", "simulator/costs/ledger.py"),
+    ("servers", "reports/summary.py"),
+    ("servers", "simulator/engine/findings.py"),
+    ("servers", "tco/cli.py"),
+    ("refresh", "tco/cli_prices.py"),
+}
+
+
+def test_no_kind_s_field_knob_or_category_is_named_outside_its_home() -> None:
+    """What a kind's options hold (the fields only its model has), the knobs it declares and
+    the ledger categories its modules declare are named in its own module or folder only:
+    everything else asks the kind (``Kind.knobs``, ``sizes``, ``what_ifs``, ``sale``,
+    ``unit_prices``, ``remarks``) or reads declarations. ``core/defaults.py``, the one table of
+    sourced defaults, may name the field a default is for."""
+    from tco.simulator.costs import ledger
+
+    paths = [p for p in _package() if p.relative_to(ROOT).parts[0] != "pricing"]
+    where = _constants(paths)
+    kinds = set(registry.names())  # a field named like a kind: the kind-name test's business
+    fields = {k: set(registry.get(k).model.model_fields) - {"kind", "name"} - kinds for k in kinds}
+    shared = {f for k in fields for f in fields[k] if sum(f in v for v in fields.values()) > 1}
+    leaks = []
+    for name in registry.names():
+        kind = registry.get(name)
+        mine = (fields[name] - shared) | set(kind.knobs)
+        mine |= {c for c, decl in ledger.declarations()[0].items() if _declared_in(decl.name, name)}
+        for word in sorted(mine):
+            outside = {
+                w
+                for w in where.get(word, set())
+                if not w.startswith(_home(name))
+                and w != "simulator/core/defaults.py"
+                and (word, w) not in NOT_A_KIND_NAME
+            }
+            leaks += [f"{name}: {word!r} in {w}" for w in sorted(outside)]
+    assert leaks == []
+
+
+def _declared_in(category: str, kind: str) -> bool:
+    """Whether ``category`` is declared in kind ``kind``'s home (by a ``Category(...)`` there)."""
+    for base in _home(kind):
+        for p in sorted(ROOT.glob(base + ("" if base.endswith(".py") else "*.py"))):
+            for node in ast.walk(ast.parse(p.read_text())):
+                if (
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", "") == "Category"
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value == category
+                ):
+                    return True
+    return False
 
 
 def test_no_module_imports_the_bare_package_names() -> None:

@@ -121,10 +121,14 @@ def test_failures_cost_waits_and_are_reported(tmp_path: Path) -> None:
     calm = {**_own(gpu_failures_per_1000_gpu_days=0.0), "name": "calm"}
     rough = {**_own(gpu_failures_per_1000_gpu_days=50.0, repair_days=10.0), "name": "rough"}
     a, b = run(make_scenario(horizon_months=24, options=[calm, rough])).options
-    assert a.metrics.failures == 0 and a.metrics.gpu_availability == 1.0
-    assert b.metrics.failures > 0 and b.metrics.interruptions > 0 and b.metrics.lost_gpu_hours > 0
+    assert a.metrics.measures["failures"] == 0 and a.metrics.measures["gpu_availability"] == 1.0
+    assert (
+        b.metrics.measures["failures"] > 0
+        and b.metrics.measures["interruptions"] > 0
+        and b.metrics.measures["lost_gpu_hours"] > 0
+    )
     mtbf, mttr = 1000 / 50, 10.0
-    assert b.metrics.gpu_availability == pytest.approx(mtbf / (mtbf + mttr), abs=0.05)
+    assert b.metrics.measures["gpu_availability"] == pytest.approx(mtbf / (mtbf + mttr), abs=0.05)
     assert b.waits.p95_h >= a.waits.p95_h
     assert b.ledger.cash["power"].sum() > a.ledger.cash["power"].sum()  # lost work burns power
     # Default rate and repair come from the reliability data with sources.

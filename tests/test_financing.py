@@ -11,7 +11,7 @@ import pytest
 
 from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.costs.financing import balance, payment
+from tco.simulator.kinds.owned.financing import balance, payment
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -346,8 +346,10 @@ def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
                           options=[own])).options[0]  # fmt: skip
     mtbf, mttr = 1000 / 30.0, 5.0
     # Servers of both generations are down MTTR / (MTBF + MTTR) of their time in service.
-    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
-    assert o.metrics.node_failures > 0 and o.metrics.interruptions > 0
+    assert 1 - o.metrics.measures["gpu_availability"] == pytest.approx(
+        mttr / (mtbf + mttr), abs=0.03
+    )
+    assert o.metrics.measures["node_failures"] > 0 and o.metrics.measures["interruptions"] > 0
     assert "refresh_sale" in o.ledger.cash
 
 
@@ -374,7 +376,9 @@ def test_failures_across_a_refresh_on_a_pool() -> None:
     prepared = prepare(sc)
     o = run(sc).options[0]
     mtbf, mttr = 1000 / 30.0, 5.0
-    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
+    assert 1 - o.metrics.measures["gpu_availability"] == pytest.approx(
+        mttr / (mtbf + mttr), abs=0.03
+    )
     s = prepared.plans[0].successor
     assert s is not None
     new = o.runs.start_h >= s.cutover_h

@@ -45,8 +45,8 @@ def test_burst_keeps_the_wait_under_the_threshold_and_costs_in_between() -> None
     assert hybrid.waits.p95_h <= 24 + 0.1 + 1e-9
     assert hybrid.waits.max_h <= 24 + 0.1 + 1e-9
     assert own.total_cash_usd < hybrid.total_cash_usd < cloud.total_cash_usd
-    m = hybrid.metrics
-    assert 0 < m.burst_jobs < len(r.jobs) and m.burst_gpu_hours > 0
+    m = hybrid.metrics.measures
+    assert 0 < m["burst_jobs"] < len(r.jobs) and m["burst_gpu_hours"] > 0
     # A burst job left exactly at the threshold and started after the cloud's delay.
     b = hybrid.runs.burst
     assert b is not None
@@ -65,7 +65,7 @@ def test_threshold_zero_and_infinite_limits() -> None:
     big = _hybrid(burst_after_wait_hours=1e6)
     r = run(make_scenario(workload={"job_classes": CLASSES}, options=[OWN, CLOUD, big]))
     own, _, hybrid = r.options
-    assert hybrid.metrics.burst_jobs == 0
+    assert hybrid.metrics.measures["burst_jobs"] == 0
     assert hybrid.total_cash_usd == pytest.approx(own.total_cash_usd)
 
 

@@ -97,8 +97,10 @@ def test_a_mixed_cluster_fails_at_mtbf_over_mtbf_plus_mttr() -> None:
     prepared = prepare(make_scenario(horizon_months=36, options=[{**OWN, "failures": f}]))
     o = simulate(prepared, advise=False).options[0]
     mtbf_h, mttr_h = 1000 / 30 * 24, 5 * 24
-    assert o.metrics.gpu_availability == pytest.approx(mtbf_h / (mtbf_h + mttr_h), abs=0.03)
-    assert o.runs.failures > 100
+    assert o.metrics.measures["gpu_availability"] == pytest.approx(
+        mtbf_h / (mtbf_h + mttr_h), abs=0.03
+    )
+    assert o.runs.counts["failures"] > 100
     gen, hits = o.runs.generation, o.runs.interruptions
     assert gen is not None and hits is not None
     assert hits[gen == 0].sum() > 0 and hits[gen == 1].sum() > 0  # on both models

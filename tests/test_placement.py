@@ -188,7 +188,7 @@ def test_one_server_places_as_the_pool_does() -> None:
         runs[how] = r.option(own.name)
     a, b = runs["servers"], runs["pool"]
     assert np.array_equal(a.runs.start_h, b.runs.start_h, equal_nan=True)
-    assert a.metrics.fragmented_gpu_hours == 0.0
+    assert a.metrics.measures["fragmented_gpu_hours"] == 0.0
 
 
 @pytest.mark.parametrize("seed", [5, 6])

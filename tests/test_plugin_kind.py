@@ -3,14 +3,18 @@ end to end (summary.json, report.html, budget.xlsx) without changing any project
 
 The toy kind, ``flat_rental``: a provider rents a fixed pool of GPUs for a flat monthly fee; jobs
 queue for the pool, and each waits a random set-up time drawn from the kind's own random stream.
+It declares what others may ask of it, and they pick it up: a knob its search turns (the GPUs
+rented, which ``tco optimize`` and frontier.csv show), an input the what-ifs change (the set-up
+time), and a measure of its own that summary.json and its schema list (the mean set-up time).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import jsonschema
 import numpy as np
@@ -30,7 +34,8 @@ from tco.simulator.costs import ledger
 from tco.simulator.costs.ledger import Category, Ledger
 from tco.simulator.kinds import Context, Kind, registered
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.runs import JobRuns, feasibility
+from tco.simulator.kinds.registry import WhatIfInput
+from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure, feasibility
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
 from tco.simulator.workload.jobs import Jobs
@@ -53,10 +58,31 @@ class FlatRentalPlan(Plan):
     option: FlatRental
 
 
+def _setup(o: dict[str, Any], change: float | str) -> bool:
+    o["setup_hours_mean"] = o["setup_hours_mean"] * (1.0 + float(change))
+    return True
+
+
 class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
     name = "flat_rental"
     model = FlatRental
     label = "flat-rate GPU rental"
+    knobs = ("gpus",)
+    sizes = ("gpus",)
+
+    def __init__(self) -> None:
+        # Declared when registered, not at import, so that it lives only while it is.
+        declare_measure(
+            Measure("mean_setup_hours", "the toy's mean set-up time", count("mean_setup_hours"))
+        )
+
+    def what_ifs(self) -> tuple[WhatIfInput, ...]:
+        return (WhatIfInput("set-up time", (-0.5, 3.0), _setup),)
+
+    def search(
+        self, option: FlatRental, prepared: Any, index: int, evaluate: Callable[..., Any]
+    ) -> list[Any]:
+        return [evaluate(option.model_copy(update={"gpus": n}), {"gpus": n}) for n in (4, 16)]
 
     def plan(self, option: FlatRental, ctx: Context) -> FlatRentalPlan:
         g = hardware.gpu(option.gpu)
@@ -92,13 +118,14 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
             end_h=start + run_h,
             reason=reason,
             reason_text=text,
+            counts={"mean_setup_hours": float(setup.mean()) if len(setup) else 0.0},
         )
 
     def ledger(self, plan: FlatRentalPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         # Declared here, not at import, so that it lives only while the kind is registered.
         ledger.declare(Category("rental", "flat rental fee", "cloud prices", "#17becf"))
         months = len(edges) - 1
-        fee = np.full(months, plan.option.usd_per_month)
+        fee = np.full(months, plan.option.usd_per_month * plan.option.gpus / 8)  # per 8 GPUs
         month_h = np.diff(edges)
         return Ledger(
             cash={"rental": fee},
@@ -181,3 +208,30 @@ def test_a_kind_must_declare_its_own_name_as_the_literal() -> None:
 
     with pytest.raises(TypeError, match="Literal\\['not_flat_rental'\\]"), registered(Misnamed):
         pass
+
+
+def test_what_a_kind_declares_reaches_the_optimiser_the_what_ifs_and_the_summary(
+    tmp_path: Path,
+) -> None:
+    from tco.pricing.book import PriceBook
+    from tco.reports.optimize_files import frontier_csv
+    from tco.simulator.advice.optimize import optimize
+    from tco.simulator.run import prepare
+
+    with registered(FlatRentalKind):
+        sc = loads_scenario(_scenario(OWNED, TOY))
+        book = PriceBook("snapshot")
+        configs = optimize(prepare(sc, book), book)
+        result = run(sc)
+        write_report(result, tmp_path, ("json",))
+        schema = summary.schema()
+    toy = [c for c in configs if c.option == "toy"]
+    assert {c.knobs.get("gpus") for c in toy} >= {4, 16}  # its search, its knob
+    assert "gpus" in frontier_csv(configs).splitlines()[0].split(",")
+    asked = {w.input for w in result.what_ifs}
+    assert "set-up time" in asked  # its what-if input, beside the workload's and the owned's
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    jsonschema.validate(doc, schema)
+    means = {o["name"]: o["mean_setup_hours"] for o in doc["options"]}
+    assert means["toy"] == pytest.approx(2.0, rel=0.3) and means["own"] == 0.0
+    assert "mean_setup_hours" not in summary.schema()["$defs"]["option"]["properties"]  # gone

@@ -92,7 +92,7 @@ def test_work_lost_per_interruption_is_half_a_checkpoint_interval(rough: tuple) 
     hit = runs.interruptions > 0
     lost_h = runs.lost_gpu_h[hit].sum() / (runs.interruptions * runs.gpus)[hit].sum()
     assert lost_h == pytest.approx(1.0, abs=0.12)
-    assert int(runs.interruptions.sum()) == servers.metrics.interruptions
+    assert int(runs.interruptions.sum()) == servers.metrics.measures["interruptions"]
 
 
 def test_requeued_jobs_never_keep_more_gpus_busy_than_are_in_service(rough: tuple) -> None:
@@ -110,7 +110,7 @@ def test_requeued_jobs_never_keep_more_gpus_busy_than_are_in_service(rough: tupl
 def test_on_a_pool_jobs_still_resume_in_place(rough: tuple) -> None:
     r, _ = rough
     pool = r.options[1]
-    assert pool.runs.gaps is None and pool.metrics.interruptions > 0
+    assert pool.runs.gaps is None and pool.metrics.measures["interruptions"] > 0
 
 
 def test_a_server_down_stops_every_job_on_it_until_it_is_back() -> None:
@@ -167,9 +167,13 @@ def test_node_failures_show_in_availability_and_interruptions() -> None:
     o = run(make_scenario(workload={"job_classes": classes}, options=[own])).options[0]
     mtbf, mttr = 1000 / 30.0, 5.0
     # Down GPU-hours are the servers' (no GPU failures): availability near the renewal share.
-    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
-    assert o.metrics.interruptions > 0 and o.runs.gaps is not None
-    assert o.metrics.node_failures > 0 and o.metrics.failures == 0  # servers, not GPUs
+    assert 1 - o.metrics.measures["gpu_availability"] == pytest.approx(
+        mttr / (mtbf + mttr), abs=0.03
+    )
+    assert o.metrics.measures["interruptions"] > 0 and o.runs.gaps is not None
+    assert (
+        o.metrics.measures["node_failures"] > 0 and o.metrics.measures["failures"] == 0
+    )  # servers, not GPUs
 
 
 def test_racks_and_servers_fail_independently_so_availabilities_multiply() -> None:
@@ -231,7 +235,9 @@ def test_rack_failures_reach_the_option_figures() -> None:
     own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 4,
            "failures": failures}  # fmt: skip
     o = run(make_scenario(workload={"job_classes": classes}, options=[own])).options[0]
-    assert o.metrics.rack_failures > 0 and o.metrics.node_failures == 0
+    assert o.metrics.measures["rack_failures"] > 0 and o.metrics.measures["node_failures"] == 0
     mtbf, mttr = 1000 / 30.0, 5.0
-    assert 1 - o.metrics.gpu_availability == pytest.approx(mttr / (mtbf + mttr), abs=0.03)
-    assert o.metrics.interruptions > 0
+    assert 1 - o.metrics.measures["gpu_availability"] == pytest.approx(
+        mttr / (mtbf + mttr), abs=0.03
+    )
+    assert o.metrics.measures["interruptions"] > 0

@@ -94,14 +94,16 @@ def test_no_interruptions_cost_on_demand_times_the_price_ratio() -> None:
         / book.on_demand("p4d.24xlarge", "us-east-1").usd_per_hour
     )
     assert spot.total_cash_usd == pytest.approx(od.total_cash_usd * ratio, rel=1e-12)
-    assert spot.metrics.interruptions == 0 and spot.metrics.lost_gpu_hours == 0
+    assert (
+        spot.metrics.measures["interruptions"] == 0 and spot.metrics.measures["lost_gpu_hours"] == 0
+    )
 
 
 def test_interruptions_cost_more_and_are_reported() -> None:
     calm = _spot(name="calm", interruptions_per_instance_month=0)
     rough = _spot(name="rough", interruptions_per_instance_month=30.0)  # about one a day
     a, b = run(make_scenario(options=[calm, rough])).options
-    assert b.metrics.interruptions > 0 and b.metrics.lost_gpu_hours > 0
+    assert b.metrics.measures["interruptions"] > 0 and b.metrics.measures["lost_gpu_hours"] > 0
     assert b.total_cash_usd > a.total_cash_usd
     assert b.metrics.busy_gpu_hours > a.metrics.busy_gpu_hours  # lost work was held too
 

@@ -22,6 +22,8 @@ from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option
 from tco.simulator.kinds import registry
 
+GIVEN = "as given"  # the knob of the scenario's own configuration
+
 
 @dataclass(frozen=True)
 class Config:
@@ -93,7 +95,7 @@ def optimize(prepared: Prepared, book: PriceBook) -> list[Config]:
     for i, plan in enumerate(prepared.plans):
         evaluate = evaluator(prepared, i, book.frozen())
         kind = registry.of(plan.option)
-        own = evaluate(plan.option, {"as given": True})
+        own = evaluate(plan.option, {GIVEN: True})
         out.append(own)
         for c in kind.search(plan.option, prepared, i, evaluate):
             same = (c.cash_usd, c.p95_wait_h) == (own.cash_usd, own.p95_wait_h)

@@ -19,6 +19,7 @@ from tco.simulator.advice.optimize import search_option
 from tco.simulator.engine.findings import Recommendation, Resize, Verdict
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds import registry
 
 
 def verdict(result: Result, o: OptionResult) -> Verdict:
@@ -30,16 +31,17 @@ def verdict(result: Result, o: OptionResult) -> Verdict:
     return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)
 
 
-# The knobs that size a cluster: servers bought at once, or servers added to every tranche.
-SIZE_KNOBS = ("servers", "servers_added_per_tranche")
-
-
 def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize | None:
-    """The smallest size of option ``index`` that meets the level, from its kind's search (None:
-    the kind has no size to search, e.g. cloud options)."""
-    name = prepared.plans[index].option.name
+    """The smallest size of option ``index`` that meets the level, from its kind's search over
+    the knobs it declares size it (``Kind.sizes``; None: the kind has no size to search, e.g.
+    cloud options)."""
+    option = prepared.plans[index].option
+    sizes = registry.of(option).sizes
+    if not sizes:
+        return None
+    name = option.name
     configs = search_option(prepared, index, book)
-    sized = [c for c in configs if len(c.knobs) == 1 and next(iter(c.knobs)) in SIZE_KNOBS]
+    sized = [c for c in configs if len(c.knobs) == 1 and next(iter(c.knobs)) in sizes]
     if not sized:
         return None
     knob = next(iter(sized[0].knobs))

@@ -3,11 +3,10 @@ run again, on the same seed.
 
 - workload volume and workload growth ±20 % (job classes' arrivals and growth, a trace's arrival
   scale and growth), by re-simulation;
-- owned clusters: lead time ±1 month (re-simulation); resale value at the horizon on the other
-  basis ("market" curve or "book" value, whichever the scenario does not use), or -100 % (none);
-  depreciation life ±25 % (it moves cash only where resale is at book value). The ledgers
-  change, the runs do not, but the engine is simply run again. A change that makes the scenario
-  invalid (a longer lead time bringing a refresh past the horizon) is left out.
+- each kind's own inputs, as the kind declares them (``Kind.what_ifs``; the owned kind: lead
+  time, resale value and depreciation life), applied to every option of that kind. A change
+  that makes the scenario invalid (a longer lead time bringing a refresh past the horizon) is
+  left out.
 
 Each change gives the option recommended under it (the cheapest meeting the service level, the
 clusters as typed), its cash, and the cheapest option regardless of the level with its lead (the
@@ -19,6 +18,7 @@ far the input must move for the answer to turn.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tco.pricing.book import PriceBook
@@ -29,98 +29,80 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import prepare, simulate_options
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.registry import WhatIfInput
 from tco.simulator.scenario.model import validate
 
 BISECTION_STEPS = 6  # the flip point to within 1/64 of the change
-UNITS = {"lead time": "months"}  # every other change is a fraction of the input's value
-
-# apply(scenario data, change) -> whether the scenario has the input (no owned option: no lead time)
-Apply = Callable[[dict[str, Any], float], bool]
 
 
-def _workload(field: str) -> Apply:
-    def apply(data: dict[str, Any], change: float) -> bool:
+def _workload(field: str) -> Callable[[dict[str, Any], float | str], bool]:
+    def apply(data: dict[str, Any], change: float | str) -> bool:
         for c in data["workload"]["job_classes"]:
-            c[field] = c[field] * (1.0 + change)
+            c[field] = c[field] * (1.0 + float(change))
         trace = data["workload"].get("trace")
         if trace is not None:
             key = "scale_arrivals" if field == "arrivals_per_month" else field
-            trace[key] = trace[key] * (1.0 + change)
+            trace[key] = trace[key] * (1.0 + float(change))
         return True
 
     return apply
 
 
-def _owned(change_one: Callable[[dict[str, Any], float], None]) -> Apply:
-    def apply(data: dict[str, Any], change: float) -> bool:
-        # Options that buy servers themselves (a hybrid refers to one and changes with it).
-        owned = [
-            o
-            for o in data["options"]
-            if registry.get(o["kind"]).buys_hardware
-            and "depreciation" in registry.get(o["kind"]).model.model_fields
-        ]
-        for o in owned:
-            change_one(o, change)
-        return bool(owned)
-
-    return apply
+# The workload's own inputs (job classes' arrivals and growth, a trace's arrival scale and
+# growth): of the scenario, not of an option.
+WORKLOAD = (
+    WhatIfInput("workload volume", (-0.2, 0.2), _workload("arrivals_per_month")),
+    WhatIfInput("workload growth", (-0.2, 0.2), _workload("growth_per_month")),
+)
 
 
-def _lead(o: dict[str, Any], change: float) -> None:
-    o["lead_time_months"] = max(0.0, o["lead_time_months"] + change)
+@dataclass(frozen=True)
+class _Change:
+    """One input to change: the workload's (applied to the scenario) or a kind's (applied to
+    every option of that kind)."""
+
+    input: WhatIfInput
+    kind: str | None  # None: the workload's
+
+    def apply(self, data: dict[str, Any], change: float | str) -> bool:
+        """Whether the scenario has the input (no option of the kind: nothing to change)."""
+        if self.kind is None:
+            return self.input.apply(data, change)
+        # Every option of the kind (a hybrid refers to one and changes with it).
+        mine = [o for o in data["options"] if o["kind"] == self.kind]
+        changed = [self.input.apply(o, change) for o in mine]
+        return any(changed)
 
 
-def _life(o: dict[str, Any], change: float) -> None:
-    o["depreciation"]["months"] = max(1, round(o["depreciation"]["months"] * (1.0 + change)))
+def inputs() -> dict[str, _Change]:
+    """Every input the what-ifs change, by name: the workload's, then each kind's, in the
+    order the kinds were registered (one per name)."""
+    out = {i.name: _Change(i, None) for i in WORKLOAD}
+    for name in registry.names():
+        for i in registry.get(name).what_ifs():
+            out.setdefault(i.name, _Change(i, name))
+    return out
 
 
-def _resale(o: dict[str, Any], change: float) -> None:
-    o["resale_scale"] = o["resale_scale"] * (1.0 + change)
+def changes() -> list[tuple[str, float | str]]:
+    """Every (input, change) tried, in order."""
+    return [(name, c) for name, ch in inputs().items() for c in ch.input.changes]
 
 
-def _basis(word: str) -> Apply:
-    """Resale on ``word``'s basis (market or book) for every owned option; False when every one
-    already uses it (nothing to change)."""
-
-    def apply(data: dict[str, Any], change: float) -> bool:
-        changed = []
-        _owned(lambda o, _: changed.append(o.get("resale_value") != word))(data, change)
-        if not any(changed):
-            return False
-        return _owned(lambda o, _: o.update(resale_value=word))(data, change)
-
-    return apply
-
-
-INPUTS: dict[str, Apply] = {
-    "workload volume": _workload("arrivals_per_month"),
-    "workload growth": _workload("growth_per_month"),
-    "lead time": _owned(_lead),
-    "resale value": _owned(_resale),
-    "depreciation life": _owned(_life),
-}
-BASES = ("market", "book")  # the changes that are words: resale on the market curve or at book
-CHANGES: list[tuple[str, float | str]] = [
-    ("workload volume", -0.2),
-    ("workload volume", 0.2),
-    ("workload growth", -0.2),
-    ("workload growth", 0.2),
-    ("lead time", -1.0),
-    ("lead time", 1.0),
-    ("resale value", "market"),
-    ("resale value", "book"),
-    ("resale value", -1.0),
-    ("depreciation life", -0.25),
-    ("depreciation life", 0.25),
-]
+def unit(name: str) -> str | None:
+    """The unit of an input's numeric changes (None: a fraction of its value)."""
+    found = inputs().get(name)
+    return None if found is None else found.input.unit
 
 
 def describe(name: str, change: float | str) -> str:
     """One change in words, as the answer and the tornado chart show it."""
-    if isinstance(change, str) or (name == "resale value" and change == -1.0):
-        return f"{name}: {'none' if change == -1.0 else change}"
-    return f"{name} {change:+.2g} month" if name in UNITS else f"{name} {change:+.0%}"
+    found = inputs().get(name)
+    words = {} if found is None else found.input.words
+    if isinstance(change, str) or change in words:
+        return f"{name}: {change if isinstance(change, str) else words[change]}"
+    u = unit(name)
+    return f"{name} {change:+.2g} {u.removesuffix('s')}" if u else f"{name} {change:+.0%}"
 
 
 def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
@@ -130,10 +112,7 @@ def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
 
 def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) -> Result | None:
     data = base.scenario.model_dump()
-    if isinstance(change, str):
-        applied = _basis(change)(data, 0.0)
-    else:
-        applied = INPUTS[name](data, float(change))
+    applied = inputs()[name].apply(data, change)
     if not applied:
         return None
     try:
@@ -157,11 +136,12 @@ def what_ifs(
     frozen = book
     now = recommend_without_resizes(result).option
     out: list[WhatIf] = []
-    for name, change in CHANGES:
+    for name, change in changes():
         changed = _changed(base, frozen, name, change)
         if changed is not None:
             out.append(_what_if(name, change, now, changed))
-    flips = [_flip_point(base, frozen, now, w) for w in out if w.flips and w.change not in BASES]
+    numeric = [w for w in out if w.flips and not isinstance(w.change, str)]  # (a basis: none)
+    flips = [_flip_point(base, frozen, now, w) for w in numeric]
     return out, flips
 
 

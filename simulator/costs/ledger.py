@@ -92,16 +92,8 @@ def restore(saved: tuple[dict[str, Category], dict[str, Series]]) -> None:
     _SERIES.update(saved[1])
 
 
-declare(
-    Category("capex", "servers bought", "server prices", "#4c72b0"),
-    Category("resale", "resale at the horizon", "server prices", "#8c8c8c", credit=True),
-    Category("depreciation", "depreciation", "server prices", "#4c72b0"),
-    Category("power", "electricity", "electricity", "#dd8452"),
-    Category("facility", "facility", "facility", "#937860"),
-    Category("support", "support contract", "server prices", "#da8bc3"),
-    Category("staff", "staff", "staff", "#8172b3"),
-    Category("cloud_compute", "cloud compute", "cloud prices", "#55a868"),
-)
+# Compute billed by a cloud, whichever kind rents it (on-demand, spot, plans, bare metal).
+declare(Category("cloud_compute", "cloud compute", "cloud prices", "#55a868"))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,13 +4,14 @@ accounting and NPV totals, waits, work delivered, utilisation and the work that 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from tco.simulator.costs.finance import npv
 from tco.simulator.costs.ledger import Ledger
-from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.runs import JobRuns, declared_measures
 from tco.simulator.scenario.service_level import ServiceLevel
 from tco.simulator.workload.jobs import Jobs
 
@@ -82,15 +83,8 @@ class Metrics:
     cannot_run: dict[str, int]  # reason text -> jobs
     paid_gpu_hours: float = 0.0  # in service (owned) or billed (cloud)
     busy_gpu_hours: float = 0.0  # used by jobs (lost work included)
-    interruptions: int = 0
-    lost_gpu_hours: float = 0.0  # work since the last checkpoint, lost to interruptions
-    failures: int = 0  # GPUs that failed (owned)
-    node_failures: int = 0  # whole servers that failed (owned)
-    rack_failures: int = 0  # racks that failed with their servers (owned)
-    gpu_availability: float = 1.0  # share of GPU-hours in service not out for repair
-    fragmented_gpu_hours: float = 0.0  # idle by fragmentation across servers (owned)
-    burst_jobs: int = 0  # sent to the cloud (hybrid)
-    burst_gpu_hours: float = 0.0  # GPU-hours those jobs ran in the horizon
+    # Every declared measure of the run (``runs.Measure``): interruptions, failures, ...
+    measures: Mapping[str, float] = field(default_factory=dict)
 
     def misses(self, level: ServiceLevel) -> list[str]:
         """Why these figures miss ``level`` (empty: they meet it): the one verdict the
@@ -143,24 +137,8 @@ def measure(
         cannot_run=cannot_run,
         paid_gpu_hours=paid,
         busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
-        interruptions=0 if runs.interruptions is None else int(runs.interruptions.sum()),
-        lost_gpu_hours=0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
-        failures=runs.failures,
-        node_failures=runs.node_failures,
-        rack_failures=runs.rack_failures,
-        gpu_availability=1.0 - runs.unavailable_gpu_h / paid if paid > 0 else 1.0,
-        fragmented_gpu_hours=runs.fragmented_gpu_h,
-        burst_jobs=0 if runs.burst is None else int(runs.burst.sum()),
-        burst_gpu_hours=_burst_gpu_hours(runs, horizon_h),
+        measures={m.name: m.of(runs, paid) for m in declared_measures()},
     )
-
-
-def _burst_gpu_hours(runs: JobRuns, horizon_h: float) -> float:
-    if runs.burst is None or not runs.burst.any():
-        return 0.0
-    b = runs.burst
-    held = np.minimum(runs.end_h[b], horizon_h) - runs.start_h[b]
-    return float((held * runs.gpus[b]).sum())
 
 
 def _reasons(runs: JobRuns) -> list[str]:

@@ -8,10 +8,10 @@ from tco.simulator.kinds import (  # noqa: F401 (register)
     bare_metal,
     hybrid,
     on_demand,
+    owned,
     savings_plan,
     spot,
 )
-from tco.simulator.kinds.owned import kind as owned  # noqa: F401 (register)
 from tco.simulator.kinds.registry import Context, Kind, get, names, of, register, registered
 
 __all__ = ["Context", "Kind", "get", "names", "of", "register", "registered"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -192,6 +192,16 @@ class CloudKind(Kind[C, CP]):
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
+
+    def remarks(self, name: str, metrics: Any) -> list[str]:
+        """A job smaller than an instance pays for the whole instance: said when it dominates."""
+        if metrics.gpu_utilisation < 0.5:
+            return [
+                f"{name}: jobs use {metrics.gpu_utilisation:.0%} of the GPU-hours paid for (each"
+                " job rents whole instances); a fleet of instance types sized to the jobs"
+                " (instance_types) or shared instances (shared_instances) would cost less."
+            ]
+        return []
 
     def check(self, option: C, ctx: Context) -> None:
         if option.instance is not None:

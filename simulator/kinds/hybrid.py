@@ -23,8 +23,8 @@ from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.registry import Context, Kind, register
-from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.registry import Context, Kind, QueueingKind, Sale, register
+from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure
 from tco.simulator.workload.jobs import Jobs
 
 # Each waiting policy: the field holding its figure, and the figure's unit in words.
@@ -83,12 +83,17 @@ SEARCH_MULTIPLES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 SEARCH_BISECTIONS = 6
 
 BUY_KNOB = "buy_month"
-# The fields naming other options: the owned one first, then the one to burst to.
-REFERENCES = tuple(
-    f
-    for f in Hybrid.model_fields
-    if f not in ("kind", "name", BUY_KNOB) and not f.startswith("burst_")
-)
+# The fields naming other options: the one it owns first (a queueing kind), then the cloud
+# option it bursts to. (Its own fields: that the first is named like a kind is the scenario's
+# wording, not a switch on that kind.)
+REFERENCES = ("owned", "burst")
+
+
+def queueing(option: OptionModel) -> QueueingKind[Any, Any]:
+    """The kind of the option a hybrid owns (``_referenced`` checked it queues)."""
+    kind = registry.of(option)
+    assert isinstance(kind, QueueingKind)
+    return kind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,8 +108,7 @@ def _parts(option: Hybrid, ctx: Context) -> list[tuple[int, OptionModel]]:
     positions in the scenario."""
     (i, own), burst = (_referenced(option, ctx, f, n == 0) for n, f in enumerate(REFERENCES))
     if option.buy_month is not None:
-        kind: Any = registry.of(own)  # an owned kind (``_referenced`` checked)
-        own = kind.bought_from(own, option.buy_month, ctx, BUY_KNOB)
+        own = queueing(own).bought_from(own, option.buy_month, ctx, BUY_KNOB)
     return [(i, own), burst]
 
 
@@ -118,19 +122,42 @@ def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, 
             ctx.file, f"{ctx.where}.{field}", f"no option {name!r}; valid: {', '.join(names)}"
         )
     kind = registry.of(found[1])
-    # The owned side must queue jobs with patience and say when it is bought (the owned kind's).
-    queues = all(
-        hasattr(kind, a) for a in ("queue", "bought_from", "in_service_from_h", "months_to_buy")
-    )
-    if (
-        kind.buys_hardware != owned
-        or (owned and not queues)
-        or (not owned and kind.data_site != "cloud")
+    # The first side must be a kind whose jobs queue for hardware it buys (``QueueingKind``);
+    # the second a cloud option.
+    if (owned and not isinstance(kind, QueueingKind)) or (
+        not owned and (kind.buys_hardware or kind.data_site != "cloud")
     ):
         raise ScenarioError(
             ctx.file, f"{ctx.where}.{field}", f"{name!r} is a {kind.label}; name {want}"
         )
     return found
+
+
+declare_measure(
+    Measure(
+        "burst_jobs",
+        "jobs a hybrid option sent to the cloud",
+        count("burst_jobs"),
+        integer=True,
+        order=80,
+    ),
+    Measure(
+        "burst_gpu_hours",
+        "GPU-hours those jobs ran in the cloud within the horizon",
+        count("burst_gpu_hours"),
+        order=90,
+    ),
+)
+
+
+def _gpu_hours(
+    start: np.ndarray, end: np.ndarray, gpus: np.ndarray, sent: np.ndarray, horizon_h: float
+) -> float:
+    """GPU-hours the jobs ``sent`` ran within the horizon."""
+    if not sent.any():
+        return 0.0
+    held = np.minimum(end[sent], horizon_h) - start[sent]
+    return float((held * gpus[sent]).sum())
 
 
 @register
@@ -140,10 +167,16 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     label = "owned + cloud burst"
     buys_hardware = True
     data_site = "premises"
+    knobs = (*(figure for figure, _ in POLICIES.values()), BUY_KNOB)
 
     def resale_basis(self, option: Hybrid, options: tuple[OptionModel, ...]) -> str | None:
-        own = next(o for o in options if o.name == getattr(option, REFERENCES[0]))
+        own = next(o for o in options if o.name == option.owned)
         return registry.of(own).resale_basis(own, options)
+
+    def sale(self, option: Hybrid, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
+        """What its owned option sells (the hybrid's ledger holds the owned part's)."""
+        own = next(o for o in options if o.name == option.owned)
+        return registry.of(own).sale(own, options, ledger)
 
     def search(
         self, option: Hybrid, prepared: Any, index: int, evaluate: Callable[..., Any]
@@ -176,8 +209,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
                     (mid.knobs[field], hi) if mid.meets_service_level else (lo, mid.knobs[field])
                 )
         own = next(o for o in prepared.scenario.options if o.name == option.owned)
-        kind: Any = registry.of(own)  # an owned kind (``_referenced`` checked)
-        for m in kind.months_to_buy(own, prepared.scenario.horizon_months):
+        for m in queueing(own).months_to_buy(own, prepared.scenario.horizon_months):
             if m != option.buy_month:
                 seen.append(evaluate(option.model_copy(update={BUY_KNOB: m}), {BUY_KNOB: m}))
         return seen
@@ -204,7 +236,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     def play(
         self, jobs: Jobs, plan: HybridPlan, horizon_h: float, rng: np.random.Generator
     ) -> JobRuns:
-        owned_kind: Any = registry.of(plan.owned_plan.option)
+        owned_kind = queueing(plan.owned_plan.option)
         waits = plan.option.waits_h(jobs, lambda: cloud_cost_usd(jobs, plan.burst_plan))
         # A job the cloud cannot run never leaves for it (a wait past the horizon).
         waits = np.where(np.isfinite(waits), waits, horizon_h + 1.0)
@@ -234,11 +266,11 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             reason_text={**own.reason_text, **cloud.reason_text},
             interruptions=_sum(own.interruptions, cloud.interruptions, idx, len(jobs)),
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
-            failures=own.failures,
-            node_failures=own.node_failures,
-            rack_failures=own.rack_failures,
-            unavailable_gpu_h=own.unavailable_gpu_h,
-            fragmented_gpu_h=own.fragmented_gpu_h,
+            counts={
+                **own.counts,
+                "burst_jobs": int(burst.sum()),
+                "burst_gpu_hours": _gpu_hours(start, end, jobs.gpus, burst, horizon_h),
+            },
             parts=dict(zip(REFERENCES, (own, cloud), strict=True)),
             burst=burst,
         )

@@ -30,7 +30,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs import ledger as ledger_module
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.runs import JobRuns, declared_measures, forget_measures
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
 
@@ -66,14 +66,58 @@ class Context:
         return speed_of(gpu, self.speed_overrides, self.speed_source)
 
 
+@dataclass(frozen=True)
+class WhatIfInput:
+    """An input of a kind's options that the what-ifs change, one change at a time: its name in
+    words, the changes tried (numbers: a fraction of the input's value, or in ``unit`` when
+    given; words: a basis, e.g. "book"), and how one change is applied to an option's data
+    (``apply(option, change) -> whether the option has the input``)."""
+
+    name: str
+    changes: tuple[float | str, ...]
+    apply: Callable[[dict[str, Any], float | str], bool]
+    unit: str | None = None  # e.g. "months"; None: a fraction
+    words: Mapping[float, str] = field(default_factory=dict)  # changes said in words (-1: "none")
+
+
+@dataclass(frozen=True)
+class Sale:
+    """What an option sells: USD back at the horizon and earlier (a refresh's old servers), and
+    the basis of the value ("market", "book")."""
+
+    at_horizon_usd: float
+    before_usd: float
+    basis: str
+
+
+@dataclass(frozen=True)
+class UnitPrice:
+    """A price a kind's ledger multiplies by a quantity, which a spreadsheet may expose as an
+    input: the ledger category, USD per unit, the quantity's column label and unit."""
+
+    category: str
+    usd_per_unit: float
+    quantity: str  # the quantity's column, e.g. "electricity used (kWh, PUE included)"
+    unit: str  # e.g. "kWh"
+    label: str  # the price in words, as the plan's quote names it (e.g. "electricity")
+
+
 class Kind(abc.ABC, Generic[Opt, P]):
-    """One kind of option. Subclasses set the class attributes and implement the three stages."""
+    """One kind of option. Subclasses set the class attributes and implement the three stages.
+
+    What other modules may ask of a kind is declared here, never known by its name elsewhere:
+    the knobs its search turns (``knobs``, ``search``) and those that size it (``sizes``,
+    ``size_words``), the inputs the what-ifs change (``what_ifs``), what it sells
+    (``sale``), the prices a spreadsheet may expose (``unit_prices``), and what an answer
+    recommending it rests on (``caveats``)."""
 
     name: ClassVar[str]  # as written after ``kind:`` in a scenario
     model: ClassVar[type[OptionModel]]  # the option's scenario section
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
     data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "premises" (storage.py)
+    knobs: ClassVar[tuple[str, ...]] = ()  # what its search may set, in the order to show them
+    sizes: ClassVar[tuple[str, ...]] = ()  # those of its knobs that size it (more: more capacity)
 
     def check(self, option: Opt, ctx: Context) -> None:
         """Raise ScenarioError when a name the option refers to is unknown (default: none)."""
@@ -114,6 +158,56 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """How the hardware the option sells at the horizon is valued ("market", "book"), or
         None when it sells none (``options``: the scenario's, for a kind that names another)."""
         return None
+
+    def size_words(self, knob: str, value: int) -> str:
+        """A size of one of ``sizes`` in words ("4 servers")."""
+        return f"{knob} {value}"
+
+    def what_ifs(self) -> tuple[WhatIfInput, ...]:
+        """The inputs of this kind's options the what-ifs change (default: none)."""
+        return ()
+
+    def sale(self, option: Opt, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
+        """What the option sells back, from its ledger (None: nothing)."""
+        return None
+
+    def unit_prices(self, option: Opt) -> tuple[UnitPrice, ...]:
+        """Prices its ledger multiplies by a quantity (default: none)."""
+        return ()
+
+    def remarks(self, name: str, metrics: Any) -> list[str]:
+        """What is worth saying about the run of option ``name`` (its ``engine.metrics``
+        figures), in sentences: waste, fragmentation (default: nothing)."""
+        return []
+
+
+class QueueingKind(Kind[Opt, P]):
+    """A kind whose jobs wait in a queue for hardware it buys: a hybrid bursts a job from it to
+    a cloud option when its patience runs out, and may buy it later (rent until then)."""
+
+    @abc.abstractmethod
+    def queue(
+        self,
+        jobs: Jobs,
+        plan: P,
+        horizon_h: float,
+        rng: np.random.Generator,
+        patience_h: float | np.ndarray | None,
+    ) -> tuple[JobRuns, np.ndarray]:
+        """The jobs queued, and when each gave up waiting after ``patience_h`` (NaN: never)."""
+
+    @abc.abstractmethod
+    def in_service_from_h(self, plan: P) -> float:
+        """When its first hardware is in service (inf: never within the horizon)."""
+
+    @abc.abstractmethod
+    def bought_from(self, option: Opt, month: int, ctx: Context, field: str) -> Opt:
+        """``option`` bought from ``month`` on (rented until then; ``field``: where the month
+        is written, for messages)."""
+
+    @abc.abstractmethod
+    def months_to_buy(self, option: Opt, horizon_months: int) -> list[int]:
+        """The months ``tco optimize`` tries buying it in."""
 
 
 def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
@@ -168,11 +262,13 @@ def names() -> tuple[str, ...]:
 @contextlib.contextmanager
 def registered(cls: type[Kind[Any, Any]]) -> Iterator[Kind[Any, Any]]:
     """Register a kind for the duration of a ``with`` block (tests, notebooks), then remove it
-    together with any ledger categories or series it declared."""
+    together with any ledger categories, series or measures it declared."""
     saved = ledger_module.declarations()
+    measures = {m.name for m in declared_measures()}
     register(cls)
     try:
         yield _KINDS[cls.name]
     finally:
         _KINDS.pop(cls.name, None)
+        forget_measures({m.name for m in declared_measures()} - measures)
         ledger_module.restore(saved)

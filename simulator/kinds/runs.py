@@ -6,7 +6,8 @@ metrics read waits and work from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -79,13 +80,10 @@ class JobRuns:
     rentals: Rentals | None = None
     interruptions: np.ndarray | None = None
     lost_gpu_h: np.ndarray | None = None
-    failures: int = 0  # GPUs of the option that failed (owned)
-    node_failures: int = 0  # whole servers of the option that failed (owned)
-    rack_failures: int = 0  # racks that failed, each taking its servers down (owned)
-    unavailable_gpu_h: float = 0.0  # GPU-hours out of service for repair
     gaps: Gaps | None = None  # owned jobs stopped by failures and queued again
-    fragmented_gpu_h: float = 0.0  # GPU-hours idle while a waiting job fit the free GPUs of
-    # the pool but of no server (placement on servers)
+    # Figures a kind reports of its run as a whole (the declared ``Measure`` s read them), e.g.
+    # the GPUs that failed; what a kind does not report is absent.
+    counts: Mapping[str, float] = field(default_factory=dict)
     parts: dict[str, JobRuns] | None = None  # a composite option's parts (hybrid)
     burst: np.ndarray | None = None  # per job: sent to the cloud (hybrid)
     generation: np.ndarray | None = None  # per job: which server model it ran on (owned, mixed)
@@ -129,3 +127,62 @@ def feasibility(
         REASON_SIZE: f"needs more GPUs than the {max_gpus} {max_label}",
     }
     return reason, text
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A figure of one option's run that summary.json gives for every option, declared by the
+    module that produces it (like ledger categories): its name there, what it is (the
+    schema's description), whether it is a count, and how it is read from the option's runs
+    and its GPU-hours paid for (an option whose kind does not report it reads its neutral
+    value: no failures, all GPUs available). ``order``: where the summary lists it among the
+    measures (the built-in ones at 10, 20, ...; a plug-in's after them by default)."""
+
+    name: str
+    description: str
+    of: Callable[[JobRuns, float], float]
+    integer: bool = False
+    order: float = 1000.0
+
+
+_MEASURES: dict[str, Measure] = {}
+
+
+def declare_measure(*measures: Measure) -> None:
+    """Declare measures (idempotent for the same name: a kind re-imported declares again)."""
+    for m in measures:
+        _MEASURES[m.name] = m
+
+
+def declared_measures() -> tuple[Measure, ...]:
+    """Every declared measure, in the order summary.json lists them."""
+    return tuple(sorted(_MEASURES.values(), key=lambda m: m.order))
+
+
+def forget_measures(names: set[str]) -> None:
+    """Remove measures a plug-in declared (when it is unregistered)."""
+    for n in names:
+        _MEASURES.pop(n, None)
+
+
+def count(name: str, neutral: float = 0.0) -> Callable[[JobRuns, float], float]:
+    """A measure read from the runs' ``counts`` (``neutral`` when the kind reports none)."""
+    return lambda runs, _paid: float(runs.counts.get(name, neutral))
+
+
+# Interrupted runs (spot instances, failing owned GPUs) are common to several kinds.
+declare_measure(
+    Measure(
+        "interruptions",
+        "jobs' runs cut short by spot interruptions (or failures)",
+        lambda runs, _: 0 if runs.interruptions is None else int(runs.interruptions.sum()),
+        integer=True,
+        order=10,
+    ),
+    Measure(
+        "lost_gpu_hours",
+        "GPU-hours of work since the last checkpoint, lost to interruptions",
+        lambda runs, _: 0.0 if runs.lost_gpu_h is None else float(runs.lost_gpu_h.sum()),
+        order=20,
+    ),
+)

@@ -187,6 +187,7 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
     name = "savings_plan"
     model = SavingsPlan
     label = "Savings Plan"
+    knobs = ("commitment_instances", "term_years", "payment")
 
     def plan(self, option: SavingsPlan, ctx: Context) -> SavingsPlanPlan:
         base = self.cloud_plan(option, ctx)

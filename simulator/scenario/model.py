@@ -25,7 +25,7 @@ from tco.simulator.core.fields import Month, Name, OptionModel, Strict
 from tco.simulator.core.input_files import InputFileError, read_input
 from tco.simulator.core.limits import MAX_JOBS
 from tco.simulator.costs.data import DataSpec
-from tco.simulator.costs.financing import Escalation
+from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.kinds import registry
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch

@@ -3,3 +3,5 @@
 (``queue``) or on servers of several models (``mixed``), a refresh and tranches of other models
 (``generations``), and its ledger (``costs``).
 """
+
+from tco.simulator.kinds.owned import kind  # noqa: F401 (registers the kind)

@@ -11,13 +11,24 @@ import numpy as np
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.costs.finance import depreciation
-from tco.simulator.costs.financing import Flows, financed
-from tco.simulator.costs.ledger import Ledger
+from tco.simulator.costs.ledger import Category, Ledger, declare
 from tco.simulator.costs.usage import hourly
+from tco.simulator.kinds.owned.financing import Flows, financed
 from tco.simulator.kinds.owned.generations import on_successor, retired_h
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import Delivery
 from tco.simulator.kinds.runs import JobRuns
+
+# The owned cluster's ledger categories (label, the price group that scales it, chart colour).
+declare(
+    Category("capex", "servers bought", "server prices", "#4c72b0"),
+    Category("resale", "resale at the horizon", "server prices", "#8c8c8c", credit=True),
+    Category("depreciation", "depreciation", "server prices", "#4c72b0"),
+    Category("power", "electricity", "electricity", "#dd8452"),
+    Category("facility", "facility", "facility", "#937860"),
+    Category("support", "support contract", "server prices", "#da8bc3"),
+    Category("staff", "staff", "staff", "#8172b3"),
+)
 
 
 def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:

@@ -25,11 +25,11 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote, input_quote
-from tco.simulator.costs.financing import Financing, financing_quotes
 from tco.simulator.costs.ledger import Ledger
-from tco.simulator.kinds.owned import generations
+from tco.simulator.kinds.owned import generations, offers
 from tco.simulator.kinds.owned import queue as owned_queue
 from tco.simulator.kinds.owned.costs import owned_ledger
+from tco.simulator.kinds.owned.financing import Financing, financing_quotes
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import (
     SEARCH_STEP_MONTHS,
@@ -41,7 +41,14 @@ from tco.simulator.kinds.owned.parts import (
     smallest_meeting,
 )
 from tco.simulator.kinds.plan import speed_quote
-from tco.simulator.kinds.registry import Context, Kind, register
+from tco.simulator.kinds.registry import (
+    Context,
+    QueueingKind,
+    Sale,
+    UnitPrice,
+    WhatIfInput,
+    register,
+)
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
@@ -52,8 +59,8 @@ if typing.TYPE_CHECKING:
     import pandas as pd
 
 MAX_SERVERS_FACTOR = 64  # the search stops at 64x the servers the scenario gave
-TRANCHE_KNOB = "servers_added_per_tranche"
-REFRESH_KNOB = "refresh_month"
+TRANCHE_KNOB = offers.TRANCHE_KNOB
+REFRESH_KNOB = offers.REFRESH_KNOB
 
 
 def _returned_in_service(
@@ -179,12 +186,29 @@ def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> 
 
 
 @register
-class OwnedKind(Kind[Owned, OwnedPlan]):
+class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     name = "owned"
     model = Owned
     label = "owned cluster"
     buys_hardware = True
     data_site = "premises"
+    knobs = (offers.SERVERS_KNOB, TRANCHE_KNOB, REFRESH_KNOB)
+    sizes = (offers.SERVERS_KNOB, TRANCHE_KNOB)
+
+    def size_words(self, knob: str, value: int) -> str:
+        return offers.size_words(knob, value)
+
+    def what_ifs(self) -> tuple[WhatIfInput, ...]:
+        return offers.WHAT_IFS
+
+    def sale(self, option: Owned, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
+        return offers.sale(option, self.resale_basis(option, options), ledger)
+
+    def unit_prices(self, option: Owned) -> tuple[UnitPrice, ...]:
+        return offers.unit_prices(option)
+
+    def remarks(self, name: str, metrics: Any) -> list[str]:
+        return offers.remarks(name, metrics)
 
     def search(
         self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from tco.simulator.cluster.failures import Failures
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Count, GpuCount, Name, NonNeg, OptionModel
-from tco.simulator.costs.financing import Financing
+from tco.simulator.kinds.owned.financing import Financing
 from tco.simulator.kinds.owned.generations import Generation, Refresh, Successor
 from tco.simulator.kinds.owned.parts import (
     Delivery,

@@ -28,9 +28,62 @@ from tco.simulator.cluster.scheduler import simulate_queue
 from tco.simulator.kinds.owned.generations import Successor
 from tco.simulator.kinds.owned.outages import Breakdowns, Model
 from tco.simulator.kinds.owned.parts import Delivery
-from tco.simulator.kinds.runs import REASON_SIZE, Gaps, JobRuns, feasibility
+from tco.simulator.kinds.runs import (
+    REASON_SIZE,
+    Gaps,
+    JobRuns,
+    Measure,
+    count,
+    declare_measure,
+    feasibility,
+)
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware, run_hours
+
+UNAVAILABLE = "unavailable_gpu_h"  # GPU-hours out of service for repair (a count, not shown)
+
+
+def _availability(runs: JobRuns, paid: float) -> float:
+    return 1.0 - float(runs.counts.get(UNAVAILABLE, 0.0)) / paid if paid > 0 else 1.0
+
+
+declare_measure(
+    Measure(
+        "failures",
+        "GPUs of an owned cluster that failed over the horizon",
+        count("failures"),
+        integer=True,
+        order=30,
+    ),
+    Measure(
+        "node_failures",
+        "whole servers that failed (owned; failures.node_failures_per_1000_node_days)",
+        count("node_failures"),
+        integer=True,
+        order=40,
+    ),
+    Measure(
+        "rack_failures",
+        "racks that failed, each taking its servers down together (owned;"
+        " failures.rack_failures_per_1000_rack_days)",
+        count("rack_failures"),
+        integer=True,
+        order=50,
+    ),
+    Measure(
+        "gpu_availability",
+        "share of GPU-hours in service not out for repair (1 without failures)",
+        _availability,
+        order=60,
+    ),
+    Measure(
+        "fragmented_gpu_hours",
+        "GPU-hours idle while the job at the head of the queue would fit the free GPUs as a"
+        " pool but on no server (owned, placed on servers; 0 otherwise)",
+        count("fragmented_gpu_hours"),
+        order=70,
+    ),
+)
 
 
 class Queueing(Protocol):
@@ -102,11 +155,13 @@ def queue(
         reason_text=fleet.text,
         interruptions=interruptions,
         lost_gpu_h=lost,
-        failures=brk.failures,
-        node_failures=brk.node_failures,
-        rack_failures=brk.racks,
-        unavailable_gpu_h=brk.down_gpu_h + brk.servers_down_gpu_h,
-        fragmented_gpu_h=stranded,
+        counts={
+            "failures": brk.failures,
+            "node_failures": brk.node_failures,
+            "rack_failures": brk.racks,
+            UNAVAILABLE: brk.down_gpu_h + brk.servers_down_gpu_h,
+            "fragmented_gpu_hours": stranded,
+        },
         gaps=gaps,
         generation=where if len(hws) > 1 else None,
     )

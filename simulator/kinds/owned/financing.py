@@ -1,5 +1,4 @@
-"""Money over time for owned servers: a loan or a lease instead of cash, and running costs that
-escalate.
+"""Money over time for owned servers: a loan or a lease instead of cash.
 
 - ``loan``: a down payment, then equal monthly payments in arrears (an amortizing loan). The
   servers are owned: the accounting view keeps their depreciation and adds the interest.
@@ -13,7 +12,7 @@ escalate.
   value (then owned and depreciated) or returned (the term must cover the horizon).
 
 A loan or finance lease still running when its servers are sold (at the horizon, or at a refresh:
-``kinds.generations``) is paid off then; an operating lease's payments after the horizon fall
+``owned.generations``) is paid off then; an operating lease's payments after the horizon fall
 outside it and are reported (``lease_payments_beyond_horizon_usd``), as a Savings Plan's are.
 Payments follow numpy-financial's ``pmt`` (tested against it).
 """
@@ -40,23 +39,6 @@ declare(
         "lease_termination", "operating lease ended early at a refresh", "server prices", "#c49c94"
     ),
 )
-
-
-Rate = Annotated[float, Field(ge=-0.5, le=1)]
-
-
-class Escalation(Strict):
-    """Yearly growth of running costs, applied month by month ((1 + e)^(m/12) in month m) to the
-    ledger category of the same name; the discount rate still applies on top for NPV. E.g. US
-    electricity was 4-22 % dearer in April 2025 than a year before (facility_power.csv)."""
-
-    power: Rate = 0.0
-    facility: Rate = 0.0
-    support: Rate = 0.0
-    staff: Rate = 0.0
-
-    def rates(self) -> dict[str, float]:
-        return {k: v for k, v in self.model_dump().items() if v}
 
 
 class Financing(Strict):

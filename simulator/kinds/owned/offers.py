@@ -1,0 +1,87 @@
+"""What the owned kind offers the rest of tco, declared here rather than known by name there
+(``kinds.registry``): the inputs the what-ifs change, what its options sell, the prices a
+spreadsheet may expose, and its sizes in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tco.simulator.costs.ledger import Ledger
+from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.registry import Sale, UnitPrice, WhatIfInput
+
+SERVERS_KNOB = "servers"
+TRANCHE_KNOB = "servers_added_per_tranche"
+REFRESH_KNOB = "refresh_month"
+BASES = ("market", "book")  # resale on the used-market curve, or at book value
+
+
+def _lead(o: dict[str, Any], change: float | str) -> bool:
+    o["lead_time_months"] = max(0.0, o["lead_time_months"] + float(change))
+    return True
+
+
+def _resale(o: dict[str, Any], change: float | str) -> bool:
+    """A basis (a word: whether it changed), or the value scaled (a number; -1: none)."""
+    if isinstance(change, str):
+        before = o.get("resale_value")
+        o["resale_value"] = change
+        return before != change
+    o["resale_scale"] = o["resale_scale"] * (1.0 + change)
+    return True
+
+
+def _life(o: dict[str, Any], change: float | str) -> bool:
+    o["depreciation"]["months"] = max(1, round(o["depreciation"]["months"] * (1.0 + float(change))))
+    return True
+
+
+# Lead time +-1 month (re-simulation); resale on the other basis ("market" curve or "book"
+# value, whichever the scenario does not use) or none; depreciation life +-25 % (it moves cash
+# only where resale is at book value).
+WHAT_IFS = (
+    WhatIfInput("lead time", (-1.0, 1.0), _lead, unit="months"),
+    WhatIfInput("resale value", (*BASES, -1.0), _resale, words={-1.0: "none"}),
+    WhatIfInput("depreciation life", (-0.25, 0.25), _life),
+)
+
+
+def sale(option: Owned, basis: str | None, ledger: Ledger) -> Sale | None:
+    """The servers sold at the horizon and, with a refresh, the old ones sold at the cutover."""
+    cash = ledger.cash
+    at_end, before = (
+        -float(cash[k].sum()) if k in cash else 0.0 for k in ("resale", "refresh_sale")
+    )
+    if at_end + before <= 0:
+        return None
+    return Sale(at_end, before, basis or option.resale_value)  # kept at the horizon, sold before
+
+
+def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
+    return (
+        UnitPrice(
+            "power",
+            option.power.usd_per_kwh,
+            "electricity used (kWh, PUE included)",
+            "kWh",
+            "electricity",
+        ),
+    )
+
+
+def size_words(knob: str, value: int) -> str:
+    if knob == SERVERS_KNOB:
+        return f"{value} servers"
+    return f"{value} more server{'s' if value != 1 else ''} in every tranche"
+
+
+def remarks(name: str, metrics: Any) -> list[str]:
+    """Owned GPUs idle because free GPUs were scattered over servers (placement on servers)."""
+    lost, paid = metrics.measures.get("fragmented_gpu_hours", 0.0), metrics.paid_gpu_hours
+    if lost > 0 and paid > 0:
+        return [
+            f"{name}: {lost:,.0f} GPU-hours ({lost / paid:.1%} of those in service) sat idle"
+            " while the next job in line would have fit the free GPUs but no single server"
+            " (fragmentation; placement: pool would ignore servers)."
+        ]
+    return []
