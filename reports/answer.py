@@ -8,9 +8,9 @@ break-even in a table); :func:`sentences` gives all of them in the terminal's or
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from tco.simulator.advice import sensitivity, what_if
-from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
 from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
@@ -41,13 +41,13 @@ def reference_label(result: Result) -> str:
 def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
     """The cheapest other option that meets the service level (break-even against one that
     does not do the work would mislead)."""
-    others = [x for x in result.options if x.name != o.name and verdict(result, x).meets]
+    others = [x for x in result.options if x.name != o.name and result.verdicts[x.name].meets]
     return min(others, key=lambda x: x.total_cash_usd) if others else None
 
 
 def break_even_cell(result: Result, o: OptionResult) -> str:
     other = _cheapest_other(result, o)
-    if other is None or not verdict(result, o).meets:
+    if other is None or not result.verdicts[o.name].meets:
         return "-"
     m = o.break_even[other.name]
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
@@ -67,7 +67,7 @@ def headline(result: Result, with_level: bool = True) -> str:
     """The answer first: the option that meets the service level for the least money, or why
     none does (``with_level``: the level in brackets, for a reader who sees it nowhere else)."""
     cur = result.scenario.money
-    rec = result.recommendation or recommend_without_resizes(result)
+    rec = result.recommendation
     level = f" ({level_text(result)})" if with_level else ""
     if rec.option is None:
         return f"No option meets the service level{level}. Closest: {rec.closest}. {rec.reason}."
@@ -80,7 +80,7 @@ def headline(result: Result, with_level: bool = True) -> str:
 
 def caveats(result: Result) -> list[str]:
     """What the recommended and the cheapest option rest on, in their kinds' words."""
-    rec = result.recommendation or recommend_without_resizes(result)
+    rec = result.recommendation
     out: list[str] = []
     for o in result.options:
         if o.name in (rec.option, result.cheapest().name):
@@ -91,7 +91,7 @@ def caveats(result: Result) -> list[str]:
 def resizes(result: Result) -> list[str]:
     """Owned clusters that miss the level, resized until they meet it."""
     cur = result.scenario.money
-    rec = result.recommendation or recommend_without_resizes(result)
+    rec = result.recommendation
     out: list[str] = []
     for z in rec.resizes:
         if z.servers is None:
@@ -124,7 +124,7 @@ def _size(result: Result, z: Resize) -> str:
 def cheapest(result: Result) -> list[str]:
     """The cheapest option, by how much, and whether it meets the service level."""
     cur = result.scenario.money
-    verdicts = _verdicts(result)
+    verdicts = result.verdicts
     best = result.cheapest()
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     line = (
@@ -146,7 +146,7 @@ def break_even_pairs(
     service level (a break-even against renting that does not do the work would mislead), and so
     does the owned one unless ``owned_must_meet`` is False (its volume at equal cost still
     informs)."""
-    verdicts = _verdicts(result)
+    verdicts = result.verdicts
     owned = [
         o
         for o in result.options
@@ -211,7 +211,7 @@ def resale(result: Result) -> list[str]:
     return out
 
 
-def _volumes(result: Result, verdicts: dict[str, Verdict]) -> list[str]:
+def _volumes(result: Result, verdicts: Mapping[str, Verdict]) -> list[str]:
     out: list[str] = []
     ref = reference_label(result)
     for v in result.break_even_volumes:
@@ -273,11 +273,7 @@ def price_sources(result: Result) -> list[str]:
 
 def break_evens(result: Result) -> list[str]:
     """When buying breaks even, and at which volume of work owning and renting cost the same."""
-    return _break_evens(result) + _volumes(result, _verdicts(result))
-
-
-def _verdicts(result: Result) -> dict[str, Verdict]:
-    return {o.name: verdict(result, o) for o in result.options}
+    return _break_evens(result) + _volumes(result, result.verdicts)
 
 
 def sentences(result: Result) -> list[str]:

@@ -24,7 +24,6 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from tco.simulator.advice import what_if
-from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
 from tco.simulator.core.atomic import replacing
 from tco.simulator.costs import ledger
 from tco.simulator.engine.result import OptionResult, Result
@@ -93,7 +92,7 @@ def cumulative_cost(result: Result) -> Chart:
     for o in result.options:
         label = f"{o.name} ({registry.get(o.kind).label})"  # plain words, not the code name
         ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=2)
-    meets = {o.name: verdict(result, o).meets for o in result.options}
+    meets = {o.name: result.verdicts[o.name].meets for o in result.options}
     points: list[tuple[str, str, int]] = []
     for o in result.options:
         if not registry.get(o.kind).buys_hardware or not meets[o.name]:
@@ -312,7 +311,7 @@ def what_ifs(result: Result) -> Chart:
     """Tornado of the inputs beyond prices: the recommended option's cash under each change,
     against today's recommendation; a bar marked with an option's name changes the answer."""
     cur = result.scenario.money
-    base = recommend_without_resizes(result).cash_usd or 0.0
+    base = result.recommendation.cash_usd or 0.0
     moved = [
         (0.0 if w.recommended_cash_usd is None else cur.of(w.recommended_cash_usd - base), w)
         for w in result.what_ifs

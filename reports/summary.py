@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from tco.simulator.advice import sensitivity, what_if
-from tco.simulator.advice.recommendation import recommend_without_resizes, verdict
 from tco.simulator.core.atomic import write_text
 from tco.simulator.costs import ledger
 from tco.simulator.engine.findings import Verdict
@@ -95,7 +94,7 @@ def _measure(m: Measure, value: float) -> float | int | None:
 
 
 def _recommendation(result: Result) -> dict[str, Any]:
-    rec = result.recommendation or recommend_without_resizes(result)
+    rec = result.recommendation
     return {
         "option": rec.option,
         "cash_usd": None if rec.cash_usd is None else _usd(rec.cash_usd),
@@ -144,7 +143,7 @@ def to_summary(result: Result) -> dict[str, Any]:
         "service_level": sc.service_level.model_dump(mode="json"),
         "recommendation": _recommendation(result),
         **_advice(result),
-        "options": [_option(o, result.months, verdict(result, o)) for o in result.options],
+        "options": [_option(o, result.months, result.verdicts[o.name]) for o in result.options],
     }
 
 

@@ -50,7 +50,6 @@ def break_even(result: Result) -> pd.DataFrame:
     """Each owned option against each rented one that meets the service level: the month from
     which owning stays cheaper, and the volume of work at which both cost the same."""
     from tco.reports.answer import break_even_pairs, reference_label
-    from tco.simulator.advice.recommendation import verdict
 
     volumes = {(v.owned, v.rented): v for v in result.break_even_volumes}
     ref = reference_label(result)
@@ -58,7 +57,7 @@ def break_even(result: Result) -> pd.DataFrame:
     for o, other in break_even_pairs(result, owned_must_meet=False):
         m = o.break_even[other.name]
         v = volumes.get((o.name, other.name))
-        if not verdict(result, o).meets:
+        if not result.verdicts[o.name].meets:
             when = "- (misses the service level)"
         else:
             when = "never (within the horizon)" if m is None else f"{result.months[m - 1]}"

@@ -10,7 +10,6 @@ from rich.console import Console
 from rich.table import Table
 
 from tco.reports.answer import break_even_cell, hours, pct, reference_label, sentences, usd
-from tco.simulator.advice.recommendation import verdict
 from tco.simulator.engine.result import OptionResult, Result
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
@@ -37,7 +36,7 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
         ("GPU util" if full else "util", lambda o: pct(o.gpu_utilisation), 0),
         ("p95 wait h" if full else "p95 h", lambda o: hours(o.waits.p95_h), 0),
         ("can't run", lambda o: f"{sum(o.cannot_run.values()):,}", FULL_WIDTH),
-        ("level", lambda o: "meets" if verdict(result, o).meets else "misses", 0),
+        ("level", lambda o: "meets" if result.verdicts[o.name].meets else "misses", 0),
         (
             "break-even",
             lambda o: (

@@ -9,7 +9,6 @@ import pandas as pd
 
 import tco
 from tco.reports import answer
-from tco.simulator.advice.recommendation import verdict
 from tests.conftest import ROOT
 
 
@@ -20,7 +19,7 @@ def test_comparison_frame_is_the_comparison_table(tmp_path: Path) -> None:
     for o, row in zip(r.options, frame.to_dict("records"), strict=True):
         assert row["total cash (USD)"] == o.total_cash_usd
         assert row["p95 wait (h)"] == o.waits.p95_h
-        assert row["meets service level"] == verdict(r, o).meets
+        assert row["meets service level"] == r.verdicts[o.name].meets
         # The same break-even the terminal table prints.
         shown = answer.break_even_cell(r, o)
         if pd.isna(row["break-even month"]):

@@ -16,19 +16,11 @@ import math
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.optimize import search_option
-from tco.simulator.engine.findings import Recommendation, Resize, Verdict
+from tco.simulator.engine.findings import Recommendation, Resize
 from tco.simulator.engine.prepared import Prepared
-from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import choose
 from tco.simulator.kinds import registry
-
-
-def verdict(result: Result, o: OptionResult) -> Verdict:
-    level = result.scenario.service_level
-    reasons = o.metrics.misses(level)
-    over_wait = max(0.0, o.waits.p95_h / max(level.p95_wait_hours, 1e-9) - 1.0)
-    over_work = max(0.0, o.work.cannot_run_share - level.max_cannot_run_share)
-    over_work += max(0.0, o.work.overdue_share - level.max_unfinished_share)
-    return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)
 
 
 def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize | None:
@@ -55,43 +47,12 @@ def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize 
 
 def recommend(prepared: Prepared, result: Result, book: PriceBook) -> Recommendation:
     """The recommendation of a run (``result`` simulated from ``prepared``; ``book``: the prices
-    the resized clusters are planned with, the run's own)."""
-    verdicts = {o.name: verdict(result, o) for o in result.options}
+    the resized clusters are planned with, the run's own): the engine's, with the smallest size
+    of every option that misses the level and has a size to search."""
     found = (
         smallest_cluster(prepared, i, book)
         for i, p in enumerate(prepared.plans)
-        if not verdicts[p.option.name].meets
+        if not result.verdicts[p.option.name].meets
     )
     resizes = tuple(r for r in found if r is not None)
-    return _choose(result, verdicts, resizes)
-
-
-def recommend_without_resizes(result: Result) -> Recommendation:
-    """The recommendation from the result alone (no resized clusters searched)."""
-    return _choose(result, {o.name: verdict(result, o) for o in result.options}, ())
-
-
-def _choose(
-    result: Result, verdicts: dict[str, Verdict], resizes: tuple[Resize, ...]
-) -> Recommendation:
-    meeting = [o for o in result.options if verdicts[o.name].meets]
-    if meeting:
-        best = min(meeting, key=lambda o: o.total_cash_usd)
-        return Recommendation(
-            option=best.name,
-            cash_usd=best.total_cash_usd,
-            npv_usd=best.npv_usd,
-            reason=f"the cheapest of the {len(meeting)} option(s) that meet the service level",
-            closest=None,
-            resizes=resizes,
-        )
-    closest = min(result.options, key=lambda o: (verdicts[o.name].shortfall, o.total_cash_usd))
-    return Recommendation(
-        option=None,
-        cash_usd=None,
-        npv_usd=None,
-        reason="no option meets the service level: "
-        + "; ".join(f"{v.option}: {', '.join(v.reasons)}" for v in verdicts.values()),
-        closest=closest.name,
-        resizes=resizes,
-    )
+    return choose(result.options, result.verdicts, resizes)

@@ -22,15 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tco.pricing.book import PriceBook
-from tco.simulator.advice.recommendation import recommend_without_resizes
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.findings import FlipPoint, WhatIf
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.simulate import prepare, simulate_options
+from tco.simulator.engine.simulate import revised, simulate_options
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import WhatIfInput
-from tco.simulator.scenario.model import validate
 
 BISECTION_STEPS = 6  # the flip point to within 1/64 of the change
 
@@ -105,24 +103,21 @@ def describe(name: str, change: float | str) -> str:
     return f"{name} {change:+.2g} {u.removesuffix('s')}" if u else f"{name} {change:+.0%}"
 
 
-def _rerun(base: Prepared, book: PriceBook, data: dict[str, Any]) -> Result:
-    scenario = validate(data, base.file, book, check=False)
-    return simulate_options(prepare(scenario, book, base.file, base.sha256, base.trace))
-
-
 def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) -> Result | None:
-    data = base.scenario.model_dump()
-    applied = inputs()[name].apply(data, change)
-    if not applied:
+    """The run with one input changed (None: the scenario has no such input, or the change
+    makes it invalid, e.g. a longer lead time bringing a refresh past the horizon)."""
+    if not inputs()[name].apply(base.scenario.model_dump(), change):
         return None
     try:
-        return _rerun(base, book, data)
-    except ScenarioError:  # e.g. a longer lead time brings a refresh past the horizon
+        return simulate_options(
+            revised(base, book, lambda data: inputs()[name].apply(data, change))
+        )
+    except ScenarioError:
         return None
 
 
 def _what_if(name: str, change: float | str, now: str | None, result: Result) -> WhatIf:
-    rec = recommend_without_resizes(result)
+    rec = result.recommendation
     ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
     gap = ranked[1].total_cash_usd - ranked[0].total_cash_usd if len(ranked) > 1 else 0.0
     return WhatIf(name, change, rec.option, rec.cash_usd, rec.option != now, ranked[0].name, gap)
@@ -134,7 +129,7 @@ def what_ifs(
     """Every change's recommendation, and for each change that alters it, the flip point
     (``book``: a frozen book, so re-runs never call AWS)."""
     frozen = book
-    now = recommend_without_resizes(result).option
+    now = result.recommendation.option
     out: list[WhatIf] = []
     for name, change in changes():
         changed = _changed(base, frozen, name, change)
@@ -153,7 +148,7 @@ def _flip_point(base: Prepared, book: PriceBook, now: str | None, w: WhatIf) -> 
         mid = (lo + hi) / 2
         changed = _changed(base, book, w.input, mid)
         assert changed is not None  # the same input applied at the full change
-        option = recommend_without_resizes(changed).option
+        option = changed.recommendation.option
         if option == now:
             lo = mid
         else:

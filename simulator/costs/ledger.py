@@ -12,6 +12,7 @@ analysis read these declarations, never a list of names of their own. Monthly ra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,6 +79,17 @@ def groups() -> dict[str, tuple[str, ...]]:
         if c.group is not None:
             out.setdefault(c.group, []).append(c.name)
     return {g: tuple(v) for g, v in out.items()}
+
+
+def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.ndarray:
+    """Monthly cash with each price group's categories times its factor (``factors``: group ->
+    multiplier; a group not named, and a category of none, as priced). Costs are linear in
+    prices, so this is the cost at other prices without simulating again."""
+    of = {c: g for g, cats in groups().items() for c in cats}
+    out = np.zeros(len(next(iter(cash.values()))) if cash else 0)
+    for cat, values in cash.items():
+        out = out + values * factors.get(of.get(cat, ""), 1.0)
+    return out
 
 
 def declarations() -> tuple[dict[str, Category], dict[str, Series]]:

@@ -7,13 +7,20 @@ source and date, so any result can be traced and reproduced.
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Ledger
-from tco.simulator.engine.findings import BreakEvenVolume, FlipPoint, Recommendation, WhatIf
+from tco.simulator.engine.findings import (
+    BreakEvenVolume,
+    FlipPoint,
+    Recommendation,
+    Verdict,
+    WhatIf,
+)
 from tco.simulator.engine.metrics import Metrics, Waits, WorkBalance
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario
@@ -101,8 +108,11 @@ class Result:
     jobs: Jobs
     options: tuple[OptionResult, ...]
     price_provenance: dict[str, str]
+    # Each option against the service level, and the recommendation among the options as typed
+    # (``engine.verdicts``); the advice adds resized clusters to the recommendation.
+    verdicts: Mapping[str, Verdict]
+    recommendation: Recommendation
     price_warnings: tuple[str, ...] = ()
-    recommendation: Recommendation | None = None  # None: not asked for (simulate(advise=False))
     break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
     what_ifs: tuple[WhatIf, ...] = ()  # the recommendation under other inputs (when advised)
     flip_points: tuple[FlipPoint, ...] = ()  # how far each input that turns the answer must move
@@ -161,12 +171,7 @@ class Result:
         other option that meets the level (None: never, or it misses the level)."""
         import pandas as pd
 
-        level = self.scenario.service_level
-
-        def meets(o: OptionResult) -> bool:
-            return not o.metrics.misses(level)
-
-        ok = {o.name: meets(o) for o in self.options}
+        ok = {o.name: v.meets for o, v in ((o, self.verdicts[o.name]) for o in self.options)}
         rows = []
         for o in self.options:
             others = [x for x in self.options if x.name != o.name and ok[x.name]]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,10 +23,11 @@ from tco.simulator.costs.finance import break_even_month
 from tco.simulator.engine.metrics import cannot_run_examples, measure
 from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.verdicts import choose, verdict
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
-from tco.simulator.scenario.model import Scenario
+from tco.simulator.scenario.model import Scenario, validate
 from tco.simulator.workload.replayed import ReadTrace, read_trace
 
 
@@ -63,6 +65,19 @@ def plan_option(
     else:
         fixed, quotes = storage.owned(data, months, file)
     return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
+
+
+def revised(
+    base: Prepared, book: PriceBook, change: Callable[[dict[str, Any]], object]
+) -> Prepared:
+    """``base`` with ``change`` applied to its scenario's data: validated again (a value out of
+    its range is an error, never clipped), its plans resolved again from ``book`` (a frozen
+    book: no price is fetched), its jobs drawn again; the trace is not read again. What-ifs and
+    sweeps re-run the engine through it."""
+    data = base.scenario.model_dump()  # Python values: month keys stay integers
+    change(data)
+    scenario = validate(data, base.file, book, check=False)
+    return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
 
 
 def play_option(
@@ -168,7 +183,11 @@ def simulate_options(
         )
         for o in played
     )
+    level = prepared.scenario.service_level
+    verdicts = {o.name: verdict(level, o) for o in options}
     return Result(
+        verdicts=verdicts,
+        recommendation=choose(options, verdicts),
         scenario=prepared.scenario,
         scenario_file=prepared.file,
         scenario_sha256=prepared.sha256,

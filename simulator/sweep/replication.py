@@ -16,8 +16,7 @@ from tco.simulator.costs import ledger
 from tco.simulator.costs.finance import npv
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import OptionResult
-from tco.simulator.engine.simulate import prepare, simulate_options
-from tco.simulator.scenario.model import validate
+from tco.simulator.engine.simulate import revised, simulate_options
 from tco.simulator.scenario.uncertainty import price_groups, set_path
 
 
@@ -54,32 +53,33 @@ def _prepared_for(base: Prepared, book: PriceBook, draws: dict[str, Any], seed: 
     paths = {p: v for p, v in draws.items() if not p.startswith("prices.")}
     if not paths:
         return base.with_seed(seed)
-    data = base.scenario.model_dump()  # Python values: month keys stay integers
-    data["seed"] = seed
-    for path, value in paths.items():
-        set_path(data, path, value)
+
+    def drawn(data: dict[str, Any]) -> None:
+        data["seed"] = seed
+        for path, value in paths.items():
+            set_path(data, path, value)
+
     try:
-        scenario = validate(data, base.file, book, check=False)
+        return revised(base, book, drawn)
     except ScenarioError as exc:
-        drawn = ", ".join(f"{p} = {v!r}" for p, v in paths.items())
-        raise ScenarioError(base.file, "uncertain", f"a draw ({drawn}) is invalid: {exc}") from None
-    return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
+        drawn_text = ", ".join(f"{p} = {v!r}" for p, v in paths.items())
+        msg = f"a draw ({drawn_text}) is invalid: {exc}"
+        raise ScenarioError(base.file, "uncertain", msg) from None
 
 
-def _draw(o: OptionResult, multipliers: dict[str, float], prepared: Prepared) -> OptionDraw:
-    groups = ledger.groups()
-    monthly = np.zeros(len(prepared.months))
-    for cat, values in o.ledger.cash.items():
-        factor = next((m for g, m in multipliers.items() if cat in groups.get(g, ())), 1.0)
-        monthly = monthly + values * factor
-    level = prepared.scenario.service_level
+def _draw(
+    o: OptionResult, meets: bool, multipliers: dict[str, float], prepared: Prepared
+) -> OptionDraw:
+    monthly = ledger.scaled(o.ledger.cash, multipliers)
+    if not o.ledger.cash:
+        monthly = np.zeros(len(prepared.months))
     return OptionDraw(
         name=o.name,
         cash_usd=float(monthly.sum()),
         npv_usd=npv(prepared.scenario.discount_rate, monthly),
         p95_wait_h=o.metrics.waits.p95_h,
         cannot_run_share=o.metrics.work.cannot_run_share,
-        meets_service_level=not o.metrics.misses(level),
+        meets_service_level=meets,
         cumulative_cash_usd=tuple(np.cumsum(monthly).tolist()),
     )
 
@@ -100,7 +100,9 @@ def replicate(base: Prepared, book: PriceBook, seed: int, index: int) -> Replica
         index=index,
         seed=job_seed,
         inputs=draws,
-        options=tuple(_draw(o, multipliers, prepared) for o in result.options),
+        options=tuple(
+            _draw(o, result.verdicts[o.name].meets, multipliers, prepared) for o in result.options
+        ),
     )
 
 
