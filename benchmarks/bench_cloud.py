@@ -48,11 +48,21 @@ def main() -> None:
     months = 12
     per_month = n / months
     classes = [
-        {"name": "ft", "arrivals_per_month": 0.85 * per_month, "gpus": 1, "memory_gb": 16,
-         "work": {"reference_gpu": "V100 SXM2 32GB", "gpu_hours": 10}},
-        {"name": "ddp", "arrivals_per_month": 0.15 * per_month, "gpus": {"choices": [2, 4, 8]},
-         "memory_gb": 30, "work": {"reference_gpu": "V100 SXM2 32GB", "gpu_hours": 150}},
-    ]  # fmt: skip
+        {
+            "name": "ft",
+            "arrivals_per_month": 0.85 * per_month,
+            "gpus": 1,
+            "memory_gb": 16,
+            "work": {"reference_gpu": "V100 SXM2 32GB", "gpu_hours": 10},
+        },
+        {
+            "name": "ddp",
+            "arrivals_per_month": 0.15 * per_month,
+            "gpus": {"choices": [2, 4, 8]},
+            "memory_gb": 30,
+            "work": {"reference_gpu": "V100 SXM2 32GB", "gpu_hours": 150},
+        },
+    ]
     sc = validate(
         {
             "name": "bench",

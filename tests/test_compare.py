@@ -24,10 +24,15 @@ def test_compare_lists_totals_prices_and_inputs(
 ) -> None:
     old = _write(tmp_path, "old")
     options = [
-        {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
-         "power": {"usd_per_kwh": 0.2}},
+        {
+            "name": "own",
+            "kind": "owned",
+            "server": "8x A40 NVLink server",
+            "servers": 1,
+            "power": {"usd_per_kwh": 0.2},
+        },
         {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
-    ]  # fmt: skip
+    ]
     new = _write(tmp_path, "new", options=options)
     main(["compare", str(old), str(new / "summary.json"), "--format", "json"])
     diff = json.loads(capsys.readouterr().out)

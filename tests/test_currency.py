@@ -42,12 +42,16 @@ def test_money_text() -> None:
         ({"currency": "EUR"}, r"currency EUR needs exchange_rate: \{per_usd"),
         ({"exchange_rate": RATE}, "exchange_rate is for a currency other than USD"),
         ({"currency": "eur", "exchange_rate": RATE}, r"currency: must be an ISO 4217 code"),
-        ({"currency": "EUR", "exchange_rate": {**RATE, "per_usd": -1.0}},
-         r"exchange_rate\.per_usd"),
-        ({"currency": "EUR", "exchange_rate": {**RATE, "as_of": "soon"}},
-         r"exchange_rate\.as_of: must be a date"),
+        (
+            {"currency": "EUR", "exchange_rate": {**RATE, "per_usd": -1.0}},
+            r"exchange_rate\.per_usd",
+        ),
+        (
+            {"currency": "EUR", "exchange_rate": {**RATE, "as_of": "soon"}},
+            r"exchange_rate\.as_of: must be a date",
+        ),
     ],
-)  # fmt: skip
+)
 def test_currency_input_errors(over: dict[str, Any], match: str) -> None:
     with pytest.raises(ScenarioError, match=match):
         make_scenario(**over)

@@ -71,8 +71,13 @@ def test_availability_rests_on_the_mean_repair_time_only(repair: dict[str, Any])
 def test_a_repair_distribution_is_checked(repair: dict[str, Any], words: str) -> None:
     from tco.simulator.core.errors import ScenarioError
 
-    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
-           "failures": {"repair_days": repair}}  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 1,
+        "failures": {"repair_days": repair},
+    }
     with pytest.raises(ScenarioError) as e:
         make_scenario(options=[own])
     assert words in str(e.value) and "options[0].failures.repair_days" in str(e.value)

@@ -24,8 +24,15 @@ def _queue(jobs: list[tuple[float, int, float, float]], cut: tuple[float, int, i
     """Jobs (arrival, GPUs, hold on the old servers, hold on the successor) on 8 old GPUs."""
     a, u, h, h2 = (np.array(x) for x in zip(*jobs, strict=True))
     cutover = Cutover(cut[0], cut[1], cut[2], h2.astype(float))
-    inp = QueueInput(a.astype(float), u.astype(np.int64), h.astype(float), [(0.0, 8)], 1000.0,
-                     cutover=cutover, **kw)  # fmt: skip
+    inp = QueueInput(
+        a.astype(float),
+        u.astype(np.int64),
+        h.astype(float),
+        [(0.0, 8)],
+        1000.0,
+        cutover=cutover,
+        **kw,
+    )
     return simulate_queue(inp)
 
 
@@ -90,8 +97,10 @@ def _lab(refresh: dict[str, Any] | None, **over: Any) -> Any:
 
 
 def test_the_ledger_of_two_generations() -> None:
-    prepared, o = _lab({"month": 12, "server": "HGX A100 8x80GB", "price_usd": 100_000.0},
-                       price_decline_per_year=0.2)  # fmt: skip
+    prepared, o = _lab(
+        {"month": 12, "server": "HGX A100 8x80GB", "price_usd": 100_000.0},
+        price_decline_per_year=0.2,
+    )
     cash, acc = o.ledger.cash, o.ledger.accounting
     old = hardware.server("8x A40 NVLink server")
     basis_old = old.price_usd * 0.8 ** (((2027 * 12) - (2025 * 12 + 2)) / 12) + 1000.0
@@ -191,20 +200,32 @@ def test_a_smaller_successor_cannot_run_the_largest_jobs_after_it() -> None:
     ("over", "match"),
     [
         ({"refresh": {"month": 0, "server": "HGX A100 8x80GB"}}, r"refresh\.month.*valid: 1"),
-        ({"refresh": {"month": 11, "server": "HGX A100 8x80GB"}, "lead_time_months": 2},
-         r"refresh\.month: .*after the 12-month horizon.*valid: up to 9"),
+        (
+            {"refresh": {"month": 11, "server": "HGX A100 8x80GB"}, "lead_time_months": 2},
+            r"refresh\.month: .*after the 12-month horizon.*valid: up to 9",
+        ),
         ({"refresh": {"month": 6, "server": "HGX A100 8x80"}}, r"refresh\.server"),
-        ({"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
-         r"refresh\.server: a successor GPU with less memory"),
-        ({"refresh": {"month": 6, "server": "HGX A100 8x80GB"},
-          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 3}},
-         r"financing\.term_months: servers delivered in month 1 would be returned after 3"
-         r" months, before the refresh's successor takes over.*at least 6"),
-        ({"refresh": {"month": 3, "server": "HGX A100 8x80GB"},  # the successor's lease
-          "financing": {"kind": "lease", "end_of_term": "return", "term_months": 5}},
-         r"servers delivered in month 4 would be returned after 5 months, before the horizon"),
+        (
+            {"refresh": {"month": 6, "server": "RTX 3060 workstation"}},
+            r"refresh\.server: a successor GPU with less memory",
+        ),
+        (
+            {
+                "refresh": {"month": 6, "server": "HGX A100 8x80GB"},
+                "financing": {"kind": "lease", "end_of_term": "return", "term_months": 3},
+            },
+            r"financing\.term_months: servers delivered in month 1 would be returned after 3"
+            r" months, before the refresh's successor takes over.*at least 6",
+        ),
+        (
+            {
+                "refresh": {"month": 3, "server": "HGX A100 8x80GB"},  # the successor's lease
+                "financing": {"kind": "lease", "end_of_term": "return", "term_months": 5},
+            },
+            r"servers delivered in month 4 would be returned after 5 months, before the horizon",
+        ),
     ],
-)  # fmt: skip
+)
 def test_refresh_input_errors(over: dict[str, Any], match: str) -> None:
     option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
     with pytest.raises(ScenarioError, match=match):
@@ -216,8 +237,14 @@ def test_optimize_tries_each_half_year_for_the_refresh_and_none() -> None:
     from tco.simulator.advice.optimize import search_option
 
     refresh = {"month": 12, "server": "HGX A100 8x80GB"}
-    option = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1,
-              "lead_time_months": 1, "refresh": refresh}  # fmt: skip
+    option = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 1,
+        "lead_time_months": 1,
+        "refresh": refresh,
+    }
     book = PriceBook()
     prepared = prepare(make_scenario(horizon_months=36, options=[option]), book)
     configs = search_option(prepared, 0, book)
@@ -238,12 +265,26 @@ def test_a_hybrid_bursts_a_job_only_the_successor_holds_after_its_own_patience()
         "memory_gb": 20,  # an RTX 3060 cannot hold it, an RTX 4090 can
         "work": {"reference_gpu": "A40", "gpu_hours": 2, "distribution": "exponential"},
     }
-    own = {"name": "own", "kind": "owned", "server": "RTX 3060 workstation", "servers": 1,
-           "refresh": {"month": 6, "server": "RTX 4090 workstation"}}  # fmt: skip
-    cloud = {"name": "cloud", "kind": "on_demand", "instance_types": ["g5.xlarge"],
-             "provisioning_delay_minutes": 6}  # fmt: skip
-    hybrid = {"name": "hybrid", "kind": "hybrid", "owned": "own", "burst": "cloud",
-              "burst_after_wait_hours": 24}  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "RTX 3060 workstation",
+        "servers": 1,
+        "refresh": {"month": 6, "server": "RTX 4090 workstation"},
+    }
+    cloud = {
+        "name": "cloud",
+        "kind": "on_demand",
+        "instance_types": ["g5.xlarge"],
+        "provisioning_delay_minutes": 6,
+    }
+    hybrid = {
+        "name": "hybrid",
+        "kind": "hybrid",
+        "owned": "own",
+        "burst": "cloud",
+        "burst_after_wait_hours": 24,
+    }
     scenario = make_scenario(workload={"job_classes": [big]}, options=[own, cloud, hybrid])
     prepared = prepare(scenario)
     o = simulate(prepared, advise=False).options[2]
@@ -287,8 +328,13 @@ def test_an_operating_lease_ended_early_by_a_refresh(end_of_term: str) -> None:
     sold by the lessee, and the lease's whole cost is booked by then."""
     import numpy_financial as npf
 
-    lease = {"kind": "lease", "term_months": 48, "annual_rate": 0.12, "upfront_fraction": 0.1,
-             "end_of_term": end_of_term}  # fmt: skip
+    lease = {
+        "kind": "lease",
+        "term_months": 48,
+        "annual_rate": 0.12,
+        "upfront_fraction": 0.1,
+        "end_of_term": end_of_term,
+    }
     _, o = _lab({"month": 12, "server": "HGX A100 8x80GB"}, financing=lease)
     _, cash = _lab({"month": 12, "server": "HGX A100 8x80GB"})
     c, a = o.ledger.cash, o.ledger.accounting
@@ -311,15 +357,24 @@ def test_an_operating_lease_ended_early_by_a_refresh(end_of_term: str) -> None:
 def test_a_job_stopped_by_a_failure_restarts_on_the_successor_with_its_work_rescaled() -> None:
     from tco.simulator.cluster.interruptions import Checkpointing
 
-    ckpt = Checkpointing(interval_h=2.0, write_h=0.0, restart_h=0.5, wait_h=0.0,
-                         fallback_after=None)  # fmt: skip
+    ckpt = Checkpointing(
+        interval_h=2.0, write_h=0.0, restart_h=0.5, wait_h=0.0, fallback_after=None
+    )
     # One server of 8. Job 0 (8 GPUs, 10 h here, 5 h on the successor) is hit at 5 h: it keeps
     # 4 h (checkpoints every 2 h), loses 1 h on 8 GPUs, and cannot restart on 7 GPUs. At the
     # cutover (6 h) its 6 h left become 3 h on the successor; it restarts at once, spends the
     # 0.5 h restart and ends at 9.5 h. The old GPU's repair after the cutover is not applied.
-    inp = QueueInput(np.array([0.0]), np.array([8]), np.array([10.0]), [(0.0, 8)], 100.0,
-                     server_gpus=8, server_changes=[(5.0, 0, -1), (50.0, 0, 1)], requeue=ckpt,
-                     cutover=Cutover(6.0, 8, 8, np.array([5.0])))  # fmt: skip
+    inp = QueueInput(
+        np.array([0.0]),
+        np.array([8]),
+        np.array([10.0]),
+        [(0.0, 8)],
+        100.0,
+        server_gpus=8,
+        server_changes=[(5.0, 0, -1), (50.0, 0, 1)],
+        requeue=ckpt,
+        cutover=Cutover(6.0, 8, 8, np.array([5.0])),
+    )
     q = simulate_queue(inp)
     r = q.requeued
     assert r is not None
@@ -329,11 +384,18 @@ def test_a_job_stopped_by_a_failure_restarts_on_the_successor_with_its_work_resc
 
 def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
     classes = [
-        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
-         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
-    ]  # fmt: skip
-    failures = {"gpu_failures_per_1000_gpu_days": 0.0, "node_failures_per_1000_node_days": 30.0,
-                "node_repair_days": 5.0}  # fmt: skip
+        {
+            "name": "j",
+            "arrivals_per_month": 100,
+            "gpus": {"choices": [1, 8]},
+            "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"},
+        },
+    ]
+    failures = {
+        "gpu_failures_per_1000_gpu_days": 0.0,
+        "node_failures_per_1000_node_days": 30.0,
+        "node_repair_days": 5.0,
+    }
     own = {
         "name": "own",
         "kind": "owned",
@@ -342,8 +404,9 @@ def test_failures_across_a_refresh_keep_the_renewal_availability() -> None:
         "failures": failures,
         "refresh": {"month": 12, "server": "HGX A100 8x80GB"},
     }
-    o = run(make_scenario(horizon_months=24, workload={"job_classes": classes},
-                          options=[own])).options[0]  # fmt: skip
+    o = run(
+        make_scenario(horizon_months=24, workload={"job_classes": classes}, options=[own])
+    ).options[0]
     mtbf, mttr = 1000 / 30.0, 5.0
     # Servers of both generations are down MTTR / (MTBF + MTTR) of their time in service.
     assert 1 - o.metrics.measures["gpu_availability"] == pytest.approx(
@@ -360,9 +423,13 @@ def test_failures_across_a_refresh_on_a_pool() -> None:
     from tco.simulator.workload.speed import run_hours
 
     classes = [
-        {"name": "j", "arrivals_per_month": 60, "gpus": {"choices": [1, 8]},
-         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
-    ]  # fmt: skip
+        {
+            "name": "j",
+            "arrivals_per_month": 60,
+            "gpus": {"choices": [1, 8]},
+            "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"},
+        },
+    ]
     own = {
         "name": "own",
         "kind": "owned",
@@ -400,10 +467,16 @@ def test_the_old_servers_leave_when_the_jobs_running_on_them_at_the_cutover_end(
     # Job 0 was stopped at 5 h and queued until 12 h: at the cutover (10 h) it held no old GPUs
     # and finishes on the successor. Job 1 runs on old servers from 2 h to 15 h: they drain
     # until then. Job 2 starts on the successor.
-    runs = JobRuns(run_h=np.ones(3), gpus=np.ones(3, np.int64), units=np.ones(3, np.int64),
-                   start_h=np.array([0.0, 2.0, 11.0]), end_h=np.array([20.0, 15.0, 13.0]),
-                   reason=np.array(["", "", ""], dtype=object), reason_text={},
-                   gaps=Gaps.of([(0, 5.0, 12.0)]))  # fmt: skip
+    runs = JobRuns(
+        run_h=np.ones(3),
+        gpus=np.ones(3, np.int64),
+        units=np.ones(3, np.int64),
+        start_h=np.array([0.0, 2.0, 11.0]),
+        end_h=np.array([20.0, 15.0, 13.0]),
+        reason=np.array(["", "", ""], dtype=object),
+        reason_text={},
+        gaps=Gaps.of([(0, 5.0, 12.0)]),
+    )
     assert retired_h(s, runs, 100.0) == 15.0
     assert on_successor(s, runs).tolist() == [True, False, True]
     assert retired_h(s, runs, 14.0) == 14.0  # or the horizon

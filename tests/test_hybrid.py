@@ -22,9 +22,14 @@ CLOUD = {
     "provisioning_delay_minutes": 6,
 }
 CLASSES = [
-    {"name": "jobs", "arrivals_per_month": 400, "gpus": {"choices": [1, 2, 4]}, "memory_gb": 16,
-     "work": {"reference_gpu": "A40", "gpu_hours": 20, "distribution": "exponential"}},
-]  # fmt: skip
+    {
+        "name": "jobs",
+        "arrivals_per_month": 400,
+        "gpus": {"choices": [1, 2, 4]},
+        "memory_gb": 16,
+        "work": {"reference_gpu": "A40", "gpu_hours": 20, "distribution": "exponential"},
+    },
+]
 
 
 def _hybrid(**over: Any) -> dict[str, Any]:
@@ -210,10 +215,17 @@ def test_rent_then_buy_runs_in_the_cloud_until_the_servers_arrive() -> None:
 def test_rent_then_buy_is_the_owned_option_with_its_tranches_moved() -> None:
     """buy_month equals writing the tranches later by hand: ordered in month 4, and a later
     tranche (month 6) keeps its month."""
-    own = {**OWN, "servers": None, "lead_time_months": 1,
-           "tranches": [{"month": 0, "servers": 1}, {"month": 6, "servers": 1}]}  # fmt: skip
-    by_hand = {**own, "name": "by-hand",
-               "tranches": [{"month": 4, "servers": 1}, {"month": 6, "servers": 1}]}  # fmt: skip
+    own = {
+        **OWN,
+        "servers": None,
+        "lead_time_months": 1,
+        "tranches": [{"month": 0, "servers": 1}, {"month": 6, "servers": 1}],
+    }
+    by_hand = {
+        **own,
+        "name": "by-hand",
+        "tranches": [{"month": 4, "servers": 1}, {"month": 6, "servers": 1}],
+    }
     del own["servers"], by_hand["servers"]
     options = [own, by_hand, CLOUD, _hybrid(buy_month=4), _hybrid(name="h2", owned="by-hand")]
     r = run(make_scenario(workload={"job_classes": CLASSES}, options=options))
@@ -225,11 +237,14 @@ def test_rent_then_buy_is_the_owned_option_with_its_tranches_moved() -> None:
 @pytest.mark.parametrize(
     ("over", "words"),
     [
-        ({"buy_month": 11}, "options[2].buy_month: own's servers ordered in month 11 arrive after"
-                            " the 12-month horizon (lead time 1 months); valid: 0 to 10"),
+        (
+            {"buy_month": 11},
+            "options[2].buy_month: own's servers ordered in month 11 arrive after"
+            " the 12-month horizon (lead time 1 months); valid: 0 to 10",
+        ),
         ({"buy_month": -1}, "buy_month"),
     ],
-)  # fmt: skip
+)
 def test_rent_then_buy_input_errors(over: dict[str, Any], words: str) -> None:
     own = {**OWN, "lead_time_months": 1}
     with pytest.raises(ScenarioError) as e:

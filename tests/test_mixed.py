@@ -23,8 +23,16 @@ def _queue(jobs: list[tuple[float, int, float, float]], newer: tuple[int, float]
     server of ``newer[0]`` GPUs arriving at ``newer[1]`` h."""
     a, u, h, h2 = (np.array(x) for x in zip(*jobs, strict=True))
     group = Group(newer[0], h2.astype(float), [(newer[1], newer[0])])
-    inp = QueueInput(a.astype(float), u.astype(np.int64), h.astype(float), [(0.0, 8)], 1000.0,
-                     server_gpus=8, groups=[group], **kw)  # fmt: skip
+    inp = QueueInput(
+        a.astype(float),
+        u.astype(np.int64),
+        h.astype(float),
+        [(0.0, 8)],
+        1000.0,
+        server_gpus=8,
+        groups=[group],
+        **kw,
+    )
     return simulate_mixed(inp)
 
 
@@ -40,8 +48,12 @@ def test_backfill_on_a_mixed_cluster() -> None:
     # A holds 8 own GPUs to 100 h; head B needs 8, which only the own server has: its shadow
     # time is 100 h. C (2 GPUs) starts on the 4-GPU newer server when it arrives (10 h) and ends
     # in time; D (4 GPUs, 200 h there) would end after the shadow time and waits for 100 h.
-    jobs = [(0.0, 8, 100.0, np.inf), (1.0, 8, 30.0, np.inf), (2.0, 2, 5.0, 2.5),
-            (3.0, 4, 300.0, 200.0)]  # fmt: skip
+    jobs = [
+        (0.0, 8, 100.0, np.inf),
+        (1.0, 8, 30.0, np.inf),
+        (2.0, 2, 5.0, 2.5),
+        (3.0, 4, 300.0, 200.0),
+    ]
     q = _queue(jobs, (4, 10.0), policy="backfill")
     assert q.start_h.tolist() == [0.0, 100.0, 10.0, 100.0]
     assert q.group is not None and q.group.tolist() == [0, 0, 1, 1]
@@ -73,13 +85,25 @@ def test_a_job_stopped_on_one_model_finishes_on_another_at_its_speed(how: str) -
     # restarts on the own server at once, its 3.5 h left there taking 3.5 x 10 / 5 = 7 h.
     from tco.simulator.cluster.interruptions import Checkpointing
 
-    ckpt = Checkpointing(interval_h=1.5, write_h=0.0, restart_h=0.0, wait_h=0.0,
-                         fallback_after=None)  # fmt: skip
-    fails = {"server_changes": [(2.0, 0, -1)]} if how == "a GPU fails" else {
-        "server_outages": [(2.0, 0, 4.0)]}  # fmt: skip
+    ckpt = Checkpointing(
+        interval_h=1.5, write_h=0.0, restart_h=0.0, wait_h=0.0, fallback_after=None
+    )
+    fails = (
+        {"server_changes": [(2.0, 0, -1)]}
+        if how == "a GPU fails"
+        else {"server_outages": [(2.0, 0, 4.0)]}
+    )
     group = Group(8, np.array([5.0]), [(0.0, 8)], **fails)
-    inp = QueueInput(np.array([0.0]), np.array([8], np.int64), np.array([10.0]), [(0.0, 8)],
-                     100.0, server_gpus=8, groups=[group], requeue=ckpt)  # fmt: skip
+    inp = QueueInput(
+        np.array([0.0]),
+        np.array([8], np.int64),
+        np.array([10.0]),
+        [(0.0, 8)],
+        100.0,
+        server_gpus=8,
+        groups=[group],
+        requeue=ckpt,
+    )
     q = simulate_mixed(inp)
     assert q.start_h.tolist() == [0.0]  # its wait is counted from its first start
     assert q.group is not None and q.group.tolist() == [0]  # where it ran last
@@ -117,7 +141,7 @@ OWN = {
         {"month": 12, "servers": 1, "server": "HGX A100 8x80GB"},
     ],
     "installation_usd_per_server": 1000.0,
-}  # fmt: skip
+}
 
 
 def test_each_job_runs_at_the_speed_of_the_model_it_ran_on_and_is_billed_so() -> None:
@@ -142,12 +166,19 @@ def test_each_job_runs_at_the_speed_of_the_model_it_ran_on_and_is_billed_so() ->
 @pytest.mark.parametrize(
     ("over", "match"),
     [
-        ({"tranches": [{"month": 0, "servers": 1}, {"month": 3, "servers": 1, "server": "HGX 9"}]},
-         r"tranches\[1\]\.server"),
+        (
+            {
+                "tranches": [
+                    {"month": 0, "servers": 1},
+                    {"month": 3, "servers": 1, "server": "HGX 9"},
+                ]
+            },
+            r"tranches\[1\]\.server",
+        ),
         ({"placement": "pool"}, r"together with placement: pool"),
         ({"refresh": {"month": 20, "server": "HGX H100 8-GPU"}}, r"together with a refresh"),
     ],
-)  # fmt: skip
+)
 def test_mixed_cluster_input_errors(over: dict[str, Any], match: str) -> None:
     with pytest.raises(ScenarioError, match=match):
         prepare(make_scenario(horizon_months=36, options=[{**OWN, **over}]))

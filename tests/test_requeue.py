@@ -73,9 +73,13 @@ def _cluster(placement: str) -> dict[str, object]:
 @pytest.fixture(scope="module")
 def rough() -> tuple[object, object]:
     classes = [
-        {"name": "long", "arrivals_per_month": 60, "gpus": {"choices": [1, 4, 8, 16]},
-         "work": {"reference_gpu": "A40", "gpu_hours": 120, "distribution": "exponential"}},
-    ]  # fmt: skip
+        {
+            "name": "long",
+            "arrivals_per_month": 60,
+            "gpus": {"choices": [1, 4, 8, 16]},
+            "work": {"reference_gpu": "A40", "gpu_hours": 120, "distribution": "exponential"},
+        },
+    ]
     sc = make_scenario(
         workload={"job_classes": classes}, options=[_cluster("servers"), _cluster("pool")]
     )
@@ -150,9 +154,13 @@ def test_servers_are_up_mtbf_over_mtbf_plus_mttr_of_the_time() -> None:
 
 def test_node_failures_show_in_availability_and_interruptions() -> None:
     classes = [
-        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
-         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
-    ]  # fmt: skip
+        {
+            "name": "j",
+            "arrivals_per_month": 100,
+            "gpus": {"choices": [1, 8]},
+            "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"},
+        },
+    ]
     own = {
         "name": "own",
         "kind": "owned",
@@ -223,17 +231,26 @@ def test_a_rack_failure_takes_all_its_servers_down_together() -> None:
 
 def test_rack_failures_reach_the_option_figures() -> None:
     classes = [
-        {"name": "j", "arrivals_per_month": 100, "gpus": {"choices": [1, 8]},
-         "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"}},
-    ]  # fmt: skip
+        {
+            "name": "j",
+            "arrivals_per_month": 100,
+            "gpus": {"choices": [1, 8]},
+            "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "exponential"},
+        },
+    ]
     failures = {
         "gpu_failures_per_1000_gpu_days": 0.0,
         "servers_per_rack": 2,
         "rack_failures_per_1000_rack_days": 30.0,
         "rack_repair_days": 5.0,
     }
-    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 4,
-           "failures": failures}  # fmt: skip
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 4,
+        "failures": failures,
+    }
     o = run(make_scenario(workload={"job_classes": classes}, options=[own])).options[0]
     assert o.metrics.measures["rack_failures"] > 0 and o.metrics.measures["node_failures"] == 0
     mtbf, mttr = 1000 / 30.0, 5.0

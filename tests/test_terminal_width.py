@@ -25,8 +25,17 @@ def _run_in_pty(width: int, out: Path) -> str:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env["TERM"] = "xterm-256color"
-    cmd = [sys.executable, "-c", "from tco.cli import main; main()", "simulate",
-           str(ROOT / "scenarios" / "lab.yaml"), "--format", "json", "--out", str(out)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-c",
+        "from tco.cli import main; main()",
+        "simulate",
+        str(ROOT / "scenarios" / "lab.yaml"),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
     os.close(slave)
     chunks = []

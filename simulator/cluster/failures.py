@@ -263,8 +263,9 @@ def server_outages(
         while t < horizon_h:
             racks += 1
             r = repair_h()
-            spells += [(t, s, t + r) for s in range(first, min(first + k, len(arrive)))
-                       if arrive[s] <= t]  # fmt: skip
+            spells += [
+                (t, s, t + r) for s in range(first, min(first + k, len(arrive))) if arrive[s] <= t
+            ]
             t += r + rng.exponential(1.0 / rate)
     return _merged(spells), len(nodes), racks
 

@@ -434,4 +434,12 @@ def simulate_queue(inp: QueueInput) -> Queued:
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
     new = None if inp.cutover is None else c.start >= inp.cutover.at_h
     group = np.asarray(c.where, np.int64) if inp.groups else None
-    return Queued(c.start, c.left, stranded, done, down, new, group=group)
+    return Queued(
+        start_h=c.start,
+        left_h=c.left,
+        stranded_gpu_h=stranded,
+        requeued=done,
+        servers_down_gpu_h=down,
+        on_successor=new,
+        group=group,
+    )

@@ -243,9 +243,14 @@ class CloudKind(Kind[C, CP]):
             if virt is None:
                 virt = 0.0 if self.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
             hw = Hardware(
-                g.name, g.memory_gb, i.gpus, i.intra_node, i.inter_node,
-                virtualization_overhead=virt, speed=ctx.speed(g.name),
-            )  # fmt: skip
+                g.name,
+                g.memory_gb,
+                i.gpus,
+                i.intra_node,
+                i.inter_node,
+                virtualization_overhead=virt,
+                speed=ctx.speed(g.name),
+            )
             label = f"custom instance: {i.gpus} x {g.name} (price source in the prices table)"
             return (Shape("custom", hw, price, label),)
         out = []
@@ -262,9 +267,14 @@ class CloudKind(Kind[C, CP]):
             if v is None:
                 v = 0.0 if self.bare_metal or spec.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
             hw = Hardware(
-                spec.gpu_model, spec.gpu_memory_gib, spec.gpu_count, spec.intra_node,
-                spec.inter_node, virtualization_overhead=v, speed=ctx.speed(spec.gpu_model),
-            )  # fmt: skip
+                spec.gpu_model,
+                spec.gpu_memory_gib,
+                spec.gpu_count,
+                spec.intra_node,
+                spec.inter_node,
+                virtualization_overhead=v,
+                speed=ctx.speed(spec.gpu_model),
+            )
             label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {ctx.region}"
             out.append(Shape(itype, hw, price, label))
         return tuple(out)
@@ -314,11 +324,11 @@ class CloudKind(Kind[C, CP]):
         elif len(idx):
             acquired = simulate(
                 QueueInput(
-                    jobs.arrival_h[idx],
-                    at.units[idx],
-                    at.run_h[idx] + plan.delay_h,
-                    [(0.0, quota)],
-                    horizon_h,
+                    arrival_h=jobs.arrival_h[idx],
+                    units=at.units[idx],
+                    hold_h=at.run_h[idx] + plan.delay_h,
+                    capacity=[(0.0, quota)],
+                    horizon_h=horizon_h,
                 )
             )
             start[idx] = acquired + plan.delay_h
@@ -351,9 +361,13 @@ class CloudKind(Kind[C, CP]):
             small = np.nonzero(ok & ~alone & (at.shape == s))[0]
             if len(small):
                 p = pack(
-                    jobs.arrival_h[small], jobs.gpus[small], at.run_h[small],
-                    sh.hardware.gpus_per_unit, plan.delay_h, idle_h,
-                )  # fmt: skip
+                    jobs.arrival_h[small],
+                    jobs.gpus[small],
+                    at.run_h[small],
+                    sh.hardware.gpus_per_unit,
+                    plan.delay_h,
+                    idle_h,
+                )
                 start[small] = p.start_h
                 n = len(p.session_start_h)
                 parts.append((np.full(n, s), p.session_start_h, p.session_end_h, np.ones(n)))

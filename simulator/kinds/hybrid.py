@@ -220,9 +220,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     def plan(self, option: Hybrid, ctx: Context) -> HybridPlan:
         own, burst = (registry.of(o).plan(o, ctx.other(i)) for i, o in _parts(option, ctx))
         bought = (
-            "" if option.buy_month is None
+            ""
+            if option.buy_month is None
             else f" ordered from month {option.buy_month + 1} (the cloud until they arrive)"
-        )  # fmt: skip
+        )
         return HybridPlan(
             option=option,
             hardware=own.hardware,

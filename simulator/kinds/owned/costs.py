@@ -96,8 +96,9 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
         d = s.delivery
         basis = d.servers * (s.price_usd_per_server * d.price_factor)
         basis += d.servers * plan.option.installation_usd_per_server
-        gens.append(_Generation([(d, basis)], s.max_kw_per_server, s.hardware.gpus_per_unit,
-                                new, hours))  # fmt: skip
+        gens.append(
+            _Generation([(d, basis)], s.max_kw_per_server, s.hardware.gpus_per_unit, new, hours)
+        )
     return gens
 
 

@@ -131,17 +131,24 @@ def newer_servers(
         server = hardware.server(name)
         idx = [i for i, t in enumerate(tranches) if t.server == name]
         mine = deliveries_of(
-            [tranches[i] for i in idx], lead_time_months, decline_per_year,
-            ctx.start, ctx.horizon_months, server.price_date,
-        )  # fmt: skip
+            [tranches[i] for i in idx],
+            lead_time_months,
+            decline_per_year,
+            ctx.start,
+            ctx.horizon_months,
+            server.price_date,
+        )
         for i, d in zip(idx, mine, strict=True):
             out[i] = dataclasses.replace(d, generation=k)
         hw = server_hardware(server, ctx.speed)
         gens.append(Generation(name, hw, server.price_usd, server.max_kw))
-        for item, value, unit in (("purchase price", server.price_usd, "USD/server"),
-                                  ("maximum power", server.max_kw, "kW/server")):  # fmt: skip
-            quotes.append(Quote(f"{name} {item}", value, unit, "catalog", server.price_date,
-                                server.source))  # fmt: skip
+        for item, value, unit in (
+            ("purchase price", server.price_usd, "USD/server"),
+            ("maximum power", server.max_kw, "kW/server"),
+        ):
+            quotes.append(
+                Quote(f"{name} {item}", value, unit, "catalog", server.price_date, server.source)
+            )
         quotes.append(speed_quote(ctx.speed(hw.gpu)))
     return tuple(out), tuple(gens), tuple(quotes)
 
@@ -179,9 +186,13 @@ def successor(
     gpu = hardware.gpu(server.gpu)
     dated = server.price_date if r.price_usd is None else "undated"
     (delivery,) = deliveries_of(
-        [Tranche(month=r.month, servers=n)], lead_time_months, decline_per_year,
-        ctx.start, ctx.horizon_months, dated,
-    )  # fmt: skip
+        [Tranche(month=r.month, servers=n)],
+        lead_time_months,
+        decline_per_year,
+        ctx.start,
+        ctx.horizon_months,
+        dated,
+    )
     if delivery.delivery_month is None:
         latest = latest_order_month(lead_time_months, ctx.horizon_months)
         raise ScenarioError(

@@ -265,17 +265,26 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         server = hardware.server(option.server)
         dated = server.price_date if option.price_usd is None else "undated"
         deliveries = deliveries_of(
-            option.purchase_plan(), option.lead_time_months, option.price_decline_per_year,
-            ctx.start, ctx.horizon_months, dated,
-        )  # fmt: skip
+            option.purchase_plan(),
+            option.lead_time_months,
+            option.price_decline_per_year,
+            ctx.start,
+            ctx.horizon_months,
+            dated,
+        )
         _in_service_within_horizon(option, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         deliveries, mix, mix_quotes = generations.newer_servers(
-            option.purchase_plan(), option.server, deliveries, option.lead_time_months,
-            option.price_decline_per_year, ctx, option.unmixable(),
-        )  # fmt: skip
+            option.purchase_plan(),
+            option.server,
+            deliveries,
+            option.lead_time_months,
+            option.price_decline_per_year,
+            ctx,
+            option.unmixable(),
+        )
         n = sum(d.servers for d in deliveries if d.generation == 0)
         hw = server_hardware(server, ctx.speed)
         successor: generations.Successor | None = None
@@ -283,9 +292,13 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         description = f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})"
         if option.refresh is not None:
             successor, refresh_quotes = generations.successor(
-                option.refresh, ctx, hw, option.purchase_plan(), option.lead_time_months,
+                option.refresh,
+                ctx,
+                hw,
+                option.purchase_plan(),
+                option.lead_time_months,
                 option.price_decline_per_year,
-            )  # fmt: skip
+            )
             description += (
                 f", then {successor.servers} x {successor.server} ({successor.gpus} x"
                 f" {successor.hardware.gpu}) from month {successor.first_month + 1}"

@@ -144,9 +144,9 @@ def deliveries_of(
         factor = (1.0 - decline_per_year) ** max(0.0, years)
         if m < horizon_months:
             h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
-            out.append(Delivery(t.month, t.servers, h, m, factor))
+            out.append(Delivery(t.month, t.servers, h, m, price_factor=factor))
         else:
-            out.append(Delivery(t.month, t.servers, math.inf, None, factor))
+            out.append(Delivery(t.month, t.servers, math.inf, None, price_factor=factor))
     return tuple(out)
 
 
