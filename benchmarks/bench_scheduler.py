@@ -5,7 +5,7 @@ size it prints, in the same run (the machine is shared: compare ratios, not abso
 
 - scheduler: the SimPy FIFO gang scheduler vs a bare heapq loop doing the same (start times are
   checked identical), jobs per second and the ratio; and the same jobs placed on servers of 8
-  (first fit, simulator/placement.py) against the pool; and placed with a refresh's cutover
+  (first fit, simulator/cluster/placement.py) against the pool; and placed with a refresh's cutover
   half way (every server replaced by one of the same size, jobs 2x faster after it); and EASY
   backfill placed on servers at 110 % load (a queue that only grows: each pass looks at up to
   500 waiting jobs);

@@ -15,6 +15,7 @@ from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.runs import declared_measures
 from tco.simulator.scenario.service_level import DEFAULT_P95_WAIT_HOURS
 
 
@@ -245,10 +246,20 @@ def open_work(result: Result) -> list[str]:
 
 def remarks(result: Result) -> list[str]:
     """What each option's kind finds worth saying about its run (``Kind.remarks``: instances
-    mostly idle, GPUs stranded by fragmentation), option by option."""
-    return [
+    mostly idle), option by option; then what each declared measure finds worth saying
+    (``Measure.remark``: GPUs stranded by fragmentation), measure by measure."""
+    said = [
         text for o in result.options for text in registry.get(o.kind).remarks(o.name, o.metrics)
     ]
+    for m in declared_measures():
+        if m.remark is not None:
+            for o in result.options:
+                text = m.remark(
+                    o.name, o.metrics.measures.get(m.name, 0.0), o.metrics.paid_gpu_hours
+                )
+                if text is not None:
+                    said.append(text)
+    return said
 
 
 def robustness(result: Result) -> list[str]:

@@ -129,7 +129,8 @@ def to_summary(result: Result) -> dict[str, Any]:
             "start": sc.start,
             "horizon_months": sc.horizon_months,
             "region": sc.region,
-            "currency": "USD",  # of every money figure here; reports convert (simulator/money.py)
+            # of every money figure here; reports convert (simulator/costs/money.py)
+            "currency": "USD",
             "reporting_currency": asdict(sc.money),
             "discount_rate": sc.discount_rate,
             "input": sc.model_dump(mode="json"),

@@ -1,13 +1,13 @@
 """The fixed lifecycle of a run: scenario -> prepared model -> simulation -> advice -> result.
 
-- ``simulator.engine``: :func:`prepare` (prices resolved once, the trace read once, jobs drawn)
+- ``engine.simulate``: :func:`prepare` (prices resolved once, the trace read once, jobs drawn)
   and the pure simulation of every option.
 - :func:`simulate`: the engine's result with its advice: each option judged against the service
   level, the recommendation (with resized owned clusters), the break-even volumes, and what the
-  recommendation depends on beyond prices (``simulator.what_if``). A sweep's replications skip
+  recommendation depends on beyond prices (``advice.what_if``). A sweep's replications skip
   the advice (``advise=False``).
 
-Random streams: see ``simulator.prepared`` (:func:`option_rng`).
+Random streams: see ``engine.prepared`` (:func:`option_rng`).
 """
 
 from __future__ import annotations

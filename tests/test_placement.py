@@ -1,4 +1,4 @@
-"""Jobs placed on servers (simulator/placement.py in the SimPy scheduler): a job inside one
+"""Jobs placed on servers (simulator/cluster/placement.py in the SimPy scheduler): a job inside one
 server when it fits in one, whole servers plus one for the remainder otherwise, first fit.
 
 Checked against a bare heapq event loop written here with its own first fit (identical start
@@ -259,3 +259,41 @@ def test_placed_backfill_that_skips_jobs_seen_before_starts_the_same(
     slow = simulate(inp)
     assert np.sum(~np.isnan(fast)) > 100
     assert np.array_equal(fast, slow, equal_nan=True)
+
+
+def test_fragmentation_is_said_for_every_kind_that_reports_it() -> None:
+    """The remark belongs to the measure: 0.8.0's first cut said it for owned options only and
+    dropped it for a hybrid's owned side (generations.yaml's a100-now and b200-later)."""
+    from tco.reports import answer
+    from tests.conftest import make_scenario
+
+    mix = [
+        {
+            "name": f"g{g}",
+            "arrivals_per_month": 60,
+            "gpus": g,
+            "work": {"reference_gpu": "A40", "gpu_hours": 40 * g, "distribution": "exponential"},
+        }
+        for g in (3, 6)
+    ]
+    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 2}
+    options = [
+        own,
+        {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
+        {
+            "name": "hyb",
+            "kind": "hybrid",
+            "owned": "own",
+            "burst": "od",
+            "burst_after_wait_hours": 48,
+        },
+    ]
+    said = {}
+    for how in ("servers", "pool"):
+        options[0] = {**own, "placement": how}
+        sc = make_scenario(workload={"job_classes": mix}, options=options, horizon_months=3)
+        r = tco.simulate(tco.prepare(sc), advise=False)
+        said[how] = [line.split(":")[0] for line in answer.remarks(r) if "fragmentation" in line]
+        lost = [r.option(n).metrics.measures["fragmented_gpu_hours"] for n in ("own", "hyb")]
+        assert (min(lost) > 0) == (how == "servers")
+    assert said == {"servers": ["own", "hyb"], "pool": []}

@@ -1,6 +1,7 @@
 """Jobs stopped by a failing GPU and queued again (owned clusters placed on servers,
-simulator/requeue.py): a hand-worked case to the minute, which job a failure hits, the work lost
-per interruption against the checkpoint interval, and GPUs never busier than in service."""
+simulator/cluster/requeue.py): a hand-worked case to the minute, which job a failure hits, the
+work lost per interruption against the checkpoint interval, and GPUs never busier than in
+service."""
 
 from __future__ import annotations
 

@@ -105,7 +105,9 @@ from tco.simulator.run import prepare
 from tco.simulator.scenario.model import loads_scenario
 
 def slow(*args):
-    print("worker", os.getpid(), flush=True)
+    # One write of one short line: a pipe keeps it whole (print's pieces from two workers
+    # could interleave into "workerworker 123").
+    os.write(1, f"worker {os.getpid()}\\n".encode())
     time.sleep(600)
 
 if __name__ == "__main__":
@@ -127,11 +129,13 @@ def test_workers_end_with_their_parent(tmp_path: Path) -> None:
         [sys.executable, str(script), str(f)], stdout=subprocess.PIPE, text=True
     )
     assert parent.stdout is not None
-    pids = [int(parent.stdout.readline().split()[1]) for _ in range(2)]  # both are working
-    workers = [psutil.Process(p) for p in pids]
-    parent.send_signal(signal.SIGKILL)  # 0.7.0: the workers kept running
-    parent.wait()
-    parent.stdout.close()
+    try:
+        pids = [int(parent.stdout.readline().split()[1]) for _ in range(2)]  # both are working
+        workers = [psutil.Process(p) for p in pids]
+    finally:
+        parent.send_signal(signal.SIGKILL)  # 0.7.0: the workers kept running
+        parent.wait()
+        parent.stdout.close()
     _, alive = psutil.wait_procs(workers, timeout=30)
     for p in alive:
         p.kill()

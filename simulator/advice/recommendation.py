@@ -1,6 +1,6 @@
 """The answer a budget owner acts on: the cheapest option that meets the service level.
 
-Each option is judged against the scenario's service level (``simulator.service_level``). The
+Each option is judged against the scenario's service level (``scenario.service_level``). The
 recommendation is the cheapest option (cash over the horizon) that meets it; if none does, the
 one that comes closest (the smallest relative excess over the limits) and what would fix it.
 

@@ -2,7 +2,7 @@
 
 Costs are linear in prices, so no re-simulation is needed: a group's cash categories are scaled
 and the totals compared again. Groups and the categories in each are declared with the ledger
-categories (``simulator.ledger``): cloud prices (on-demand and Savings Plan charges), server prices
+categories (``costs.ledger``): cloud prices (on-demand and Savings Plan charges), server prices
 (capex, its resale and the support contract, which is a share of capex), electricity, facility,
 staff. The workload itself is not varied here (that needs new runs).
 """

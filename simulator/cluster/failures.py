@@ -15,9 +15,9 @@ top-of-rack switch, its power), taking its ``servers_per_rack`` servers down tog
 ``rack_repair_days`` (:func:`server_outages` merges both per server).
 
 Jobs placed on servers are stopped by the failure under them and queued again
-(``simulator.requeue``). On a pool, a running job is interrupted at its GPUs x the rate; it loses
+(``cluster.requeue``). On a pool, a running job is interrupted at its GPUs x the rate; it loses
 the work since its last checkpoint, spends the restart overhead and resumes on a GPU the pool
-lends it (``simulator.interruptions``), so its hold grows; that it does not queue again, and that
+lends it (``cluster.interruptions``), so its hold grows; that it does not queue again, and that
 its interruptions are drawn apart from the pool's outages, are simplifications of that mode.
 """
 
@@ -294,7 +294,7 @@ class FailedRuns:
 def failed_runs(
     gpus: np.ndarray, run_h: np.ndarray, f: Failures, rng: np.random.Generator
 ) -> FailedRuns:
-    """Each job's run stretched by the failures of its GPUs (``simulator.interruptions``)."""
+    """Each job's run stretched by the failures of its GPUs (``cluster.interruptions``)."""
     c = f.checkpoints()
     hold = np.asarray(run_h, dtype=np.float64).copy()
     hits = np.zeros(len(run_h), np.int64)

@@ -33,7 +33,7 @@ class QueueInput:
     # GPUs (servers numbered in the order capacity adds them).
     server_gpus: int = 0
     server_changes: list[tuple[float, int, int]] = field(default_factory=list)
-    # On servers: a job under a failing GPU stops and queues again (simulator/requeue.py),
+    # On servers: a job under a failing GPU stops and queues again (simulator/cluster/requeue.py),
     # with these checkpoints; ``seed`` draws which job a failure hits.
     requeue: Checkpointing | None = None
     seed: int = 0

@@ -24,7 +24,7 @@ class RunFailed(Exception):
 
 
 class LimitExceeded(Exception):
-    """An option asks for more work than a limit allows (``simulator.limits``), found while it is
+    """An option asks for more work than a limit allows (``core.limits``), found while it is
     played (where the file is not known): ``field`` inside the option and the message. The
     engine raises it again as a ScenarioError naming the file and the option."""
 

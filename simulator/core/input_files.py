@@ -5,7 +5,7 @@ without end and a named pipe (FIFO) does not block the command waiting for a wri
 The file is checked with ``stat`` before it is opened (opening a FIFO for reading blocks), opened
 non-blocking, checked again on the open descriptor (it may have been swapped in between), and
 read up to the bound plus one byte. Traces have their own reader with the same rules and their
-own bound (``simulator.traces.source``).
+own bound (``workload.traces.source``).
 """
 
 from __future__ import annotations

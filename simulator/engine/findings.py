@@ -1,6 +1,6 @@
 """What the recommendation says, as records: each option's verdict against the service level,
 the smallest owned cluster that would meet it, and the recommendation itself
-(``simulator.recommendation`` computes them)."""
+(``advice.recommendation`` computes them)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A scenario ready to simulate (:class:`Prepared`) and the random streams of its options.
 
-Random streams: jobs come from the scenario seed (``simulator.arrivals``); an option's play gets
+Random streams: jobs come from the scenario seed (``workload.arrivals``); an option's play gets
 :func:`option_rng`, keyed by the option's name and a purpose, so adding or reordering options
 never changes another option's random numbers.
 """

@@ -1,5 +1,5 @@
 """The simulation itself, with no advice: a scenario prepared (prices, trace, jobs) and every
-option played on the same job stream. ``simulator.run`` adds the recommendation and the analyses
+option played on the same job stream. ``run`` adds the recommendation and the analyses
 that run the engine again (resized clusters, what-ifs), which is why they live apart from it.
 """
 

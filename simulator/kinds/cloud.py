@@ -4,7 +4,7 @@ optional quota.
 
 Each job runs on the instance type that finishes it for the least money (``kinds.fleet``). Cloud
 options without a quota start every job on arrival (plus any provisioning delay) and need no
-events; with a quota, jobs queue for instances (``simulator.scheduler``). Each job rents whole
+events; with a quota, jobs queue for instances (``cluster.scheduler``). Each job rents whole
 instances, unless ``shared_instances`` packs small jobs onto shared ones (``kinds.packing``).
 :class:`CloudKind` is not registered itself: on-demand, Savings Plan, spot and bare metal
 subclass it.

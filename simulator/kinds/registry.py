@@ -177,7 +177,8 @@ class Kind(abc.ABC, Generic[Opt, P]):
 
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """What is worth saying about the run of option ``name`` (its ``engine.metrics``
-        figures), in sentences: waste, fragmentation (default: nothing)."""
+        figures), in sentences: waste (default: nothing; what is worth saying about a declared
+        measure is its ``Measure.remark``)."""
         return []
 
 

@@ -136,13 +136,18 @@ class Measure:
     schema's description), whether it is a count, and how it is read from the option's runs
     and its GPU-hours paid for (an option whose kind does not report it reads its neutral
     value: no failures, all GPUs available). ``order``: where the summary lists it among the
-    measures (the built-in ones at 10, 20, ...; a plug-in's after them by default)."""
+    measures (the built-in ones at 10, 20, ...; a plug-in's after them by default).
+    ``remark``: the sentence the answer says about an option's value (given the option's name,
+    the value and its GPU-hours paid for), or None when it is not worth saying; the remark
+    belongs to the measure, not to a kind, so every kind that reports the figure (an owned
+    cluster, a hybrid's owned side) gets it."""
 
     name: str
     description: str
     of: Callable[[JobRuns, float], float]
     integer: bool = False
     order: float = 1000.0
+    remark: Callable[[str, float, float], str | None] | None = None
 
 
 _MEASURES: dict[str, Measure] = {}

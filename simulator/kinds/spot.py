@@ -3,7 +3,7 @@
 The rate is the scenario's ``interruptions_per_instance_month`` or, when absent, the one the
 Spot Instance Advisor bucket of the type and region stands for (``defaults.SPOT_BUCKET_SHARE``).
 An interrupted job loses the work since its last checkpoint, waits for capacity, restarts and
-resumes (``simulator.interruptions``); after ``fallback_to_on_demand_after`` interruptions the
+resumes (``cluster.interruptions``); after ``fallback_to_on_demand_after`` interruptions the
 rest of it runs on-demand. A job on k instances is interrupted at k x the per-instance rate.
 Capacity is otherwise unlimited, so there is no quota.
 """

@@ -1,11 +1,11 @@
 """The scenario: what work is expected and which options are weighed, read from YAML.
 
 Input is checked in stages (as Ciw does): parse the YAML (syntax, duplicate keys,
-``simulator.yaml_input``); validate the top level, then each option by its registered kind
+``scenario.yaml_input``); validate the top level, then each option by its registered kind
 (``simulator.kinds``), with pydantic (unknown keys, wrong types, negative prices); then check the
 names it refers to (GPU models, servers, instance types) against the catalogs and the price book.
 Any problem becomes one :class:`~tco.simulator.core.errors.ScenarioError` naming the file, the field
-path, what is valid and the closest match (``simulator.explain``).
+path, what is valid and the closest match (``scenario.explain``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Scenario(Strict):
     horizon_months: Annotated[int, Field(ge=1, le=120)]
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
     region: str = "us-east-1"
-    # Reports show money in this ISO 4217 currency at ``exchange_rate`` (simulator/money.py).
+    # Reports show money in this ISO 4217 currency at ``exchange_rate`` (simulator/costs/money.py).
     currency: CurrencyCode = "USD"
     exchange_rate: ExchangeRate | None = None
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year

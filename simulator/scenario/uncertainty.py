@@ -10,7 +10,7 @@ Each entry puts a distribution on one input, by path:
   field's range is an error, not a silently clipped number.
 - a price group's multiplier (1 = as priced): ``prices.cloud``, ``prices.server``,
   ``prices.electricity``, ``prices.facility``, ``prices.staff`` (the sensitivity groups of
-  ``simulator.ledger``). Costs are linear in prices, so these scale the ledgers: no re-simulation.
+  ``costs.ledger``). Costs are linear in prices, so these scale the ledgers: no re-simulation.
 
 Distributions: uniform (low, high), triangular (low, mode, high), normal truncated to [low, high]
 (mean, sd, low, high; drawn by rejection), lognormal (median, sigma of the logarithm), choice

@@ -1,6 +1,6 @@
 """One replication of a sweep: a future drawn from the scenario's uncertain inputs, simulated on
 the prepared model, and the compact record per option that travels back (see
-``simulator.sweep`` for how replications are seeded and run)."""
+``sweep.run`` for how replications are seeded and run)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The job stream every option plays: one row per training job, as numpy arrays.
 
-Drawn job classes (``simulator.arrivals``) and replayed traces (``simulator.replay``) both become
+Drawn job classes (``workload.arrivals``) and replayed traces (``workload.replayed``) both become
 :class:`Jobs`; the speed model, the options and the reports read nothing else.
 """
 

@@ -3,7 +3,7 @@
 run time (h) = work / k x score(reference GPU) / score(GPU) x (1 + sync) / (1 - virtualization)
 
 *Speed score* of a GPU, relative to an A100 SXM 40GB, for the job's workload family, at 1 GPU for
-one-GPU jobs and at 8 GPUs in one server for multi-GPU jobs (``simulator.calibration``: measured
+one-GPU jobs and at 8 GPUs in one server for multi-GPU jobs (``workload.calibration``: measured
 where published, modelled from peak compute and memory bandwidth elsewhere, or a scenario's
 override). The work of a job is stated on its reference GPU, so a multi-GPU job's reference score
 is also the 8-GPU one.

@@ -11,11 +11,13 @@ fewer GPUs than the cluster may be chosen: a job larger than it runs only if it 
 cutover.
 
 With a loan or finance lease, the successor is financed on the same terms and the old servers' loan
-is paid off when they are sold. With failures on servers, the old servers fail until the cutover and
-the successor's after it. Not modelled yet, and refused with a message: a refresh with failures on a
-pool or with an operating lease, tranches ordered at or after the refresh, a successor GPU with less
-memory. A tranche may also bring servers of another model beside the others (``newer_servers``;
-``simulator.mixed`` queues their jobs).
+is paid off when they are sold; an operating lease still running at the cutover ends early
+(``owned.financing``). With failures, the old servers fail until the cutover and the successor's
+after it (on servers a stopped job finishes on the successor; on a pool jobs resume in place).
+Refused with a message: tranches ordered at or after the refresh, a successor GPU with less
+memory, a successor that arrives after the horizon, a refresh together with servers of several
+models. A tranche may also bring servers of another model beside the others (``newer_servers``;
+``owned.queue`` queues their jobs as groups of the scheduler).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the facility is billed per provisioned kW; support is a yearly share of capex fr
 from the first arrival. Servers sold at the horizon fetch their used-market value by default, or
 their book value (so cash and accounting totals agree), unless ``sell_at_horizon`` is false.
 A ``refresh:`` replaces every server by a newer generation (``generations``). The section and
-plan are in ``owned_model``, the ledger in ``owned_costs``, the queue in ``owned_queue``.
+plan are in ``owned.model``, the ledger in ``owned.costs``, the queue in ``owned.queue``.
 """
 
 from __future__ import annotations
@@ -206,9 +206,6 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def unit_prices(self, option: Owned) -> tuple[UnitPrice, ...]:
         return offers.unit_prices(option)
-
-    def remarks(self, name: str, metrics: Any) -> list[str]:
-        return offers.remarks(name, metrics)
 
     def search(
         self, option: Owned, prepared: Any, index: int, evaluate: Callable[..., Any]

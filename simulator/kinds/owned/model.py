@@ -1,5 +1,5 @@
 """An owned option's scenario section (``Owned``) and its resolved plan (``OwnedPlan``), shared by
-the kind (``owned``) and its costs (``owned_costs``)."""
+the kind (``owned``) and its costs (``owned.costs``)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class Owned(OptionModel):
     staff: StaffTime = StaffTime()
     scheduler: Literal["fifo", "backfill"] = "fifo"
     # Jobs placed on servers (a job inside one server when it fits in one; first fit), or the
-    # cluster as one pool of GPUs (a job's GPUs may span servers): simulator/placement.py.
+    # cluster as one pool of GPUs (a job's GPUs may span servers): simulator/cluster/placement.py.
     placement: Literal["servers", "pool"] = "servers"
     backfill_depth: Count = defaults.BACKFILL_DEPTH
 

@@ -73,15 +73,3 @@ def size_words(knob: str, value: int) -> str:
     if knob == SERVERS_KNOB:
         return f"{value} servers"
     return f"{value} more server{'s' if value != 1 else ''} in every tranche"
-
-
-def remarks(name: str, metrics: Any) -> list[str]:
-    """Owned GPUs idle because free GPUs were scattered over servers (placement on servers)."""
-    lost, paid = metrics.measures.get("fragmented_gpu_hours", 0.0), metrics.paid_gpu_hours
-    if lost > 0 and paid > 0:
-        return [
-            f"{name}: {lost:,.0f} GPU-hours ({lost / paid:.1%} of those in service) sat idle"
-            " while the next job in line would have fit the free GPUs but no single server"
-            " (fragmentation; placement: pool would ignore servers)."
-        ]
-    return []

@@ -43,6 +43,17 @@ from tco.simulator.workload.speed import Hardware, run_hours
 UNAVAILABLE = "unavailable_gpu_h"  # GPU-hours out of service for repair (a count, not shown)
 
 
+def _fragmentation(name: str, lost: float, paid: float) -> str | None:
+    """Owned GPUs idle because free GPUs were scattered over servers (placement on servers)."""
+    if lost > 0 and paid > 0:
+        return (
+            f"{name}: {lost:,.0f} GPU-hours ({lost / paid:.1%} of those in service) sat idle"
+            " while the next job in line would have fit the free GPUs but no single server"
+            " (fragmentation; placement: pool would ignore servers)."
+        )
+    return None
+
+
 def _availability(runs: JobRuns, paid: float) -> float:
     return 1.0 - float(runs.counts.get(UNAVAILABLE, 0.0)) / paid if paid > 0 else 1.0
 
@@ -82,6 +93,7 @@ declare_measure(
         " pool but on no server (owned, placed on servers; 0 otherwise)",
         count("fragmented_gpu_hours"),
         order=70,
+        remark=_fragmentation,
     ),
 )
 
