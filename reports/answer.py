@@ -10,13 +10,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+import numpy as np
+
 from tco.simulator.advice import sensitivity, what_if
+from tco.simulator.core.calendar import month_edges_h
 from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import declared_measures
-from tco.simulator.scenario.service_level import DEFAULT_P95_WAIT_HOURS
 
 
 def usd(x: float, cur: Currency) -> str:
@@ -58,8 +60,8 @@ def level_text(result: Result) -> str:
     """The service level in words, saying when it is the default."""
     lvl = result.scenario.service_level
     return (
-        f"p95 wait at most {lvl.p95_wait_hours:g} h"
-        + (" (the default, an assumption)" if lvl.p95_wait_hours == DEFAULT_P95_WAIT_HOURS else "")
+        lvl.words()
+        + (" (the default, an assumption)" if lvl.is_default else "")
         + f", at most {lvl.max_cannot_run_share:.0%} of the work unable to run"
     )
 
@@ -72,11 +74,48 @@ def headline(result: Result, with_level: bool = True) -> str:
     level = f" ({level_text(result)})" if with_level else ""
     if rec.option is None:
         return f"No option meets the service level{level}. Closest: {rec.closest}. {rec.reason}."
+    mix = rec.portfolio
+    what = rec.option
+    if mix is not None and mix.added and mix.option == rec.option:
+        what = f"a mix, {mix.words} ({rec.option}, found by the portfolio search)"
     return (
-        f"Recommended: {rec.option} at {usd(rec.cash_usd or 0.0, cur)} cash over"
+        f"Recommended: {what} at {usd(rec.cash_usd or 0.0, cur)} cash over"
         f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}):"
         f" {rec.reason}{level}."
     )
+
+
+def portfolio(result: Result) -> list[str]:
+    """What the portfolio search tried and found, against the options as listed."""
+    rec = result.recommendation
+    mix = rec.portfolio
+    if rec.evaluations == 0:
+        return []
+    cur = result.scenario.money
+    runner = result.option(rec.runner_up) if rec.runner_up is not None else None
+    tried = f"The portfolio search played {rec.evaluations:,} configurations of mixes"
+    if mix is None or not mix.meets:
+        return [f"{tried}; none meets the service level."]
+    if mix.added and mix.option == rec.option:
+        if runner is None:
+            return [f"{tried}; no option as listed meets the service level."]
+        saved = runner.total_cash_usd - mix.cash_usd
+        return [
+            f"{tried}. Runner-up among the options as listed: {runner.name} at"
+            f" {usd(runner.total_cash_usd, cur)}, {usd(saved, cur)} more than the mix."
+        ]
+    if result.scenario.search == "given" and runner is not None:
+        saved = runner.total_cash_usd - mix.cash_usd
+        if saved > 0.005:
+            return [
+                f"{tried} (search: given keeps to the options as listed): {mix.words} would"
+                f" meet the level for {usd(mix.cash_usd, cur)}, {usd(saved, cur)} less than"
+                f" {runner.name}."
+            ]
+    return [
+        f"{tried}; the cheapest that meets the level ({mix.option}, {usd(mix.cash_usd, cur)})"
+        " costs more than the recommendation."
+    ]
 
 
 def caveats(result: Result) -> list[str]:
@@ -97,23 +136,50 @@ def resizes(result: Result) -> list[str]:
     for z in rec.resizes:
         if z.servers is None:
             out.append(
-                f"{z.option}: no cluster size up to 64x meets the level either (p95 wait"
-                f" {z.p95_wait_h:,.1f} h at the largest tried: capacity is not what holds the"
-                " work back; the wait for the servers' delivery may be)."
+                f"{z.option}: no cluster size up to 64x meets the level either (p95 delay"
+                f" {z.p95_delay_h:,.1f} h at the largest tried): {_held_back_by(result, z)}."
             )
             continue
         cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
         out.append(
             f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
-            f"{z.option} with {_size(result, z)} at {usd(z.cash_usd, cur)} (p95 wait"
-            f" {z.p95_wait_h:,.1f} h, on the same jobs)."
+            f"{z.option} with {_size(result, z)} at {usd(z.cash_usd, cur)} (p95 delay"
+            f" {z.p95_delay_h:,.1f} h, p95 wait {z.p95_wait_h:,.1f} h, on the same jobs)."
         )
     return out
 
 
+def _held_back_by(result: Result, z: Resize) -> str:
+    """Why adding servers does not meet the level, in the order of the evidence: work that
+    cannot run there at all, jobs that arrive before any server is in service, or else (the
+    queue still too long at the largest size tried) capacity."""
+    o = result.option(z.option)
+    level = result.scenario.service_level
+    if o.work.cannot_run_share > level.max_cannot_run_share:
+        why = "; ".join(f"{n:,} jobs: {r}" for r, n in o.cannot_run.items())
+        return f"{o.work.cannot_run_share:.1%} of the work cannot run on it ({why})"
+    started = o.runs.start_h[~np.isnan(o.runs.start_h)]
+    first = float(started.min()) if len(started) else result.horizon_h
+    early = float((result.jobs.arrival_h < first - level.allowed_h).mean())
+    if early > 0.05:  # more than the 5 % a p95 may leave out
+        return (
+            f"{early:.1%} of the jobs arrive more than {level.allowed_h:g} h before its first"
+            f" job can start ({_month_of(result, first)}):"
+            " the wait for the servers' delivery, which more servers do not shorten"
+        )
+    return "the queue stays too long even at the largest size tried"
+
+
+def _month_of(result: Result, hour: float) -> str:
+    sc = result.scenario
+    edges = month_edges_h(sc.start, sc.horizon_months)
+    m = int(np.searchsorted(edges, hour, side="right")) - 1
+    return result.months[min(max(m, 0), len(result.months) - 1)]
+
+
 def recommendation(result: Result) -> list[str]:
     """The headline, what it rests on, and resized clusters that would meet the level."""
-    return [headline(result), *caveats(result), *resizes(result)]
+    return [headline(result), *caveats(result), *portfolio(result), *resizes(result)]
 
 
 def _size(result: Result, z: Resize) -> str:
@@ -220,6 +286,11 @@ def _volumes(result: Result, verdicts: Mapping[str, Verdict]) -> list[str]:
             continue  # not against renting that does not do the work
         if v.scale is None:
             out.append(f"Owning ({v.owned}) against {v.rented}: {v.note}.")
+        elif v.utilisation is not None and v.utilisation > 1.0:
+            out.append(
+                f"Owning ({v.owned}) against {v.rented}: never; owning costs more even fully"
+                f" used (the same cost would take {v.utilisation:.0%} utilisation)."
+            )
         else:
             out.append(
                 f"Owning ({v.owned}) costs the same as {v.rented} at"

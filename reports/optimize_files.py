@@ -35,7 +35,8 @@ def frontier_csv(configs: list[Config]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     names = list(dict.fromkeys([*columns(), *(k for c in configs for k in c.knobs)]))
-    head = ["option", *names, "cash_usd", "npv_usd", "p95_wait_h", "cannot_run_share"]
+    head = ["option", *names, "cash_usd", "npv_usd", "p95_wait_h", "p95_delay_h"]
+    head.append("cannot_run_share")
     w.writerow([*head, "meets_service_level", "on_frontier"])
     for c in configs:
         knobs = [c.knobs.get(k, "") for k in names]
@@ -46,6 +47,7 @@ def frontier_csv(configs: list[Config]) -> str:
                 f"{c.cash_usd:.2f}",
                 f"{c.npv_usd:.2f}",
                 f"{c.p95_wait_h:.4f}",
+                f"{c.p95_delay_h:.4f}",
                 f"{c.cannot_run_share:.6f}",
                 str(c.meets_service_level).lower(),
                 str(c.on_frontier).lower(),
@@ -72,6 +74,8 @@ def optimize_document(prepared: Prepared, configs: list[Config]) -> dict[str, An
             "cash_usd": round(b.cash_usd, 2),
             "npv_usd": round(b.npv_usd, 2),
             "p95_wait_h": round(b.p95_wait_h, 4),
+            "p95_delay_h": round(b.p95_delay_h, 4),
+            "words": b.words,
         },
     }
 
@@ -88,19 +92,20 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
     for i, n in enumerate(names):
         mine = [c for c in configs if c.option == n]
         ax.scatter(
-            [c.p95_wait_h for c in mine],
+            [c.p95_delay_h for c in mine],
             [cur.of(c.cash_usd) for c in mine],
             color=plt.get_cmap("tab10")(i % 10),
             label=n,
             marker="o",
             s=[60 if c.meets_service_level else 25 for c in mine],
         )
-    front = sorted((c for c in configs if c.on_frontier), key=lambda c: c.p95_wait_h)
-    ax.plot([c.p95_wait_h for c in front], [cur.of(c.cash_usd) for c in front], color="0.3", lw=1)
-    limit = prepared.scenario.service_level.p95_wait_hours
+    front = sorted((c for c in configs if c.on_frontier), key=lambda c: c.p95_delay_h)
+    ax.plot([c.p95_delay_h for c in front], [cur.of(c.cash_usd) for c in front], color="0.3", lw=1)
+    limit = prepared.scenario.service_level.allowed_h
     ax.axvline(limit, color="0.5", ls="--", lw=1)
     ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_xlabel(f"p95 wait (h); dashed: the service level, {limit:g} h")
+    ax.set_xlim(left=0)  # a delay is never negative (symlog would show -10^0 otherwise)
+    ax.set_xlabel(f"p95 delay (h); dashed: the service level, {limit:g} h")
     ax.set_ylabel(f"cash over the horizon ({cur.unit()})")
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(cur.label))
     ax.legend(fontsize=8)
@@ -117,8 +122,8 @@ def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]
     answer = (
         "No configuration meets the service level."
         if b is None
-        else f"Best: {escape(b['option'])} with {escape(json.dumps(b['knobs']))} at"
-        f" {cur.text(b['cash_usd'])} cash (p95 wait {b['p95_wait_h']:,.1f} h)."
+        else f"Best: {escape(b['option'])}: {escape(b['words'])}, at"
+        f" {cur.text(b['cash_usd'])} cash (p95 delay {b['p95_delay_h']:,.1f} h)."
         f" {escape(cur.note())}"
     )
     return (

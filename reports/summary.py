@@ -20,7 +20,7 @@ import numpy as np
 from tco.simulator.advice import sensitivity, what_if
 from tco.simulator.core.atomic import write_text
 from tco.simulator.costs import ledger
-from tco.simulator.engine.findings import Verdict
+from tco.simulator.engine.findings import Portfolio, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import Measure, declared_measures
@@ -61,6 +61,10 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "waits_h": {
             k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.waits).items()
         },
+        "delays_h": {
+            k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(o.metrics.delays).items()
+        },
+        "p95_delay_by_class_h": {k: _num(v) for k, v in o.metrics.class_p95_delay_h.items()},
         "jobs": {
             "completed": o.jobs_completed,
             "running_at_horizon": o.jobs_running_at_horizon,
@@ -108,8 +112,31 @@ def _recommendation(result: Result) -> dict[str, Any]:
                 "knob": z.knob,
                 "cash_usd": _usd(z.cash_usd),
                 "p95_wait_h": _num(z.p95_wait_h),
+                "p95_delay_h": _num(z.p95_delay_h),
             }
             for z in rec.resizes
+        ],
+        "portfolio": _portfolio(rec.portfolio),
+        "evaluations": rec.evaluations,
+        "runner_up": rec.runner_up,
+    }
+
+
+def _portfolio(mix: Portfolio | None) -> dict[str, Any] | None:
+    if mix is None:
+        return None
+    return {
+        "option": mix.option,
+        "words": mix.words,
+        "added": mix.added,
+        "meets_service_level": mix.meets,
+        "wait_before_burst_h": _num(mix.wait_before_burst_h),
+        "cash_usd": _usd(mix.cash_usd),
+        "npv_usd": _usd(mix.npv_usd),
+        "p95_delay_h": _num(mix.p95_delay_h),
+        "parts": [
+            {"role": p.role, "option": p.option, "kind": p.kind, "knobs": dict(p.knobs)}
+            for p in mix.parts
         ],
     }
 

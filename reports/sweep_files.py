@@ -162,7 +162,7 @@ def sweep_html(prepared: Prepared, reps: list[Replication], doc: dict[str, Any])
         f"<h1>{escape(prepared.scenario.name)}: {doc['replications']} futures</h1>"
         f"<p>{escape(cur.note())} Cash cost over {len(prepared.months)} months from"
         f" {prepared.months[0]}, {cur.code};"
-        f" service level: p95 wait at most {sl['p95_wait_hours']:g} h and at most"
+        f" service level: {escape(prepared.scenario.service_level.words())} and at most"
         f" {sl['max_cannot_run_share']:.0%} of the work unable to run. Seed {doc['seed']}.</p>"
         "<table><tr><th>option</th><th>P10</th><th>P50</th><th>P90</th><th>cheapest in</th>"
         f"<th>meets the level in</th></tr>{rows}</table>"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.breakeven import break_even_volumes
-from tco.simulator.advice.recommendation import recommend
+from tco.simulator.advice.recommendation import recommend, with_portfolio
 from tco.simulator.advice.what_if import what_ifs
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.result import Result
@@ -55,10 +55,11 @@ def simulate(
         prepared = prepared.with_seed(seed)
     # Advice re-plans with the prices this run resolved, never asking AWS again.
     frozen = (book or PriceBook("snapshot")).frozen()
+    prepared, result, found = with_portfolio(prepared, result, frozen)
     changes, flips = what_ifs(prepared, result, frozen)
     return replace(
         result,
-        recommendation=recommend(prepared, result, frozen),
+        recommendation=recommend(prepared, result, frozen, found),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
         flip_points=tuple(flips),
@@ -81,11 +82,15 @@ def load_file(
     book: PriceBook | None = None,
     seed: int | None = None,
     months: int | None = None,
+    search: str | None = None,
 ) -> tuple[Scenario, str]:
-    """A scenario file, validated (optionally with another seed or horizon), and its SHA-256."""
+    """A scenario file, validated (optionally with another seed, horizon or search: what the
+    recommendation chooses from), and its SHA-256."""
     text, digest = read_scenario_file(path)
     scenario = validate(parse_yaml(text, str(path)), str(path), book or PriceBook())
-    updates: dict[str, int] = {}
+    updates: dict[str, int | str] = {}
+    if search is not None:
+        updates["search"] = search
     if seed is not None:
         updates["seed"] = seed
     if months is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -55,6 +56,12 @@ def cli(debug: bool) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
 @click.option(
+    "--search",
+    type=click.Choice(["portfolio", "given", "none"]),
+    help="Override the scenario's search: portfolio (mixes of the options too), given (the"
+    " options as listed; say what a mix would save), none (no search: the quickest run).",
+)
+@click.option(
     "--format",
     "formats",
     default=",".join(DEFAULT_FORMATS),
@@ -69,6 +76,7 @@ def simulate(
     out_dir: str | None,
     seed: int | None,
     months: int | None,
+    search: str | None,
     formats: str,
     prices: str,
     offline: bool,
@@ -93,7 +101,7 @@ def simulate(
 
     with contextlib.ExitStack() as stack:
         book = stack.enter_context(price_book(prices, offline))
-        sc, digest = load_file(scenario, book, seed=seed, months=months)
+        sc, digest = load_file(scenario, book, seed=seed, months=months, search=search)
         prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
         target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
         begin(target)  # a folder that cannot be written fails now, not after the simulation
@@ -103,13 +111,18 @@ def simulate(
         written = write_report(result, target, chosen)
     warn(book)
     if not quiet:
-        from tco.reports import terminal
+        _print_answer(result, target, written)
 
-        out = console()
-        terminal.print_summary(result, out)
-        names = sorted({p.relative_to(target).parts[0] for p in written})
-        # Folded at the terminal's width like the rest (a long path breaks, not the layout).
-        out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
+
+def _print_answer(result: Any, target: Path, written: list[Path]) -> None:
+    """The comparison, the answer and where the report is, on the terminal."""
+    from tco.reports import terminal
+
+    out = console()
+    terminal.print_summary(result, out)
+    names = sorted({p.relative_to(target).parts[0] for p in written})
+    # Folded at the terminal's width like the rest (a long path breaks, not the layout).
+    out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
 
 
 def _formats(text: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""``tco optimize``: how much to buy or commit to, searched option by option."""
+"""``tco optimize``: how much to buy or commit to, searched option by option and as mixes."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
     from tco.reports.manifest import begin
     from tco.reports.optimize_files import write_optimize
     from tco.simulator.advice.optimize import best
-    from tco.simulator.advice.optimize import optimize as search
+    from tco.simulator.advice.portfolio import optimize_with_mixes as search
     from tco.simulator.run import load_file, prepare
 
     if out_dir is not None and not out_dir.strip():
@@ -51,7 +51,16 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
             click.echo(f"{len(configs)} configurations: none meets the service level.")
         else:
             click.echo(
-                f"{len(configs)} configurations; best meeting the service level: {b.option}"
-                f" {b.knobs} at {sc.money.text(b.cash_usd)} cash (p95 wait {b.p95_wait_h:,.1f} h)"
+                f"{len(configs)} configurations; best meeting the service level: {b.option}:"
+                f" {b.words}, at {sc.money.text(b.cash_usd)} cash (p95 delay"
+                f" {b.p95_delay_h:,.1f} h)"
+            )
+        for name in dict.fromkeys(c.option for c in configs):  # the best of each, in words
+            mine = best([c for c in configs if c.option == name])
+            click.echo(
+                f"  {name}: none of its configurations meets the level"
+                if mine is None
+                else f"  {name}: {sc.money.text(mine.cash_usd)}, p95 delay"
+                f" {mine.p95_delay_h:,.1f} h: {mine.words}"
             )
         click.echo(f"Optimize in {target}/: {', '.join(p.name for p in written)}")

@@ -2,22 +2,41 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tco.simulator.engine.result import Result
+from tco.simulator.run import run_file
 from tco.simulator.scenario.model import Scenario, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@functools.cache
+def shipped(name: str) -> Result:
+    """The shipped scenario ``name`` run once for the whole session, from the checkout's root
+    (as the README runs it): the golden files and the recommendation tests read the same run."""
+    before = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return run_file(f"scenarios/{name}.yaml")
+    finally:
+        os.chdir(before)
+
+
 def make_scenario(**over: Any) -> Scenario:
-    """A one-class scenario with an owned 8x A40 server and p4d on-demand; override any key."""
+    """A one-class scenario with an owned 8x A40 server and p4d on-demand; override any key.
+    Its recommendation keeps to the options it lists (``search: none``): each test states what
+    it depends on, and the portfolio search has tests of its own (``search=...`` to override)."""
     data: dict[str, Any] = {
         "name": "t",
+        "search": "none",
         "start": "2027-01",
         "horizon_months": 12,
         "seed": 1,

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from tco.simulator.costs.usage import hourly
-from tco.simulator.run import run, run_file
-from tests.conftest import ROOT, make_scenario
+from tco.simulator.run import run
+from tests.conftest import make_scenario, shipped
 
 
 def _check(result) -> None:  # type: ignore[no-untyped-def]
@@ -32,7 +32,7 @@ def _check(result) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("name", ["lab", "personal", "industrial"])
 def test_conservation_in_shipped_scenarios(name: str) -> None:
-    _check(run_file(ROOT / "scenarios" / f"{name}.yaml"))
+    _check(shipped(name))  # the session's run of it (the golden files read the same)
 
 
 def test_conservation_with_quota_delay_and_unrunnable_jobs() -> None:

@@ -20,6 +20,7 @@ import copy
 import gzip
 import os
 import resource
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,8 @@ def test_mutated_scenarios_exit_0_or_2_in_one_line(
     if code == 0:
         out = str(d / "report")
         args = ["simulate", str(f), "--months", "2", "--format", "json", "--quiet"]
+        if zlib.crc32(text.encode()) % 4:  # a quarter of the mutants run the portfolio search
+            args += ["--search", "none"]
         code = _run([*args, "--prices", "snapshot", "--out", out], capsys)
         OUTCOMES[f"scenario simulate exit {code}"] += 1
 

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from tco.reports import summary, terminal
-from tco.simulator.run import run_file
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shipped
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
@@ -31,14 +30,14 @@ def _compare(path: Path, text: str) -> None:
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_summary_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    doc = json.loads(summary.dumps(run_file(f"scenarios/{name}.yaml")))
+    doc = json.loads(summary.dumps(shipped(name)))
     doc["tco_version"] = "<version>"  # a release does not change the numbers
     _compare(GOLDEN / f"{name}.summary.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    _compare(GOLDEN / "lab.terminal.txt", terminal.render(run_file("scenarios/lab.yaml")))
+    _compare(GOLDEN / "lab.terminal.txt", terminal.render(shipped("lab")))
 
 
 def test_every_scenario_has_a_golden_file_and_every_golden_a_scenario() -> None:

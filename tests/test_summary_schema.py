@@ -7,12 +7,11 @@ import json
 import jsonschema
 
 from tco.reports import summary
-from tco.simulator.run import run_file
-from tests.conftest import ROOT
+from tests.conftest import shipped
 
 
 def test_summary_validates_against_schema() -> None:
-    doc = json.loads(summary.dumps(run_file(ROOT / "scenarios" / "industrial.yaml")))
+    doc = json.loads(summary.dumps(shipped("industrial")))
     jsonschema.Draft202012Validator.check_schema(summary.schema())
     jsonschema.validate(doc, summary.schema())
     assert doc["schema"] == summary.SCHEMA_ID
@@ -23,7 +22,7 @@ def test_summary_validates_against_schema() -> None:
 
 
 def test_monthly_ledger_sums_to_totals() -> None:
-    doc = json.loads(summary.dumps(run_file(ROOT / "scenarios" / "lab.yaml")))
+    doc = json.loads(summary.dumps(shipped("lab")))
     for o in doc["options"]:
         for view, key in (("cash_usd", "cash"), ("accounting_usd", "accounting")):
             total = sum(sum(v) for v in o["monthly"][view].values())

@@ -15,6 +15,7 @@ from tests.test_recommendation import MMC, p_wait_over
 
 # Seven one-GPU workstations against an expensive cloud: the workstations meet the p95 24-hour
 # wait at today's volume (P(W > 24 h) = 1.2 % in theory) and miss it at +20 % (29.8 %).
+# search: none (from MMC): the flip points of the options as listed (a mix would be cheaper).
 SEVEN = MMC.replace("servers: 1}", "servers: 7}")
 
 

@@ -21,6 +21,8 @@ from tco.simulator.engine.metrics import measure
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.runs import JobRuns
 
 GIVEN = "as given"  # the knob of the scenario's own configuration
 
@@ -34,56 +36,82 @@ class Config:
     cash_usd: float
     npv_usd: float
     p95_wait_h: float
+    p95_delay_h: float
     cannot_run_share: float
     meets_service_level: bool
     on_frontier: bool = False
+    words: str = ""  # the configuration as its plan describes it
 
 
 Evaluate = Callable[[OptionModel, dict[str, Any]], Config]
 
 
+@dataclass(frozen=True)
+class Played:
+    """A configuration's figures with the plan and runs behind them (a search may fit a part
+    of it to the usage it got)."""
+
+    config: Config
+    plan: Plan
+    runs: JobRuns
+
+
+def play_config(
+    prepared: Prepared, index: int, option: OptionModel, book: PriceBook, knobs: dict[str, Any]
+) -> Played:
+    """``option`` (at position ``index`` of the scenario's options, for its context and its
+    messages) played on the prepared jobs, with its ledger and figures."""
+    level = prepared.scenario.service_level
+    plan = plan_option(prepared.scenario, index, option, book, prepared.file)
+    rng = option_rng(prepared.scenario.seed, option.name, "play")
+    runs = play_option(prepared, plan, rng, index)
+    led = registry.costs(plan, runs, prepared.edges)
+    m = measure(
+        prepared.jobs,
+        runs,
+        led,
+        prepared.horizon_h,
+        prepared.scenario.discount_rate,
+        late_after_h=level.allowed_h,
+    )
+    config = Config(
+        option=option.name,
+        knobs=knobs,
+        cash_usd=m.cash_usd,
+        npv_usd=m.npv_usd,
+        p95_wait_h=m.waits.p95_h,
+        p95_delay_h=m.delays.p95_h,
+        cannot_run_share=m.work.cannot_run_share,
+        meets_service_level=not m.misses(level),
+        words=plan.description,
+    )
+    return Played(config, plan, runs)
+
+
 def evaluator(prepared: Prepared, index: int, book: PriceBook) -> Evaluate:
     """Play option ``index`` in another configuration on the prepared jobs; memoised by knobs."""
     seen: dict[str, Config] = {}
-    level = prepared.scenario.service_level
 
     def evaluate(option: OptionModel, knobs: dict[str, Any]) -> Config:
         key = repr(sorted(knobs.items()))
-        if key in seen:
-            return seen[key]
-        plan = plan_option(prepared.scenario, index, option, book, prepared.file)
-        rng = option_rng(prepared.scenario.seed, option.name, "play")
-        runs = play_option(prepared, plan, rng, index)
-        led = registry.costs(plan, runs, prepared.edges)
-        m = measure(
-            prepared.jobs,
-            runs,
-            led,
-            prepared.horizon_h,
-            prepared.scenario.discount_rate,
-            late_after_h=level.p95_wait_hours,
-        )
-        seen[key] = Config(
-            option=option.name,
-            knobs=knobs,
-            cash_usd=m.cash_usd,
-            npv_usd=m.npv_usd,
-            p95_wait_h=m.waits.p95_h,
-            cannot_run_share=m.work.cannot_run_share,
-            meets_service_level=not m.misses(level),
-        )
+        if key not in seen:
+            seen[key] = play_config(prepared, index, option, book, knobs).config
         return seen[key]
 
     return evaluate
 
 
-def _frontier(configs: list[Config]) -> list[Config]:
+def frontier(configs: list[Config]) -> list[Config]:
+    """Configurations that meet the level and that no other meeting it beats on both cash and
+    p95 delay (one that misses the level is no point of the choice)."""
+    meeting = [c for c in configs if c.meets_service_level]
+
     def dominated(c: Config) -> bool:
-        return any(
+        return not c.meets_service_level or any(
             o.cash_usd <= c.cash_usd
-            and o.p95_wait_h <= c.p95_wait_h
-            and (o.cash_usd < c.cash_usd or o.p95_wait_h < c.p95_wait_h)
-            for o in configs
+            and o.p95_delay_h <= c.p95_delay_h
+            and (o.cash_usd < c.cash_usd or o.p95_delay_h < c.p95_delay_h)
+            for o in meeting
         )
 
     return [replace(c, on_frontier=not dominated(c)) for c in configs]
@@ -98,10 +126,10 @@ def optimize(prepared: Prepared, book: PriceBook) -> list[Config]:
         own = evaluate(plan.option, {GIVEN: True})
         out.append(own)
         for c in kind.search(plan.option, prepared, i, evaluate):
-            same = (c.cash_usd, c.p95_wait_h) == (own.cash_usd, own.p95_wait_h)
+            same = (c.cash_usd, c.p95_delay_h) == (own.cash_usd, own.p95_delay_h)
             if not same and all(c.knobs != o.knobs for o in out if o.option == c.option):
                 out.append(c)
-    return _frontier(out)
+    return frontier(out)
 
 
 def search_option(prepared: Prepared, index: int, book: PriceBook) -> list[Config]:

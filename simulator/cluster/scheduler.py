@@ -347,14 +347,18 @@ class Cluster:
     def _arrive(self, _: simpy.Event) -> None:
         arrival, n, i = self.arrival, len(self.arrival), self.next_arrival
         while True:
-            t = arrival[i]
+            t, first = arrival[i], i
             while i < n and arrival[i] == t:
                 self.queue.append(i)
-                if self.patience is not None:
-                    ev = self.env.timeout(self.patience[i], value=i)
-                    ev.callbacks.append(self._give_up)
                 i += 1
             self.wake()
+            if self.patience is not None:
+                # After the pass is asked for: a job whose patience is 0 leaves only if that
+                # pass could not start it ("burst what cannot start now"; before, its timeout
+                # fired first and every such job left an idle cluster).
+                for job in range(first, i):
+                    ev = self.env.timeout(self.patience[job], value=job)
+                    ev.callbacks.append(self._give_up)
             # As the process did: an arrival not after the clock (now + (t - now) can pass t by
             # an ulp) joins in this same step; a later one gets its own timeout.
             if i >= n or arrival[i] > self.env.now:

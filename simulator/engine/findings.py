@@ -5,6 +5,7 @@ the smallest owned cluster that would meet it, and the recommendation itself
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,35 @@ class Resize:
     cash_usd: float
     p95_wait_h: float
     knob: str = "servers"
+    p95_delay_h: float = float("nan")
+
+
+@dataclass(frozen=True)
+class PortfolioPart:
+    """One part of a mix: the option of the scenario it is, its kind, and its knobs set by the
+    search (``role``: "base" takes the work first, "overflow" what waits too long)."""
+
+    role: str
+    option: str
+    kind: str
+    knobs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    """The cheapest mix of the scenario's options the search found (``advice.portfolio``).
+    ``added``: simulated as an option of the result (under ``search: given`` it is only
+    reported, with what it would have saved)."""
+
+    option: str  # its name as an option of the result
+    words: str
+    parts: tuple[PortfolioPart, ...]
+    wait_before_burst_h: float
+    cash_usd: float
+    npv_usd: float
+    p95_delay_h: float
+    meets: bool
+    added: bool
 
 
 @dataclass(frozen=True)
@@ -37,6 +67,9 @@ class Recommendation:
     reason: str
     closest: str | None
     resizes: tuple[Resize, ...]
+    portfolio: Portfolio | None = None  # the best mix the search found (None: none searched)
+    evaluations: int = 0  # configurations the portfolio search played
+    runner_up: str | None = None  # the cheapest option as listed that meets the level
 
 
 @dataclass(frozen=True)

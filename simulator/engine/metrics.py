@@ -43,6 +43,34 @@ class Waits:
         )
 
 
+def job_delays(jobs: Jobs, runs: JobRuns, horizon_h: float) -> np.ndarray:
+    """Each job's delay: finish - arrival - how long it runs on the option uninterrupted, so it
+    holds the queue, capacity waits, interruptions, lost work and restarts (equal to the wait
+    when nothing interrupts it). A job still queued at the horizon counts at its least,
+    horizon - arrival; a started job at the finish the model gives it; NaN for a job that
+    cannot run there."""
+    ok = runs.runnable
+    started = ok & ~np.isnan(runs.start_h)
+    queued = ok & np.isnan(runs.start_h)
+    out = np.full(len(jobs), np.nan)
+    start = runs.start_h[started]
+    # The wait, plus what the run took beyond its uninterrupted length: the rounding of
+    # end = start + run is no delay (so the two are equal where nothing interrupts a job).
+    extra = runs.end_h[started] - start - runs.uninterrupted_h[started]
+    extra[extra < 1e-9 * np.maximum(1.0, runs.uninterrupted_h[started])] = 0.0
+    out[started] = start - jobs.arrival_h[started] + extra
+    out[queued] = np.maximum(horizon_h - jobs.arrival_h[queued], 0.0)
+    return out
+
+
+def delays_of(jobs: Jobs, runs: JobRuns, horizon_h: float) -> Waits:
+    """The statistics of ``job_delays`` (``censored``: the jobs still queued at the horizon)."""
+    d = job_delays(jobs, runs, horizon_h)
+    ok = runs.runnable
+    queued = int((ok & np.isnan(runs.start_h)).sum())
+    return Waits.of(d[~np.isnan(d)], queued, int(ok.sum()) - queued)
+
+
 @dataclass(frozen=True)
 class WorkBalance:
     """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon.
@@ -77,6 +105,8 @@ class Metrics:
     gpu_utilisation: float  # busy / available (owned) or billed (cloud) GPU-hours; NaN if none
     work: WorkBalance
     waits: Waits
+    delays: Waits  # finish - arrival - uninterrupted run (``delays_of``)
+    class_p95_delay_h: Mapping[str, float] = field(default_factory=dict)  # per job class
     jobs_completed: int
     jobs_running_at_horizon: int
     jobs_queued_at_horizon: int
@@ -89,7 +119,13 @@ class Metrics:
     def misses(self, level: ServiceLevel) -> list[str]:
         """Why these figures miss ``level`` (empty: they meet it): the one verdict the
         recommendation, the optimiser, sweeps and the comparison all use."""
-        return level.misses(self.waits.p95_h, self.work.cannot_run_share, self.work.overdue_share)
+        return level.misses(
+            self.waits.p95_h,
+            self.work.cannot_run_share,
+            self.work.overdue_share,
+            p95_delay_h=self.delays.p95_h,
+            class_p95_delay_h=dict(self.class_p95_delay_h),
+        )
 
 
 def measure(
@@ -114,6 +150,7 @@ def measure(
         int(queued.sum()),
         int(started.sum()),
     )
+    delays = job_delays(jobs, runs, horizon_h)
     paid = float(ledger.gpu_hours_paid.sum())
     cannot_run = {
         runs.reason_text[code]: int((runs.reason == code).sum()) for code in _reasons(runs)
@@ -131,6 +168,8 @@ def measure(
             overdue=float(work[queued][censored > late_after_h].sum()),
         ),
         waits=waits,
+        delays=Waits.of(delays[~np.isnan(delays)], waits.censored, waits.started),
+        class_p95_delay_h=_class_p95_delays(jobs, delays),
         jobs_completed=int((started & (runs.end_h <= horizon_h)).sum()),
         jobs_running_at_horizon=int((started & (runs.end_h > horizon_h)).sum()),
         jobs_queued_at_horizon=waits.censored,
@@ -139,6 +178,15 @@ def measure(
         busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
         measures={m.name: m.of(runs, paid) for m in declared_measures()},
     )
+
+
+def _class_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
+    """Each job class's p95 delay, of its jobs that can run (0 when it has none)."""
+    out = {}
+    for k, name in enumerate(jobs.class_names):
+        d = delays[(jobs.job_class == k) & ~np.isnan(delays)]
+        out[name] = float(np.percentile(d, 95)) if len(d) else 0.0
+    return out
 
 
 def _reasons(runs: JobRuns) -> list[str]:

@@ -80,6 +80,17 @@ def revised(
     return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
 
 
+def _classes_have_their_levels(scenario: Scenario, names: tuple[str, ...], file: str) -> None:
+    """A class given a level of its own must be a class of the workload (of the trace too)."""
+    for name in scenario.service_level.p95_delay_hours_by_class:
+        if name not in names:
+            raise ScenarioError(
+                file,
+                f"service_level.p95_delay_hours_by_class.{name}",
+                f"no job class {name!r}; valid: {', '.join(names)}",
+            )
+
+
 def play_option(
     prepared: Prepared, plan: Plan, rng: np.random.Generator, index: int | None = None
 ) -> JobRuns:
@@ -112,6 +123,8 @@ def prepare(
         trace = read_trace(tr, scenario_dir)
     plans = resolve_plans(scenario, book, file)
     snap = snapshot.load()
+    jobs = draw_jobs(scenario, trace)
+    _classes_have_their_levels(scenario, jobs.class_names, file)
     return Prepared(
         scenario=scenario,
         file=file,
@@ -121,7 +134,7 @@ def prepare(
         edges=month_edges_h(scenario.start, scenario.horizon_months),
         plans=plans,
         trace=trace,
-        jobs=draw_jobs(scenario, trace),
+        jobs=jobs,
         price_provenance={
             "price_mode": book.mode + (" (offline)" if book.offline else ""),
             "snapshot_as_of": str(snap["as_of"]),
@@ -150,7 +163,7 @@ def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
             ledger,
             prepared.horizon_h,
             sc.discount_rate,
-            late_after_h=sc.service_level.p95_wait_hours,
+            late_after_h=sc.service_level.allowed_h,
         ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},

@@ -15,7 +15,7 @@ from tco.simulator.scenario.service_level import ServiceLevel
 def verdict(level: ServiceLevel, o: OptionResult) -> Verdict:
     """Whether ``o`` meets ``level``, why not, and how far it is (for the closest)."""
     reasons = o.metrics.misses(level)
-    over_wait = max(0.0, o.waits.p95_h / max(level.p95_wait_hours, 1e-9) - 1.0)
+    over_wait = level.shortfall(o.waits.p95_h, o.metrics.delays.p95_h)
     over_work = max(0.0, o.work.cannot_run_share - level.max_cannot_run_share)
     over_work += max(0.0, o.work.overdue_share - level.max_unfinished_share)
     return Verdict(o.name, not reasons, tuple(reasons), over_wait + 10.0 * over_work)

@@ -23,7 +23,7 @@ from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.registry import Context, Kind, QueueingKind, Sale, register
+from tco.simulator.kinds.registry import Context, Kind, Mix, QueueingKind, Sale, register
 from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure
 from tco.simulator.workload.jobs import Jobs
 
@@ -55,6 +55,11 @@ class Hybrid(OptionModel):
     # tranches are ordered in it, later ones keep their months); until its first servers arrive,
     # every job runs in the cloud. Empty: bought when the owned option says.
     buy_month: Annotated[int, Field(ge=0, le=1200)] | None = None
+    # The owned and the cloud option with some of the knobs their kinds declare set otherwise
+    # (e.g. ``owned_knobs: {servers: 3}``, ``burst_knobs: {commitment_instances: 2}``), so a
+    # mix need not repeat its parts as options of their own (the portfolio search writes them).
+    owned_knobs: dict[str, int | float | str] = Field(default_factory=dict)
+    burst_knobs: dict[str, int | float | str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _policy_has_its_figure(self) -> Hybrid:
@@ -106,10 +111,25 @@ class HybridPlan(Plan):
 def _parts(option: Hybrid, ctx: Context) -> list[tuple[int, OptionModel]]:
     """The owned option (bought from ``buy_month`` when given) and the cloud option, with their
     positions in the scenario."""
-    (i, own), burst = (_referenced(option, ctx, f, n == 0) for n, f in enumerate(REFERENCES))
+    (i, own), (j, burst) = (_referenced(option, ctx, f, n == 0) for n, f in enumerate(REFERENCES))
+    own = _with(own, option.owned_knobs, ctx, "owned_knobs")
+    burst = _with(burst, option.burst_knobs, ctx, "burst_knobs")
     if option.buy_month is not None:
         own = queueing(own).bought_from(own, option.buy_month, ctx, BUY_KNOB)
-    return [(i, own), burst]
+    return [(i, own), (j, burst)]
+
+
+def _with(o: OptionModel, knobs: dict[str, Any], ctx: Context, field: str) -> OptionModel:
+    if not knobs:
+        return o
+    kind = registry.of(o)
+    try:
+        changed: OptionModel = kind.with_knobs(o, knobs)
+    except ValueError as exc:  # pydantic's ValidationError is one
+        words = str(exc).splitlines()
+        valid = f"; knobs of {o.name}: {', '.join(kind.knobs) or 'none'}"
+        raise ScenarioError(ctx.file, f"{ctx.where}.{field}", words[0] + valid) from None
+    return changed
 
 
 def _referenced(o: Hybrid, ctx: Context, field: str, owned: bool) -> tuple[int, OptionModel]:
@@ -189,7 +209,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         servers are bought in (``buy_month``: renting until then), every half year."""
         field = POLICIES[option.burst_policy][0]
         given = float(getattr(option, field))
-        base = given or float(prepared.scenario.service_level.p95_wait_hours)
+        base = given or float(prepared.scenario.service_level.allowed_h)
 
         def at(x: float) -> Any:
             x = float(f"{x:.3g}")  # a figure a person would type
@@ -216,6 +236,29 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
 
     def check(self, option: Hybrid, ctx: Context) -> None:
         _parts(option, ctx)
+
+    def compose(self, mix: Mix, name: str) -> Hybrid | None:
+        """The base load on a queueing option, bursting to a cloud option after ``wait_h``
+        (the constant policy) and from the start until the base's servers are in service."""
+        base, target = registry.of(mix.base), registry.of(mix.target)
+        if not isinstance(base, QueueingKind) or target.buys_hardware:
+            return None
+        if target.data_site != "cloud":
+            return None
+        return Hybrid(
+            kind="hybrid",
+            name=name,
+            owned=mix.base.name,
+            burst=mix.target.name,
+            burst_after_wait_hours=float(mix.wait_h),
+            owned_knobs=dict(mix.base_knobs),
+            burst_knobs=dict(mix.target_knobs),
+        )
+
+    def parts_of(self, plan: HybridPlan, runs: JobRuns) -> list[tuple[Plan, JobRuns]]:
+        assert runs.parts is not None
+        own, burst = (runs.parts[f] for f in REFERENCES)
+        return [(plan.owned_plan, own), (plan.burst_plan, burst)]
 
     def plan(self, option: Hybrid, ctx: Context) -> HybridPlan:
         own, burst = (registry.of(o).plan(o, ctx.other(i)) for i, o in _parts(option, ctx))
@@ -254,6 +297,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         start, end, run = own.start_h.copy(), own.end_h.copy(), own.run_h.copy()
         units, reason = own.units.copy(), own.reason.copy()
         start[idx], end[idx], run[idx] = cloud.start_h, cloud.end_h, cloud.run_h
+        clean = None
+        if own.clean_run_h is not None or cloud.clean_run_h is not None:
+            clean = own.uninterrupted_h.copy()
+            clean[idx] = cloud.uninterrupted_h
         units[idx], reason[idx] = cloud.units, cloud.reason
         burst = np.zeros(len(jobs), bool)
         burst[idx] = ~np.isnan(cloud.start_h)
@@ -267,6 +314,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             reason_text={**own.reason_text, **cloud.reason_text},
             interruptions=_sum(own.interruptions, cloud.interruptions, idx, len(jobs)),
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
+            clean_run_h=clean,
             counts={
                 **own.counts,
                 "burst_jobs": int(burst.sum()),

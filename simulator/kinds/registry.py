@@ -102,6 +102,19 @@ class UnitPrice:
     label: str  # the price in words, as the plan's quote names it (e.g. "electricity")
 
 
+@dataclass(frozen=True)
+class Mix:
+    """A portfolio of two of the scenario's options, as a composing kind makes it one option:
+    ``base`` (its size knob at ``base_knobs``) takes the work first; a job that has waited
+    ``wait_h`` for it goes to ``target`` (at ``target_knobs``)."""
+
+    base: OptionModel
+    target: OptionModel
+    wait_h: float
+    base_knobs: Mapping[str, Any] = field(default_factory=dict)
+    target_knobs: Mapping[str, Any] = field(default_factory=dict)
+
+
 class Kind(abc.ABC, Generic[Opt, P]):
     """One kind of option. Subclasses set the class attributes and implement the three stages.
 
@@ -174,6 +187,35 @@ class Kind(abc.ABC, Generic[Opt, P]):
     def unit_prices(self, option: Opt) -> tuple[UnitPrice, ...]:
         """Prices its ledger multiplies by a quantity (default: none)."""
         return ()
+
+    def size(self, option: Opt) -> tuple[str, int, int, int] | None:
+        """The knob of ``sizes`` that sizes the option as written, its value, a value below
+        every size worth trying (a search's floor) and the largest worth trying; None when the
+        option has no size (default)."""
+        return None
+
+    def with_knobs(self, option: Opt, knobs: Mapping[str, Any]) -> Opt:
+        """The option with some of its declared ``knobs`` set (validated again: a value out of
+        range is a ValueError). Default: knobs that are fields of its model."""
+        unknown = set(knobs) - set(self.knobs)
+        if unknown:
+            raise ValueError(f"not a knob of {option.name}: {', '.join(sorted(unknown))}")
+        data = {**option.model_dump(), **knobs}
+        return type(option).model_validate(data)
+
+    def fit_to_usage(self, plan: P, runs: JobRuns, edges: np.ndarray) -> dict[str, Any] | None:
+        """Knobs that fit the option to the usage it got in ``runs`` (a commitment at the
+        newsvendor level), or None when it has nothing to fit (default)."""
+        return None
+
+    def compose(self, mix: Mix, name: str) -> OptionModel | None:
+        """An option of this kind named ``name`` made of ``mix``, or None when this kind does
+        not compose those two (default: it composes nothing)."""
+        return None
+
+    def parts_of(self, plan: P, runs: JobRuns) -> list[tuple[Plan, JobRuns]]:
+        """The plans and runs of the options it is made of (default: itself)."""
+        return [(plan, runs)]
 
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """What is worth saying about the run of option ``name`` (its ``engine.metrics``

@@ -81,6 +81,10 @@ class JobRuns:
     interruptions: np.ndarray | None = None
     lost_gpu_h: np.ndarray | None = None
     gaps: Gaps | None = None  # owned jobs stopped by failures and queued again
+    # Per job: how long it would run on this option uninterrupted, where interruptions, lost
+    # work or restarts make its run longer (None: ``run_h`` is that); a job's delay is its
+    # finish - arrival - this.
+    clean_run_h: np.ndarray | None = None
     # Figures a kind reports of its run as a whole (the declared ``Measure`` s read them), e.g.
     # the GPUs that failed; what a kind does not report is absent.
     counts: Mapping[str, float] = field(default_factory=dict)
@@ -96,6 +100,10 @@ class JobRuns:
             held = held - hourly(g.from_h, g.to_h, weight[g.job], hours)
             held[np.abs(held) < 1e-9] = 0.0
         return held
+
+    @property
+    def uninterrupted_h(self) -> np.ndarray:
+        return self.run_h if self.clean_run_h is None else self.clean_run_h
 
     @property
     def runnable(self) -> np.ndarray:

@@ -15,7 +15,7 @@ cheaper than on-demand for that day.) Both amounts are also reported in the note
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -97,6 +97,19 @@ class SavingsPlanPlan(CloudPlan):
 # payment stands in (EC2 Instance SP ~ standard RI, Compute SP ~ convertible RI; a GUESS recorded
 # in shared/data/aws/README.md "Not found in this pass"), labelled as such wherever it appears.
 STAND_IN_OFFERING = {"EC2Instance": "standard", "Compute": "convertible"}
+
+
+def newsvendor_instances(plan: SavingsPlanPlan, runs: JobRuns, edges: np.ndarray) -> float:
+    """The newsvendor commitment, in instances of the plan's first shape (to the hundredth):
+    one more instance of commitment costs (1 - d) x the price every hour and saves the price in
+    each hour usage reaches it, so the best level is the d-quantile of hourly usage (d: the
+    plan's discount off on-demand)."""
+    inst = usage(plan, runs, edges).instances_hourly
+    rates = np.array([r.usd_per_hour if r else 0.0 for r in plan.sp_rates])
+    # Usage at plan rates, in instances of the first shape (its discount is the plan's).
+    hourly = rates @ inst / plan.sp_rate.usd_per_hour
+    discount = 1.0 - plan.sp_rate.usd_per_hour / plan.price.usd_per_hour
+    return round(float(np.quantile(hourly, discount)), 2)
 
 
 def family(instance_type: str) -> str:
@@ -219,12 +232,7 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         times it; at it, every term and payment option."""
         plan = prepared.plans[index]
         runs = self.play(prepared.jobs, plan, prepared.horizon_h, np.random.default_rng(0))
-        inst = usage(plan, runs, prepared.edges).instances_hourly
-        rates = np.array([r.usd_per_hour if r else 0.0 for r in plan.sp_rates])
-        # Usage at plan rates, in instances of the first shape (its discount is the plan's).
-        hourly = rates @ inst / plan.sp_rate.usd_per_hour
-        discount = 1.0 - plan.sp_rate.usd_per_hour / plan.price.usd_per_hour
-        best = round(float(np.quantile(hourly, discount)), 2)
+        best = newsvendor_instances(plan, runs, prepared.edges)
         out = []
         for c in sorted({best, round(best / 2, 2), round(best * 1.5, 2)}):
             if c > 0:
@@ -233,7 +241,9 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
                 )
                 grid = {"commitment_instances": c, "term_years": option.term_years}
                 out.append(evaluate(variant, {**grid, "payment": option.payment}))
-        if best > 0:
+        # A rate the scenario gives prices one term and payment: the others would be priced at
+        # it too, which no one can buy (their own rates are not known), so they are not tried.
+        if best > 0 and option.rate_usd_per_hour is None and option.discount is None:
             for term in (1, 3):
                 for payment in UPFRONT_SHARE:
                     variant = option.model_copy(
@@ -251,6 +261,20 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
                     }
                     out.append(evaluate(variant, knobs))
         return out
+
+    def with_knobs(self, option: SavingsPlan, knobs: Mapping[str, Any]) -> SavingsPlan:
+        """A commitment in instances replaces one in $/hour."""
+        if "commitment_instances" in knobs:
+            option = option.model_copy(update={"commitment_usd_per_hour": None})
+        return super().with_knobs(option, knobs)
+
+    def fit_to_usage(
+        self, plan: SavingsPlanPlan, runs: JobRuns, edges: np.ndarray
+    ) -> dict[str, Any] | None:
+        """The newsvendor commitment of the usage it got (a mix's residual, say); None when
+        that is no commitment at all (a plan of none is no plan: on-demand is the option)."""
+        best = newsvendor_instances(plan, runs, edges)
+        return {"commitment_instances": best} if best > 0 else None
 
     def ledger(self, plan: SavingsPlanPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         sp = plan.option

@@ -191,6 +191,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         )
         return JobRuns(
             run_h=np.where(np.isnan(end), at.run_h, end - start),
+            clean_run_h=at.run_h,
             gpus=jobs.gpus,
             units=at.units,
             start_h=start,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 
@@ -59,6 +59,11 @@ class Scenario(Strict):
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
     escalation: Escalation = Field(default_factory=lambda: Escalation())
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep
+    # What the recommendation chooses from: "portfolio", the options as listed and the mixes the
+    # portfolio search composes of them (advice.portfolio); "given", the options as listed only
+    # (the answer still says what the search would have saved); "none", the options as listed
+    # and no search (the quickest run: the answer cannot say whether a mix would be cheaper).
+    search: Literal["portfolio", "given", "none"] = "portfolio"
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 
     @model_validator(mode="after")

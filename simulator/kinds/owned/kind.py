@@ -13,7 +13,7 @@ plan are in ``owned.model``, the ledger in ``owned.costs``, the queue in ``owned
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -198,6 +198,34 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     def size_words(self, knob: str, value: int) -> str:
         return offers.size_words(knob, value)
 
+    def size(self, option: Owned) -> tuple[str, int, int, int] | None:
+        """Servers bought at once (floor 0), or servers added to every tranche (floor: one
+        server fewer than would leave a tranche empty); up to MAX_SERVERS_FACTOR x."""
+        if option.servers:
+            return offers.SERVERS_KNOB, option.servers, 0, MAX_SERVERS_FACTOR * option.servers
+        plan = option.purchase_plan()
+        least = min(t.servers for t in plan)
+        return TRANCHE_KNOB, 0, -least, MAX_SERVERS_FACTOR * max(t.servers for t in plan)
+
+    def with_knobs(self, option: Owned, knobs: Mapping[str, Any]) -> Owned:
+        """Servers, servers added to every tranche (the months stay as given), or the
+        refresh's month ("none": no refresh)."""
+        rest = dict(knobs)
+        if TRANCHE_KNOB in rest:
+            k = int(rest.pop(TRANCHE_KNOB))
+            more = [t.model_copy(update={"servers": t.servers + k}) for t in option.purchase_plan()]
+            if any(t.servers < 1 for t in more):
+                raise ValueError(f"{TRANCHE_KNOB} {k} leaves a tranche with no server")
+            option = option.model_copy(update={"tranches": more})
+        if REFRESH_KNOB in rest:
+            m = rest.pop(REFRESH_KNOB)
+            r = option.refresh
+            if m == "none" or r is None:
+                option = option.model_copy(update={"refresh": None})
+            else:
+                option = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
+        return super().with_knobs(option, rest) if rest else option
+
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         return offers.WHAT_IFS
 
@@ -226,21 +254,15 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             for m in generations.months_to_try(r, last, option.lead_time_months, horizon):
                 moved = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
                 when.append(evaluate(moved, {REFRESH_KNOB: m}))
-        if option.servers:
+        size = self.size(option)
+        assert size is not None
+        knob, start, floor, limit = size
 
-            def at(n: int) -> Any:
-                return evaluate(option.model_copy(update={"servers": n}), {"servers": n})
+        def at(n: int) -> Any:
+            return evaluate(self.with_knobs(option, {knob: n}), {knob: n})
 
-            sized = smallest_meeting(at, option.servers, 0, MAX_SERVERS_FACTOR * option.servers)
-            return sized + when
-        plan = option.purchase_plan()
-
-        def added(k: int) -> Any:
-            more = [t.model_copy(update={"servers": t.servers + k}) for t in plan]
-            return evaluate(option.model_copy(update={"tranches": more}), {TRANCHE_KNOB: k})
-
-        limit = MAX_SERVERS_FACTOR * max(t.servers for t in plan)
-        return smallest_meeting(added, 0, -1, limit) + when
+        floor = 0 if knob == offers.SERVERS_KNOB else -1  # (tranches: as before, not below)
+        return smallest_meeting(at, start, floor, limit) + when
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:

@@ -167,6 +167,7 @@ def queue(
         reason_text=fleet.text,
         interruptions=interruptions,
         lost_gpu_h=lost,
+        clean_run_h=fleet.run_h(fleet.runs, where) if resumed else None,
         counts={
             "failures": brk.failures,
             "node_failures": brk.node_failures,

@@ -1,0 +1,295 @@
+"""The answer is a mix (issue 24): owned servers for the base load, a rental for the peaks and
+for the months before the servers arrive, and a commitment sized to what the rental is always
+busy with. The search composes such mixes from the options the scenario lists and finds the
+cheapest that meets the service level.
+
+For every pair (base, target) of listed options that a composing kind makes a mix of
+(``Kind.compose``; the base sized by its kind, ``Kind.size``), on the prepared jobs (common random
+numbers: every configuration sees the same arrivals and work):
+
+1. Sizes of the base on a ladder from one step above its floor to twice its size as written,
+   doubled further while the cheapest is the largest.
+2. At each size, the longest wait before a job goes to the target that still meets the level:
+   waiting longer sends fewer jobs to the target, so it costs less, and the delays grow (a job
+   that waited ``w`` is late by at least ``w``). Twice the level's hours is tried first (if it
+   meets, that is the size's wait), then zero (if it misses, no wait meets), then the interval
+   between them is bisected.
+3. Cost over sizes is taken as unimodal (capex grows, rented hours fall): the cheapest size on
+   the ladder is refined by bisection between its neighbours.
+4. At the best size and wait, the target is fitted to the usage it got (``Kind.fit_to_usage``:
+   a commitment at the newsvendor level of the residual hourly usage) and played once more.
+
+The search is bounded: at most ``MAX_EVALUATIONS`` plays, and at most ``MAX_JOB_PLAYS`` jobs
+played in all (a scenario of 42,000 jobs gets 35 plays), shared equally among its mixes (at
+least ``MIN_EVALUATIONS_PER_MIX`` each); the number spent is reported with the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tco.pricing.book import PriceBook
+from tco.simulator.advice.optimize import Config, Played, frontier, optimize, play_config
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.kinds import registry
+from tco.simulator.kinds.registry import Mix
+
+WAIT_KNOB = "wait_before_burst_h"  # a mix's own knob: how long a job waits for the base
+WAIT_FRACTIONS = (2.0, 0.0)  # of the level's hours: the longest and the shortest wait tried
+WAIT_BISECTIONS = 3
+SIZE_LADDER = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)  # of the size as written
+MAX_EVALUATIONS = 240
+MIN_EVALUATIONS_PER_MIX = 10
+# Plays cost about in proportion to the jobs: a run's plays are bounded to this many job-plays
+# (about 10 s of CPU on this machine), and shared equally among its mixes.
+MAX_JOB_PLAYS = 1_500_000
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    """The cheapest configuration of one mix that meets the level (or the closest)."""
+
+    option: OptionModel  # the mix as one option of its composing kind, ready to simulate
+    base: str
+    target: str
+    base_kind: str
+    target_kind: str
+    size_knob: str
+    size: int
+    knobs: dict[str, Any]  # the base's size knob, the wait, the target's fitted knobs
+    config: Config
+    evaluations: int
+    words: str  # the mix in a sentence
+
+
+@dataclass(frozen=True)
+class Search:
+    """Every mix searched: the best of each, every configuration evaluated, how many plays."""
+
+    portfolios: tuple[Portfolio, ...]
+    configs: tuple[Config, ...]
+    evaluations: int
+
+    def best(self) -> Portfolio | None:
+        """The cheapest mix that meets the level (to the cent; ties: the first searched)."""
+        meeting = [
+            (round(p.config.cash_usd, 2), i, p)
+            for i, p in enumerate(self.portfolios)
+            if p.config.meets_service_level
+        ]
+        return min(meeting)[2] if meeting else None
+
+
+def mix_name(base: str, target: str) -> str:
+    return f"mix: {base} + {target}"
+
+
+def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any], Mix]]:
+    """Every (composer, mix at the options as written) the registered kinds make of two
+    listed options; the base must have a size to search."""
+    out = []
+    composers = [registry.get(n) for n in registry.names()]
+    for base in options:
+        if registry.of(base).size(base) is None:
+            continue
+        for target in options:
+            if target is base:
+                continue
+            mix = Mix(base=base, target=target, wait_h=0.0)
+            for composer in composers:
+                if composer.compose(mix, mix_name(base.name, target.name)) is not None:
+                    out.append((composer, mix))
+                    break
+    return out
+
+
+class _Mixer:
+    """Plays configurations of one mix, memoised, within a budget."""
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        book: PriceBook,
+        composer: registry.Kind[Any, Any],
+        mix: Mix,
+        budget: int,
+    ) -> None:
+        self.prepared, self.book, self.composer, self.mix = prepared, book, composer, mix
+        self.name = mix_name(mix.base.name, mix.target.name)
+        size = registry.of(mix.base).size(mix.base)
+        assert size is not None
+        self.knob, self.given, self.floor, self.limit = size
+        self.budget = budget
+        self.seen: dict[tuple[Any, ...], Played] = {}
+        self.level_h = prepared.scenario.service_level.allowed_h
+
+    @property
+    def spent(self) -> int:
+        return len(self.seen)
+
+    def option(self, n: int, wait_h: float, fitted: dict[str, Any]) -> OptionModel:
+        m = Mix(
+            base=self.mix.base,
+            target=self.mix.target,
+            wait_h=wait_h,
+            base_knobs={self.knob: n},
+            target_knobs=fitted,
+        )
+        made = self.composer.compose(m, self.name)
+        assert made is not None
+        return made
+
+    def play(self, n: int, wait_h: float, fitted: dict[str, Any] | None = None) -> Played | None:
+        """One configuration (None: over budget, or a size the base's kind refuses)."""
+        fitted = fitted or {}
+        wait_h = float(f"{wait_h:.3g}")  # a figure a person would type
+        key = (n, wait_h, tuple(sorted(fitted.items())))
+        if key in self.seen:
+            return self.seen[key]
+        if self.spent >= self.budget:
+            return None
+        try:
+            option = self.option(n, wait_h, fitted)
+        except ValueError:
+            return None
+        knobs = {self.knob: n, WAIT_KNOB: wait_h, **fitted}
+        index = len(self.prepared.scenario.options)
+        self.seen[key] = play_config(self.prepared, index, option, self.book, knobs)
+        return self.seen[key]
+
+    def cheapest_at(self, n: int) -> Played | None:
+        """The longest wait (so the least rented) that meets the level at size ``n``. Delays
+        grow with the wait, so: the longest tried first (it meets: done), then none at all (it
+        misses: no wait meets), then the interval between them is bisected."""
+        longest, shortest = WAIT_FRACTIONS[0] * self.level_h, 0.0
+        top = self.play(n, longest)
+        if top is None or top.config.meets_service_level:
+            return top
+        bottom = self.play(n, shortest)
+        if bottom is None or not bottom.config.meets_service_level:
+            return min((p for p in (top, bottom) if p is not None), key=_rank)
+        lo, hi = shortest, longest  # lo meets, hi misses
+        for _ in range(WAIT_BISECTIONS):
+            mid = self.play(n, (lo + hi) / 2)
+            if mid is None or mid.config.knobs[WAIT_KNOB] in (lo, hi):
+                break
+            if mid.config.meets_service_level:
+                lo = mid.config.knobs[WAIT_KNOB]
+            else:
+                hi = mid.config.knobs[WAIT_KNOB]
+        return min(
+            (p for p in self.seen.values() if p.config.knobs[self.knob] == n),
+            key=_rank,
+        )
+
+    def ladder(self) -> list[int]:
+        """Sizes from one above the floor to twice the span as written (at least two)."""
+        span = max(self.given - self.floor, 1)
+        steps = {self.floor + max(1, round(f * span)) for f in SIZE_LADDER}
+        steps.add(self.floor + 2 * span)
+        return sorted(s for s in steps if self.floor < s <= self.limit)
+
+    def search(self) -> Portfolio | None:
+        at: dict[int, Played] = {}
+        for n in self.ladder():
+            p = self.cheapest_at(n)
+            if p is not None:
+                at[n] = p
+        if not at:
+            return None
+        # The cheapest at the top of the ladder: the ladder goes on, doubling, while that holds.
+        while max(at) == min(at, key=lambda n: _rank(at[n])) and 2 * max(at) <= self.limit:
+            top = self.floor + 2 * (max(at) - self.floor)
+            q = self.cheapest_at(top)
+            if q is None:
+                break
+            at[top] = q
+        sizes = sorted(at)
+        best_n = min(sizes, key=lambda n: _rank(at[n]))
+        i = sizes.index(best_n)
+        lo = sizes[i - 1] if i > 0 else self.floor
+        hi = sizes[i + 1] if i + 1 < len(sizes) else best_n
+        # Bisection of a unimodal cost between the best's neighbours: the better half is kept.
+        while hi - lo > 2:
+            left, right = (2 * lo + hi) // 3, (lo + 2 * hi) // 3
+            for m in (left, right):
+                if m not in at and m > self.floor:
+                    q = self.cheapest_at(m)
+                    if q is not None:
+                        at[m] = q
+            if left not in at or right not in at:
+                break
+            if _rank(at[left]) <= _rank(at[right]):
+                hi = right
+            else:
+                lo = left
+        best = min(at.values(), key=_rank)
+        n, wait_h = best.config.knobs[self.knob], best.config.knobs[WAIT_KNOB]
+        for plan, runs in self.composer.parts_of(best.plan, best.runs)[1:]:
+            fitted = registry.of(plan.option).fit_to_usage(plan, runs, self.prepared.edges)
+            if fitted:
+                refit = self.play(n, wait_h, fitted)
+                if refit is not None and _rank(refit) < _rank(best):
+                    best = refit
+        knobs = dict(best.config.knobs)
+        fitted = {k: v for k, v in knobs.items() if k not in (self.knob, WAIT_KNOB)}
+        (base_plan, _), *rest = self.composer.parts_of(best.plan, best.runs)
+        rented = "; ".join(p.description for p, _ in rest)
+        words = (
+            f"{base_plan.description}; {rented} for the jobs that wait {wait_h:g} h for them"
+            " and for every job until they are in service"
+        )
+        return Portfolio(
+            option=self.option(n, wait_h, fitted),
+            base=self.mix.base.name,
+            target=self.mix.target.name,
+            base_kind=registry.of(self.mix.base).name,
+            target_kind=registry.of(self.mix.target).name,
+            size_knob=self.knob,
+            size=int(n),
+            knobs=knobs,
+            config=best.config,
+            evaluations=self.spent,
+            words=words,
+        )
+
+
+def _rank(p: Played) -> tuple[bool, float, float]:
+    """Meeting the level first, then the cheapest (to the cent), then the least late."""
+    c = p.config
+    return (not c.meets_service_level, round(c.cash_usd, 2), c.p95_delay_h)
+
+
+def budget(jobs: int, mixes: int) -> int:
+    """Plays each of ``mixes`` mixes may use, for a scenario of ``jobs`` jobs."""
+    total = min(MAX_EVALUATIONS, MAX_JOB_PLAYS // max(jobs, 1))
+    return max(MIN_EVALUATIONS_PER_MIX, total // max(mixes, 1))
+
+
+def search(prepared: Prepared, book: PriceBook) -> Search:
+    """Every mix of the scenario's options searched, within the budget (``budget``)."""
+    frozen = book.frozen()
+    found: list[Portfolio] = []
+    configs: list[Config] = []
+    spent = 0
+    todo = pairs(prepared.scenario.options) if prepared.scenario.search != "none" else []
+    each = budget(len(prepared.jobs), len(todo))
+    for composer, mix in todo:
+        mixer = _Mixer(prepared, frozen, composer, mix, each)
+        p = mixer.search()
+        spent += mixer.spent
+        configs.extend(x.config for x in mixer.seen.values())
+        if p is not None:
+            found.append(p)
+    return Search(tuple(found), tuple(configs), spent)
+
+
+def optimize_with_mixes(prepared: Prepared, book: PriceBook) -> list[Config]:
+    """``tco optimize``: every option's own search, then every mix's configurations, with the
+    frontier drawn through all of them."""
+    own = optimize(prepared, book)
+    mixes = search(prepared, book).configs
+    return frontier([*own, *mixes])
