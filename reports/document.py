@@ -50,7 +50,8 @@ class Section:
 def _answer(result: Result) -> Section:
     rests_on = answer.caveats(result) + answer.resale(result) + answer.robustness(result)
     found = (
-        answer.resizes(result)
+        answer.portfolio(result)
+        + answer.resizes(result)
         + answer.cheapest(result)
         + answer.open_work(result)
         + answer.remarks(result)
