@@ -18,6 +18,8 @@ numbers: every configuration sees the same arrivals and work):
    the ladder is refined by bisection between its neighbours.
 4. At the best size and wait, the target is fitted to the usage it got (``Kind.fit_to_usage``:
    a commitment at the newsvendor level of the residual hourly usage) and played once more.
+5. The best mix of all, at its size and wait, is played with its base ordered later (the months
+   its queueing kind offers, every half year: renting until then), in case waiting pays.
 
 The search is bounded: at most ``MAX_EVALUATIONS`` plays, and at most ``MAX_JOB_PLAYS`` jobs
 played in all (a scenario of 42,000 jobs gets 35 plays), shared equally among its mixes (at
@@ -26,18 +28,21 @@ least ``MIN_EVALUATIONS_PER_MIX`` each); the number spent is reported with the a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.optimize import Config, Played, frontier, optimize, play_config
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.kinds import registry
-from tco.simulator.kinds.registry import Mix
+from tco.simulator.kinds.registry import Mix, QueueingKind
 
 WAIT_KNOB = "wait_before_burst_h"  # a mix's own knob: how long a job waits for the base
+ORDER_KNOB = "order_month"  # a mix's own knob: the base ordered then (rented until it arrives)
 WAIT_FRACTIONS = (2.0, 0.0)  # of the level's hours: the longest and the shortest wait tried
 WAIT_BISECTIONS = 3
 SIZE_LADDER = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)  # of the size as written
@@ -46,6 +51,7 @@ MIN_EVALUATIONS_PER_MIX = 10
 # Plays cost about in proportion to the jobs: a run's plays are bounded to this many job-plays
 # (about 10 s of CPU on this machine), and shared equally among its mixes.
 MAX_JOB_PLAYS = 1_500_000
+MAX_ORDER_MONTHS = 6  # later order months tried for the best mix
 
 
 @dataclass(frozen=True)
@@ -130,34 +136,50 @@ class _Mixer:
     def spent(self) -> int:
         return len(self.seen)
 
-    def option(self, n: int, wait_h: float, fitted: dict[str, Any]) -> OptionModel:
+    def option(
+        self, n: int, wait_h: float, fitted: dict[str, Any], order: int | None = None
+    ) -> OptionModel:
         m = Mix(
             base=self.mix.base,
             target=self.mix.target,
             wait_h=wait_h,
             base_knobs={self.knob: n},
             target_knobs=fitted,
+            order_month=order,
         )
         made = self.composer.compose(m, self.name)
         assert made is not None
         return made
 
-    def play(self, n: int, wait_h: float, fitted: dict[str, Any] | None = None) -> Played | None:
-        """One configuration (None: over budget, or a size the base's kind refuses)."""
+    def play(
+        self,
+        n: int,
+        wait_h: float,
+        fitted: dict[str, Any] | None = None,
+        order: int | None = None,
+    ) -> Played | None:
+        """One configuration (None: over budget, or one the parts' kinds refuse)."""
         fitted = fitted or {}
         wait_h = float(f"{wait_h:.3g}")  # a figure a person would type
-        key = (n, wait_h, tuple(sorted(fitted.items())))
+        key = (n, wait_h, tuple(sorted(fitted.items())), order)
         if key in self.seen:
             return self.seen[key]
         if self.spent >= self.budget:
             return None
         try:
-            option = self.option(n, wait_h, fitted)
+            option = self.option(n, wait_h, fitted, order)
         except ValueError:
             return None
         knobs = {self.knob: n, WAIT_KNOB: wait_h, **fitted}
+        if order is not None:
+            knobs[ORDER_KNOB] = order
         index = len(self.prepared.scenario.options)
-        self.seen[key] = play_config(self.prepared, index, option, self.book, knobs)
+        try:
+            self.seen[key] = play_config(self.prepared, index, option, self.book, knobs)
+        except ScenarioError:
+            if order is None:
+                raise
+            return None  # ordered too late for the horizon (the kind says so)
         return self.seen[key]
 
     def cheapest_at(self, n: int) -> Played | None:
@@ -234,16 +256,24 @@ class _Mixer:
                 refit = self.play(n, wait_h, fitted)
                 if refit is not None and _rank(refit) < _rank(best):
                     best = refit
+        return self.portfolio(best)
+
+    def portfolio(self, best: Played) -> Portfolio:
         knobs = dict(best.config.knobs)
-        fitted = {k: v for k, v in knobs.items() if k not in (self.knob, WAIT_KNOB)}
+        n, wait_h = knobs[self.knob], knobs[WAIT_KNOB]
+        order = knobs.get(ORDER_KNOB)
+        fitted = {k: v for k, v in knobs.items() if k not in (self.knob, WAIT_KNOB, ORDER_KNOB)}
         (base_plan, _), *rest = self.composer.parts_of(best.plan, best.runs)
         rented = "; ".join(p.description for p, _ in rest)
+        until = "until they are in service"
+        if order is not None:
+            until = f"until they are in service (ordered in month {order + 1})"
         words = (
             f"{base_plan.description}; {rented} for the jobs that wait {wait_h:g} h for them"
-            " and for every job until they are in service"
+            f" and for every job {until}"
         )
         return Portfolio(
-            option=self.option(n, wait_h, fitted),
+            option=self.option(n, wait_h, fitted, order),
             base=self.mix.base.name,
             target=self.mix.target.name,
             base_kind=registry.of(self.mix.base).name,
@@ -255,6 +285,28 @@ class _Mixer:
             evaluations=self.spent,
             words=words,
         )
+
+    def ordered_later(self, found: Portfolio) -> Portfolio:
+        """``found`` with its base ordered in each later month its kind offers, if one is
+        cheaper and still meets the level (the budget allowing: a few plays more)."""
+        kind = registry.of(self.mix.base)
+        if not isinstance(kind, QueueingKind):
+            return found
+        self.budget = self.spent + MAX_ORDER_MONTHS
+        n, wait_h = found.size, found.knobs[WAIT_KNOB]
+        fitted = {
+            k: v for k, v in found.knobs.items() if k not in (self.knob, WAIT_KNOB, ORDER_KNOB)
+        }
+        best: Played | None = None
+        horizon = self.prepared.scenario.horizon_months
+        for m in kind.months_to_buy(self.mix.base, horizon)[1 : MAX_ORDER_MONTHS + 1]:
+            p = self.play(n, wait_h, fitted, m)
+            meets = p is not None and p.config.meets_service_level
+            if meets and (best is None or _rank(p) < _rank(best)):  # type: ignore[arg-type]
+                best = p
+        if best is None or round(best.config.cash_usd, 2) >= round(found.config.cash_usd, 2):
+            return dataclasses.replace(found, evaluations=self.spent)
+        return self.portfolio(best)
 
 
 def _rank(p: Played) -> tuple[bool, float, float]:
@@ -274,16 +326,23 @@ def search(prepared: Prepared, book: PriceBook) -> Search:
     frozen = book.frozen()
     found: list[Portfolio] = []
     configs: list[Config] = []
+    mixers: dict[str, _Mixer] = {}
     spent = 0
     todo = pairs(prepared.scenario.options) if prepared.scenario.search != "none" else []
     each = budget(len(prepared.jobs), len(todo))
     for composer, mix in todo:
         mixer = _Mixer(prepared, frozen, composer, mix, each)
         p = mixer.search()
-        spent += mixer.spent
-        configs.extend(x.config for x in mixer.seen.values())
         if p is not None:
             found.append(p)
+            mixers[p.option.name] = mixer
+    best = Search(tuple(found), (), 0).best()
+    if best is not None:  # the best mix, ordered later (renting until then)?
+        later = mixers[best.option.name].ordered_later(best)
+        found[found.index(best)] = later
+    for mixer in mixers.values():
+        spent += mixer.spent
+        configs.extend(x.config for x in mixer.seen.values())
     return Search(tuple(found), tuple(configs), spent)
 
 

@@ -78,9 +78,13 @@ def _finding(found: mixes.Search, result: Result) -> Portfolio | None:
     if best is None:
         return None
     c = best.config
-    fitted = {k: v for k, v in best.knobs.items() if k not in (best.size_knob, mixes.WAIT_KNOB)}
+    own = (best.size_knob, mixes.WAIT_KNOB, mixes.ORDER_KNOB)
+    fitted = {k: v for k, v in best.knobs.items() if k not in own}
+    base = {best.size_knob: best.size}
+    if mixes.ORDER_KNOB in best.knobs:
+        base[mixes.ORDER_KNOB] = best.knobs[mixes.ORDER_KNOB]
     parts = (
-        PortfolioPart("base", best.base, best.base_kind, {best.size_knob: best.size}),
+        PortfolioPart("base", best.base, best.base_kind, base),
         PortfolioPart("overflow", best.target, best.target_kind, fitted),
     )
     return Portfolio(

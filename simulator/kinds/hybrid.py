@@ -253,6 +253,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             burst_after_wait_hours=float(mix.wait_h),
             owned_knobs=dict(mix.base_knobs),
             burst_knobs=dict(mix.target_knobs),
+            buy_month=mix.order_month,
         )
 
     def parts_of(self, plan: HybridPlan, runs: JobRuns) -> list[tuple[Plan, JobRuns]]:

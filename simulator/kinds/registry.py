@@ -113,6 +113,7 @@ class Mix:
     wait_h: float
     base_knobs: Mapping[str, Any] = field(default_factory=dict)
     target_knobs: Mapping[str, Any] = field(default_factory=dict)
+    order_month: int | None = None  # the base ordered from then, rented until it arrives
 
 
 class Kind(abc.ABC, Generic[Opt, P]):
