@@ -188,6 +188,15 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
                 path, tr.format, tr.columns, tr.timestamps, tr.utc_offset_hours, max_rows=200
             )
     _check_job_count(scenario, file)
+    if tr is None:  # (a trace's classes are known once it is read: prepare checks them)
+        names = [c.name for c in scenario.workload.job_classes]
+        for name in scenario.service_level.p95_delay_hours_by_class:
+            if name not in names:
+                raise ScenarioError(
+                    file,
+                    f"service_level.p95_delay_hours_by_class.{name}",
+                    f"no job class {name!r}; valid: {', '.join(names)}",
+                )
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
     data = scenario.model_dump(mode="json")
