@@ -28,6 +28,7 @@ from tco.simulator.kinds import registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
+from tco.simulator.scenario.service_level import check_classes
 from tco.simulator.workload.replayed import ReadTrace, read_trace
 
 
@@ -80,17 +81,6 @@ def revised(
     return prepare(scenario, book, base.file, base.sha256, trace=base.trace)
 
 
-def _classes_have_their_levels(scenario: Scenario, names: tuple[str, ...], file: str) -> None:
-    """A class given a level of its own must be a class of the workload (of the trace too)."""
-    for name in scenario.service_level.p95_delay_hours_by_class:
-        if name not in names:
-            raise ScenarioError(
-                file,
-                f"service_level.p95_delay_hours_by_class.{name}",
-                f"no job class {name!r}; valid: {', '.join(names)}",
-            )
-
-
 def play_option(
     prepared: Prepared, plan: Plan, rng: np.random.Generator, index: int | None = None
 ) -> JobRuns:
@@ -124,7 +114,7 @@ def prepare(
     plans = resolve_plans(scenario, book, file)
     snap = snapshot.load()
     jobs = draw_jobs(scenario, trace)
-    _classes_have_their_levels(scenario, jobs.class_names, file)
+    check_classes(scenario.service_level, jobs.class_names, file)  # a trace's, now known
     return Prepared(
         scenario=scenario,
         file=file,

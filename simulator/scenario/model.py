@@ -29,7 +29,7 @@ from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.kinds import registry
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch
-from tco.simulator.scenario.service_level import ServiceLevel
+from tco.simulator.scenario.service_level import ServiceLevel, check_classes
 from tco.simulator.scenario.uncertainty import Uncertain, set_path
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.workload.arrivals import monthly_rates
@@ -190,13 +190,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)
         names = [c.name for c in scenario.workload.job_classes]
-        for name in scenario.service_level.p95_delay_hours_by_class:
-            if name not in names:
-                raise ScenarioError(
-                    file,
-                    f"service_level.p95_delay_hours_by_class.{name}",
-                    f"no job class {name!r}; valid: {', '.join(names)}",
-                )
+        check_classes(scenario.service_level, names, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
     data = scenario.model_dump(mode="json")

@@ -17,10 +17,12 @@ jobs out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Strict
 
 DEFAULT_P95_DELAY_HOURS = 72.0
@@ -111,3 +113,14 @@ class ServiceLevel(Strict):
                 f" {self.allowed_h:g} h by the horizon > {self.max_unfinished_share:.1%}"
             )
         return out
+
+
+def check_classes(level: ServiceLevel, names: Sequence[str], file: str) -> None:
+    """A class given a level of its own must be a class of the workload (``names``)."""
+    for name in level.p95_delay_hours_by_class:
+        if name not in names:
+            raise ScenarioError(
+                file,
+                f"service_level.p95_delay_hours_by_class.{name}",
+                f"no job class {name!r}; valid: {', '.join(names)}",
+            )
