@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from tco.simulator.advice import sensitivity, what_if
-from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.core.calendar import month_edges_h, month_index
 from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
@@ -172,9 +172,7 @@ def _held_back_by(result: Result, z: Resize) -> str:
 
 def _month_of(result: Result, hour: float) -> str:
     sc = result.scenario
-    edges = month_edges_h(sc.start, sc.horizon_months)
-    m = int(np.searchsorted(edges, hour, side="right")) - 1
-    return result.months[min(max(m, 0), len(result.months) - 1)]
+    return result.months[month_index(month_edges_h(sc.start, sc.horizon_months), hour)]
 
 
 def recommendation(result: Result) -> list[str]:

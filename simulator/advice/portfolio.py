@@ -65,7 +65,10 @@ class Portfolio:
     target_kind: str
     size_knob: str
     size: int
-    knobs: dict[str, Any]  # the base's size knob, the wait, the target's fitted knobs
+    wait_h: float  # how long a job waits for the base before it goes to the target
+    order_month: int | None  # the base ordered then (None: as the base says)
+    fitted: dict[str, Any]  # the target's knobs fitted to its usage (a commitment)
+    knobs: dict[str, Any]  # all of them, as frontier.csv's columns
     config: Config
     evaluations: int
     words: str  # the mix in a sentence
@@ -80,13 +83,17 @@ class Search:
     evaluations: int
 
     def best(self) -> Portfolio | None:
-        """The cheapest mix that meets the level (to the cent; ties: the first searched)."""
-        meeting = [
-            (round(p.config.cash_usd, 2), i, p)
-            for i, p in enumerate(self.portfolios)
-            if p.config.meets_service_level
-        ]
-        return min(meeting)[2] if meeting else None
+        return cheapest(self.portfolios)
+
+
+def cheapest(portfolios: Sequence[Portfolio]) -> Portfolio | None:
+    """The cheapest mix that meets the level (to the cent; ties: the first searched)."""
+    meeting = [
+        (round(p.config.cash_usd, 2), i, p)
+        for i, p in enumerate(portfolios)
+        if p.config.meets_service_level
+    ]
+    return min(meeting)[2] if meeting else None
 
 
 def mix_name(base: str, target: str) -> str:
@@ -280,6 +287,9 @@ class _Mixer:
             target_kind=registry.of(self.mix.target).name,
             size_knob=self.knob,
             size=int(n),
+            wait_h=float(wait_h),
+            order_month=order,
+            fitted=fitted,
             knobs=knobs,
             config=best.config,
             evaluations=self.spent,
@@ -293,10 +303,7 @@ class _Mixer:
         if not isinstance(kind, QueueingKind):
             return found
         self.budget = self.spent + MAX_ORDER_MONTHS
-        n, wait_h = found.size, found.knobs[WAIT_KNOB]
-        fitted = {
-            k: v for k, v in found.knobs.items() if k not in (self.knob, WAIT_KNOB, ORDER_KNOB)
-        }
+        n, wait_h, fitted = found.size, found.wait_h, found.fitted
         best: Played | None = None
         horizon = self.prepared.scenario.horizon_months
         for m in kind.months_to_buy(self.mix.base, horizon)[1 : MAX_ORDER_MONTHS + 1]:
@@ -336,7 +343,7 @@ def search(prepared: Prepared, book: PriceBook) -> Search:
         if p is not None:
             found.append(p)
             mixers[p.option.name] = mixer
-    best = Search(tuple(found), (), 0).best()
+    best = cheapest(found)
     if best is not None:  # the best mix, ordered later (renting until then)?
         later = mixers[best.option.name].ordered_later(best)
         found[found.index(best)] = later

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice import portfolio as mixes
@@ -26,7 +27,7 @@ from tco.simulator.advice.optimize import search_option
 from tco.simulator.engine.findings import Portfolio, PortfolioPart, Recommendation, Resize
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.simulate import plan_option, simulate_options
+from tco.simulator.engine.simulate import with_option
 from tco.simulator.engine.verdicts import choose
 from tco.simulator.kinds import registry
 
@@ -66,11 +67,8 @@ def with_portfolio(
         return prepared, result, found
     if given.cash_usd is not None and round(best.config.cash_usd, 2) >= round(given.cash_usd, 2):
         return prepared, result, found
-    sc = prepared.scenario
-    scenario = sc.model_copy(update={"options": [*sc.options, best.option]})
-    plan = plan_option(scenario, len(sc.options), best.option, book, prepared.file)
-    grown = replace(prepared, scenario=scenario, plans=(*prepared.plans, plan))
-    return grown, simulate_options(grown), found
+    grown, result = with_option(prepared, result, best.option, book)
+    return grown, result, found
 
 
 def _finding(found: mixes.Search, result: Result) -> Portfolio | None:
@@ -78,20 +76,18 @@ def _finding(found: mixes.Search, result: Result) -> Portfolio | None:
     if best is None:
         return None
     c = best.config
-    own = (best.size_knob, mixes.WAIT_KNOB, mixes.ORDER_KNOB)
-    fitted = {k: v for k, v in best.knobs.items() if k not in own}
-    base = {best.size_knob: best.size}
-    if mixes.ORDER_KNOB in best.knobs:
-        base[mixes.ORDER_KNOB] = best.knobs[mixes.ORDER_KNOB]
+    base: dict[str, Any] = {best.size_knob: best.size}
+    if best.order_month is not None:
+        base[mixes.ORDER_KNOB] = best.order_month
     parts = (
         PortfolioPart("base", best.base, best.base_kind, base),
-        PortfolioPart("overflow", best.target, best.target_kind, fitted),
+        PortfolioPart("overflow", best.target, best.target_kind, dict(best.fitted)),
     )
     return Portfolio(
         option=best.option.name,
         words=best.words,
         parts=parts,
-        wait_before_burst_h=float(best.knobs[mixes.WAIT_KNOB]),
+        wait_before_burst_h=best.wait_h,
         cash_usd=c.cash_usd,
         npv_usd=c.npv_usd,
         p95_delay_h=c.p95_delay_h,

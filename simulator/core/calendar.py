@@ -38,3 +38,10 @@ def per_month(hourly: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Sum an hourly array (length edges[-1]) into months."""
     csum = np.concatenate([[0.0], np.cumsum(hourly, dtype=np.float64)])
     return np.diff(csum[edges])
+
+
+def month_index(edges: np.ndarray, hour: float) -> int:
+    """The month (0-based, within the horizon) that ``hour`` falls in; ``edges``: the month
+    boundaries in hours (``month_edges_h``)."""
+    m = int(np.searchsorted(edges, hour, side="right")) - 1
+    return min(max(m, 0), len(edges) - 2)

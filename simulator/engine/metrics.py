@@ -124,7 +124,7 @@ class Metrics:
             self.work.cannot_run_share,
             self.work.overdue_share,
             p95_delay_h=self.delays.p95_h,
-            class_p95_delay_h=dict(self.class_p95_delay_h),
+            class_p95_delay_h=self.class_p95_delay_h,
         )
 
 

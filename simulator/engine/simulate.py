@@ -174,6 +174,25 @@ def simulate_options(
         if progress is not None:
             progress(plan.option.name)
         played.append(_play_option(prepared, plan))
+    return _assembled(prepared, played)
+
+
+def with_option(
+    prepared: Prepared, result: Result, option: OptionModel, book: PriceBook
+) -> tuple[Prepared, Result]:
+    """``prepared`` and its ``result`` with one more option, played alone on the same jobs (the
+    others' runs are kept: an option's play depends on nothing but itself); break-evens,
+    verdicts and the recommendation taken again over all of them."""
+    sc = prepared.scenario
+    scenario = sc.model_copy(update={"options": [*sc.options, option]})
+    plan = plan_option(scenario, len(sc.options), option, book, prepared.file)
+    grown = replace(prepared, scenario=scenario, plans=(*prepared.plans, plan))
+    return grown, _assembled(grown, [*result.options, _play_option(grown, plan)])
+
+
+def _assembled(prepared: Prepared, played: list[OptionResult]) -> Result:
+    """The result of options played on ``prepared``'s jobs: break-evens between them, each
+    one's verdict and the recommendation among them."""
     totals = {o.name: o.ledger.cash_total() for o in played}
     options = tuple(
         replace(

@@ -17,7 +17,7 @@ jobs out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -88,7 +88,7 @@ class ServiceLevel(Strict):
         unfinished_share: float = 0.0,
         *,
         p95_delay_h: float | None = None,
-        class_p95_delay_h: dict[str, float] | None = None,
+        class_p95_delay_h: Mapping[str, float] | None = None,
     ) -> list[str]:
         """Why an option misses the level (empty: it meets it). ``p95_delay_h`` None: the
         option's delays are not known (then its wait stands for them: no job finishes sooner
