@@ -32,7 +32,7 @@ def main() -> None:
     from tco.pricing.book import PriceBook
     from tco.simulator.advice import portfolio
     from tco.simulator.advice.optimize import best, optimize
-    from tco.simulator.run import prepare, simulate
+    from tco.simulator.run import OddsRun, prepare, simulate
     from tco.simulator.scenario.model import load_scenario
 
     names = sys.argv[1:] or ["lab", "industrial", "itp-cluster"]
@@ -55,11 +55,22 @@ def main() -> None:
             f" {'none' if m is None else f'{m.option.name} ${m.config.cash_usd:,.0f}'}"
         )
         none = prepare(sc.model_copy(update={"search": "none"}), book, path)
-        r, with_s = _cpu(simulate, prepared, book=book)
-        _, without_s = _cpu(simulate, none, book=book)
+        no_odds = OddsRun(futures=0)
+        r, with_s = _cpu(simulate, prepared, book=book, odds=no_odds)
+        _, without_s = _cpu(simulate, none, book=book, odds=no_odds)
         print(
             f"  advised run: {with_s:.2f} s CPU with the search, {without_s:.2f} s with search:"
             f" none, ratio {with_s / without_s:.2f}; recommended {r.recommendation.option}"
+        )
+        # The odds in one process (process_time does not see worker processes).
+        n = sc.odds.count()
+        r, odds_s = _cpu(simulate, prepared, book=book, odds=OddsRun(futures=n, workers=1))
+        o = r.recommendation.odds
+        print(
+            f"  with the odds ({n} futures, one process): {odds_s:.2f} s CPU, ratio"
+            f" {odds_s / with_s:.2f} to the advised run without them;"
+            f" {(odds_s - with_s) / max(n, 1):.3f} s a future"
+            + ("" if o is None else f"; best in {o.chosen.probability_best:.0%}")
         )
 
 

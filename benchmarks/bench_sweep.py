@@ -52,6 +52,8 @@ def main() -> None:
                 str(LAB),
                 "--format",
                 "json",
+                "--odds",  # one run against the sweep: the answer's own odds are a sweep too
+                "0",
                 "--quiet",
                 "--prices",
                 "snapshot",

@@ -31,7 +31,7 @@ from tco.pricing.aws_calls import (
     quote_currency,
     savings_plans_region,
 )
-from tco.pricing.aws_ec2 import LINKS, instance_spec, links, spot_min
+from tco.pricing.aws_ec2 import LINKS, instance_spec, links, spot_zones
 from tco.pricing.aws_price_list import (
     ON_DEMAND_ATTRIBUTES,
     iter_products,
@@ -65,7 +65,7 @@ __all__ = [
     "reserved_terms",
     "savings_plan_rates",
     "select_on_demand",
-    "spot_min",
+    "spot_zones",
 ]
 T = TypeVar("T")
 UNEXPECTED = (KeyError, ValueError, TypeError, IndexError, AttributeError)
@@ -95,10 +95,8 @@ def fetch_entry(
     where = f"{instance_type} in {region}"
     currency = quote_currency(region)
     ec2 = _client(session, "ec2", region)
-    spec = _guarded(
-        f"ec2.describe_instance_types for {instance_type}",
-        lambda: instance_spec(ec2, instance_type),
-    )
+    what = f"ec2.describe_instance_types for {instance_type}"
+    spec = _guarded(what, lambda: instance_spec(ec2, instance_type))
     warnings: list[str] = []
 
     def part(what: str, fn: Callable[[], T], unknown: T) -> T:
@@ -138,15 +136,17 @@ def fetch_entry(
 
     unknown: OnDemand = (None, {}, None, None)
     usd, reserved, version, published = part("the on-demand price", on_demand, unknown)
+    plans = part("the Savings Plan rates", sp_rates, None)
+    zones = part("the spot price", lambda: spot_zones(ec2, instance_type, now), None)
     return (
         PriceEntry(
             instance_type=instance_type,
             on_demand_usd_per_hour=usd,
             reserved=reserved,
-            savings_plans=part("the Savings Plan rates", sp_rates, None),
-            spot_min_usd_per_hour=part(
-                "the spot price", lambda: spot_min(ec2, instance_type, now), None
-            ),
+            savings_plans=plans,
+            spot_min_usd_per_hour=None if zones is None else zones[0],
+            spot_avg_usd_per_hour=None if zones is None else zones[1],
+            spot_max_usd_per_hour=None if zones is None else zones[2],
             spec=spec,
             price_list_version=version,
             price_list_publication_date=published,

@@ -79,9 +79,12 @@ def instance_spec(client: Any, instance_type: str) -> InstanceSpec:
 _REGULAR_AZ = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$")
 
 
-def spot_min(client: Any, instance_type: str, now: dt.datetime) -> float | None:
-    """Lowest current spot $/h over the region's regular availability zones (latest price per
-    AZ; Local Zones and Wavelength zones excluded); None when there is no spot market."""
+def spot_zones(
+    client: Any, instance_type: str, now: dt.datetime
+) -> tuple[float, float, float] | None:
+    """Lowest, mean and highest current spot $/h over the region's regular availability zones
+    (latest price per AZ; Local Zones and Wavelength zones excluded); None when there is no spot
+    market."""
     what = f"ec2.describe_spot_price_history for {instance_type}"
     latest: dict[str, tuple[dt.datetime, float]] = {}
 
@@ -100,7 +103,10 @@ def spot_min(client: Any, instance_type: str, now: dt.datetime) -> float | None:
                     latest[az] = (stamp, price)
 
     call(what, fetch)
-    return min(p for _, p in latest.values()) if latest else None
+    if not latest:
+        return None
+    prices = [p for _, p in latest.values()]
+    return min(prices), sum(prices) / len(prices), max(prices)
 
 
 # ------------------------------------------------------------------ one instance type

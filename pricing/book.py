@@ -40,6 +40,13 @@ from tco.pricing.records import (
     Source,
 )
 
+# Which availability zone's spot price: the words a Price's detail uses for each.
+SPOT_ZONES = {
+    "lowest": "spot price (lowest AZ)",
+    "average": "spot price (mean over AZs)",
+    "highest": "spot price (highest AZ)",
+}
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -297,17 +304,20 @@ class PriceBook:
             e, e.data.on_demand_usd_per_hour, "on-demand price", instance_type, region
         )
 
-    def spot(self, instance_type: str, region: str) -> Price:
-        """Lowest spot $/h over the region's availability zones (Local Zones excluded)."""
+    def spot(self, instance_type: str, region: str, zone: str = "lowest") -> Price:
+        """Spot $/h over the region's availability zones (Local Zones excluded): the ``lowest``,
+        the ``average`` or the ``highest`` (``SPOT_ZONES``). Where a source knows only the lowest
+        (a cache written before 0.10.0), the average and highest are unknown, not guessed."""
+        if zone not in SPOT_ZONES:
+            raise ValueError(f"zone: one of {', '.join(SPOT_ZONES)}, not {zone!r}")
         e = self.entry(instance_type, region)
-        return self._price(
-            e,
-            e.data.spot_min_usd_per_hour,
-            "spot price (lowest AZ)",
-            instance_type,
-            region,
-            unlabelled=True,
-        )
+        d = e.data
+        value = {
+            "lowest": d.spot_min_usd_per_hour,
+            "average": d.spot_avg_usd_per_hour,
+            "highest": d.spot_max_usd_per_hour,
+        }[zone]
+        return self._price(e, value, SPOT_ZONES[zone], instance_type, region, unlabelled=True)
 
     def spot_interruption_bucket(self, instance_type: str, region: str) -> str | None:
         """The Spot Instance Advisor's interruption bucket (``<5%`` ... ``>20%``) from the

@@ -34,6 +34,8 @@ class PriceEntry:
     publish them). ``price_list_*``: the Price List version a live answer came from.
     ``spot_interruption_bucket``: the Spot Instance Advisor's frequency of interruption in the
     trailing month (``<5%`` ... ``>20%``); bundled data only, no API gives it.
+    ``spot_avg_usd_per_hour``, ``spot_max_usd_per_hour``: the mean and the highest current spot
+    price over the region's availability zones (None: only the lowest is known).
     """
 
     instance_type: str
@@ -46,6 +48,8 @@ class PriceEntry:
     price_list_publication_date: str | None = None
     spot_interruption_bucket: str | None = None
     currency: str = "USD"
+    spot_avg_usd_per_hour: float | None = None
+    spot_max_usd_per_hour: float | None = None
 
     @classmethod
     def from_dict(cls, instance_type: str, data: Any) -> PriceEntry:
@@ -67,6 +71,8 @@ class PriceEntry:
             price_list_publication_date=data.get("price_list_publication_date"),
             spot_interruption_bucket=_bucket(data.get("spot_interruption_bucket")),
             currency=_currency(data.get("currency", "USD")),
+            spot_avg_usd_per_hour=_usd(data.get("spot_avg_usd_per_hour"), "zone-average spot"),
+            spot_max_usd_per_hour=_usd(data.get("spot_max_usd_per_hour"), "highest-zone spot"),
         )
 
     def to_dict(self, price_list: bool = True) -> dict[str, Any]:
@@ -77,6 +83,8 @@ class PriceEntry:
             "reserved": dict(self.reserved),
             "savings_plans": None if self.savings_plans is None else dict(self.savings_plans),
             "spot_min_usd_per_hour": self.spot_min_usd_per_hour,
+            "spot_avg_usd_per_hour": self.spot_avg_usd_per_hour,
+            "spot_max_usd_per_hour": self.spot_max_usd_per_hour,
             "spot_interruption_bucket": self.spot_interruption_bucket,
             "spec": {f: getattr(s, f) for f in _SPEC_FIELDS},
         }

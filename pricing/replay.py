@@ -13,10 +13,11 @@ each filter type, so an offline run catches a wrong request.
 
 The reserved terms of the snapshot are effective $/h; they are replayed as an hourly fee (No
 Upfront), an upfront fee (All Upfront), or half of each (Partial Upfront), which amortise back to
-the same effective rates. The snapshot keeps only the lowest spot price over AZs; it is replayed
-as that price in the region's first AZ and dearer ones in two more, for Linux/UNIX (and its VPC
-variant) and for Windows at a higher price, plus a cheaper Local Zone record that must be left
-out; the request's ProductDescription filter is honoured.
+the same effective rates. The snapshot keeps the lowest, mean and highest spot price over AZs;
+they are replayed as Linux/UNIX prices in as few AZs as give back all three (the lowest, the
+highest, and equal prices in the others), plus a Linux/UNIX (Amazon VPC) and a Windows record at
+higher prices and a cheaper Local Zone record, all three of which must be left out; the
+request's ProductDescription filter is honoured.
 """
 
 from __future__ import annotations
@@ -325,15 +326,25 @@ def describe_savings_plans_offering_rates(request: Any, **_: Any) -> AWSResponse
     )
 
 
-# Spot records per zone: (zone suffix, product description, price factor over the lowest).
-# The Local Zone is cheaper than any regular zone: the reader must leave it out.
-SPOT_RECORDS = (
-    ("a", "Linux/UNIX", 1.0),
-    ("b", "Linux/UNIX", 1.1),
-    ("c", "Linux/UNIX (Amazon VPC)", 1.25),
+# Records a live call must leave out (another product, a Local Zone): (zone, product, x lowest).
+OTHER_SPOT_RECORDS = (
+    ("a", "Linux/UNIX (Amazon VPC)", 1.25),
     ("a", "Windows", 1.6),
     ("-bos-1a", "Linux/UNIX", 0.5),
 )
+
+
+def linux_zones(low: float, mean: float, high: float) -> list[float]:
+    """AZ prices whose lowest, mean and highest are the three given: the lowest, the highest,
+    and as few equal middle prices as keep the mean (n zones: x = (n mean - low - high)/(n - 2)
+    tends to the mean, which lies between low and high, so some n works)."""
+    if high <= low:
+        return [low]
+    for n in range(3, 27):  # zones a to z
+        x = (n * mean - low - high) / (n - 2)
+        if low <= x <= high:
+            return [low, high] + [x] * (n - 2)
+    return [low, high]
 
 
 def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
@@ -346,15 +357,19 @@ def describe_spot_price_history(request: Any, **_: Any) -> AWSResponse | None:
     for itype in types:
         entry = snapshot.entry(itype, region)
         spot = entry.spot_min_usd_per_hour if entry is not None else None
-        if spot is None:
+        if entry is None or spot is None:
             continue
-        for zone, description, factor in SPOT_RECORDS:
+        mean = entry.spot_avg_usd_per_hour or spot
+        prices = linux_zones(spot, mean, entry.spot_max_usd_per_hour or spot)
+        records = [(chr(ord("a") + i), "Linux/UNIX", p) for i, p in enumerate(prices)]
+        records += [(z, d, spot * f) for z, d, f in OTHER_SPOT_RECORDS]
+        for zone, description, price in records:
             if wanted and description not in wanted:
                 continue
             items.append(
                 f"<item><instanceType>{itype}</instanceType>"
                 f"<productDescription>{description}</productDescription>"
-                f"<spotPrice>{spot * factor:.6f}</spotPrice>"
+                f"<spotPrice>{price:.6f}</spotPrice>"
                 f"<timestamp>{snapshot.as_of()}T00:00:00.000Z</timestamp>"
                 f"<availabilityZone>{region}{zone}</availabilityZone></item>"
             )

@@ -96,6 +96,14 @@ def portfolio(result: Result) -> list[str]:
     tried = f"The portfolio search played {rec.evaluations:,} configurations of mixes"
     if mix is None or not mix.meets:
         return [f"{tried}; none meets the service level."]
+    odds = rec.odds
+    if odds is not None and odds.replaced == mix.option and odds.runner_up is not None:
+        return [
+            f"{tried}; the cheapest that meets the level ({mix.words}, {usd(mix.cash_usd, cur)})"
+            f" meets it on the base job stream but in only"
+            f" {odds.runner_up.probability_meets_level:.0%} of the futures: it is sized to the"
+            " edge of the level."
+        ]
     if mix.added and mix.option == rec.option:
         if runner is None:
             return [f"{tried}; no option as listed meets the service level."]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import answer, provenance, tables
+from tco.reports import answer, how_sure, provenance, tables
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
@@ -61,7 +61,7 @@ def _answer(result: Result) -> Section:
         "answer",
         "The answer",
         headline=answer.headline(result, with_level=False),
-        text=[f"Service level: {answer.level_text(result)}."],
+        text=[*how_sure.odds(result), f"Service level: {answer.level_text(result)}."],
         lists=[
             (t, items) for t, items in (("What it rests on", rests_on), ("Also", found)) if items
         ],
@@ -241,14 +241,33 @@ def _environment() -> Environment:
 
 def render_html(result: Result, charts: list[Chart], pngs: dict[str, bytes]) -> str:
     """One self-contained HTML file: charts embedded as data URIs, no external references."""
+    titles = {c.name: c.title for c in charts}
+    return render_page(
+        _title(result),
+        _meta(result),
+        (result.scenario.description or "").strip(),
+        sections(result, [c.name for c in charts]),
+        {name: (titles[name], png) for name, png in pngs.items() if name in titles},
+    )
+
+
+def render_page(
+    title: str,
+    meta: str,
+    description: str,
+    parts: list[Section],
+    charts: dict[str, tuple[str, bytes]],
+) -> str:
+    """A page built like the report (its template, styles, phone layout and print styles) of
+    ``parts``; ``charts``: name -> (title, PNG bytes), embedded as data URIs."""
     env = _environment()
     return env.get_template("report.html.j2").render(
-        title=_title(result),
-        meta=_meta(result),
-        description=(result.scenario.description or "").strip(),
-        sections=sections(result, [c.name for c in charts]),
+        title=title,
+        meta=meta,
+        description=description,
+        sections=parts,
         table=_html_table,
-        charts={c.name: (c.title, base64.b64encode(pngs[c.name]).decode("ascii")) for c in charts},
+        charts={n: (t, base64.b64encode(png).decode("ascii")) for n, (t, png) in charts.items()},
         css=env.loader.get_source(env, "report.css")[0],  # type: ignore[union-attr]
         print_css=env.loader.get_source(env, "print.css")[0],  # type: ignore[union-attr]
     )

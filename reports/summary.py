@@ -20,7 +20,7 @@ import numpy as np
 from tco.simulator.advice import sensitivity, what_if
 from tco.simulator.core.atomic import write_text
 from tco.simulator.costs import ledger
-from tco.simulator.engine.findings import Portfolio, Verdict
+from tco.simulator.engine.findings import Odds, OptionOdds, Portfolio, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import Measure, declared_measures
@@ -119,6 +119,36 @@ def _recommendation(result: Result) -> dict[str, Any]:
         "portfolio": _portfolio(rec.portfolio),
         "evaluations": rec.evaluations,
         "runner_up": rec.runner_up,
+        "odds": _odds(rec.odds),
+    }
+
+
+def _option_odds(o: OptionOdds) -> dict[str, Any]:
+    return {
+        "option": o.option,
+        "probability_best": round(o.probability_best, 6),
+        "probability_best_se": round(o.probability_best_se, 6),
+        "probability_meets_level": round(o.probability_meets_level, 6),
+        "cash_p10_usd": _usd(o.cash_p10_usd),
+        "cash_p50_usd": _usd(o.cash_p50_usd),
+        "cash_p90_usd": _usd(o.cash_p90_usd),
+        "regret_mean_usd": _usd(o.regret_mean_usd),
+        "regret_p90_usd": _usd(o.regret_p90_usd),
+    }
+
+
+def _odds(odds: Odds | None) -> dict[str, Any] | None:
+    if odds is None:
+        return None
+    return {
+        "futures": odds.futures,
+        **_option_odds(odds.chosen),
+        "runner_up": None if odds.runner_up is None else _option_odds(odds.runner_up),
+        "replaced": odds.replaced,
+        "best_shares": {k: round(v, 6) for k, v in odds.best_shares.items()},
+        "inputs": [
+            {"path": path, "known": known, "source": source} for path, known, source in odds.inputs
+        ],
     }
 
 

@@ -6,7 +6,6 @@ the number of workers, so the same scenario and seed give the same bytes."""
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
 import json
@@ -17,11 +16,20 @@ from typing import Any
 import numpy as np
 
 from tco.reports import manifest
+from tco.reports.document import Section, Table, render_page
 from tco.reports.formats import MANIFEST
 from tco.simulator.core.atomic import write_text
 from tco.simulator.run import Prepared
+from tco.simulator.sweep.known import inputs
 from tco.simulator.sweep.replication import Replication
-from tco.simulator.sweep.summary import SCHEMA_ID, drivers, spreads
+from tco.simulator.sweep.summary import (
+    SCHEMA_ID,
+    choice_drivers,
+    drivers,
+    headline,
+    regrets,
+    spreads,
+)
 
 FILES = ("replications.csv", "sweep.json", "sweep.html", MANIFEST)  # the manifest last
 
@@ -78,6 +86,7 @@ def _round(x: Any) -> Any:
 
 def sweep_document(prepared: Prepared, reps: list[Replication], seed: int) -> dict[str, Any]:
     sc = prepared.scenario
+    best, count = headline(reps)
     return {
         "schema": SCHEMA_ID,
         "tco_version": prepared.version,
@@ -85,20 +94,30 @@ def sweep_document(prepared: Prepared, reps: list[Replication], seed: int) -> di
         "seed": seed,
         "replications": len(reps),
         "service_level": sc.service_level.model_dump(mode="json"),
-        "uncertain": [u.model_dump(mode="json") for u in sc.uncertain],
+        "headline": {"best": best, "futures_best": count, "futures": len(reps)},
+        "uncertain": [
+            {
+                **i.uncertain.model_dump(mode="json"),
+                "known": i.known is not None,
+                "source": i.source,
+            }
+            for i in inputs(prepared)
+        ],
         "options": [_round(asdict(s)) for s in spreads(reps)],
+        "regret": [_round(asdict(r)) for r in regrets(reps)],
+        "choice_drivers": [_round(asdict(d)) for d in choice_drivers(reps)],
         "drivers": [_round(asdict(d)) for d in drivers(reps)],
         "price_provenance": prepared.price_provenance,
     }
 
 
-def _png(fig: Any) -> str:
+def _png(fig: Any) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
-    return base64.b64encode(buf.getvalue()).decode()
+    return buf.getvalue()
 
 
-def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
+def _charts(prepared: Prepared, reps: list[Replication]) -> dict[str, tuple[str, bytes]]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -122,8 +141,14 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
     ax.set_title(f"{prepared.scenario.name}: cumulative cost over {len(reps)} futures")
     fan = _png(fig)
     plt.close(fig)
+    # One x scale for every option, so the histograms compare at a glance.
     fig, axes = plt.subplots(
-        len(names), 1, layout="constrained", figsize=(9, 2.2 * len(names)), squeeze=False
+        len(names),
+        1,
+        layout="constrained",
+        figsize=(9, 2.2 * len(names)),
+        squeeze=False,
+        sharex=True,
     )
     for i, (ax, n) in enumerate(zip(axes[:, 0], names, strict=True)):
         totals = [cur.of(r.options[i].cash_usd) for r in reps]
@@ -132,44 +157,87 @@ def _charts(prepared: Prepared, reps: list[Replication]) -> tuple[str, str]:
         ax.xaxis.set_major_formatter(money_axis)
     hist = _png(fig)
     plt.close(fig)
-    return fan, hist
+    return {
+        "fan": ("Cumulative cost: the median of the futures, and the P10-P90 band", fan),
+        "totals": ("Each option's total over the futures, on one scale", hist),
+    }
+
+
+def _sections(prepared: Prepared, doc: dict[str, Any]) -> list[Section]:
+    import pandas as pd
+
+    cur = prepared.scenario.money
+    sl = doc["service_level"]
+    head = doc["headline"]
+    spread = pd.DataFrame(
+        {
+            "option": [o["name"] for o in doc["options"]],
+            "cash P10": [cur.text(o["cash_usd"]["p10"]) for o in doc["options"]],
+            "P50": [cur.text(o["cash_usd"]["p50"]) for o in doc["options"]],
+            "P90": [cur.text(o["cash_usd"]["p90"]) for o in doc["options"]],
+            "best in": [f"{o['probability_best']:.0%}" for o in doc["options"]],
+            "meets the level in": [
+                f"{o['probability_meets_service_level']:.0%}" for o in doc["options"]
+            ],
+        }
+    )
+    regret = pd.DataFrame(
+        {
+            "option": [r["name"] for r in doc["regret"]],
+            "best in": [f"{r['probability_best']:.0%}" for r in doc["regret"]],
+            "mean regret": [cur.text(r["mean_usd"]) for r in doc["regret"]],
+            "P90 regret": [cur.text(r["p90_usd"]) for r in doc["regret"]],
+        }
+    )
+    moves = [
+        f"{d['input']}: {d['chosen']} is the best choice in {d['probability_low']:.0%} of the"
+        f" futures with it at most {d['low_value']:.4g}, and in {d['probability_high']:.0%} with"
+        f" it at least {d['high_value']:.4g}"
+        for d in doc["choice_drivers"][:8]
+    ]
+    costs = [f"{d['input']} vs {d['against']}: {d['spearman']:+.2f}" for d in doc["drivers"][:8]]
+    drawn = [f"{u['path']} ({u['distribution']['kind']}): {u['source']}" for u in doc["uncertain"]]
+    return [
+        Section(
+            "answer",
+            "The answer",
+            headline=f"{head['best']} is the best choice (the cheapest that meets the service"
+            f" level) in {head['futures_best']:,} of {head['futures']:,} futures.",
+            text=[
+                f"{cur.note()} Cash over {len(prepared.months)} months from"
+                f" {prepared.months[0]}, {cur.code}; service level:"
+                f" {prepared.scenario.service_level.words()} and at most"
+                f" {sl['max_cannot_run_share']:.0%} of the work unable to run. Seed {doc['seed']}."
+            ],
+            tables=[Table("Each option over the futures", spread, cards=True)],
+        ),
+        Section(
+            "regret",
+            "Regret",
+            text=["Cash above the best choice of each future (0 where it is the best)."],
+            tables=[Table("Regret", regret, cards=True)],
+        ),
+        Section(
+            "drivers",
+            "What moves the choice",
+            lists=[
+                ("The lowest and highest third of each input's draws", moves),
+                ("What drives the costs (Spearman rank correlation)", costs),
+                ("The inputs drawn, and where their ranges come from", drawn),
+            ],
+        ),
+        Section("charts", "Charts", charts=["fan", "totals"], new_page=True),
+    ]
 
 
 def sweep_html(prepared: Prepared, reps: list[Replication], doc: dict[str, Any]) -> str:
-    from html import escape
-
-    fan, hist = _charts(prepared, reps)
-    cur = prepared.scenario.money
-    rows = "".join(
-        f"<tr><td>{escape(o['name'])}</td><td>{cur.text(o['cash_usd']['p10'])}</td>"
-        f"<td>{cur.text(o['cash_usd']['p50'])}</td><td>{cur.text(o['cash_usd']['p90'])}</td>"
-        f"<td>{o['probability_cheapest']:.0%}</td>"
-        f"<td>{o['probability_meets_service_level']:.0%}</td></tr>"
-        for o in doc["options"]
-    )
-    top = "".join(
-        f"<li>{escape(d['input'])} vs {escape(d['against'])}: {d['spearman']:+.2f}</li>"
-        for d in doc["drivers"][:8]
-    )
-    sl = doc["service_level"]
-    return (
-        '<!doctype html><html><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(prepared.scenario.name)}: sweep</title><style>"
-        "body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
-        "text-align:right}td:first-child{text-align:left}img{max-width:100%}</style></head><body>"
-        f"<h1>{escape(prepared.scenario.name)}: {doc['replications']} futures</h1>"
-        f"<p>{escape(cur.note())} Cash cost over {len(prepared.months)} months from"
-        f" {prepared.months[0]}, {cur.code};"
-        f" service level: {escape(prepared.scenario.service_level.words())} and at most"
-        f" {sl['max_cannot_run_share']:.0%} of the work unable to run. Seed {doc['seed']}.</p>"
-        "<table><tr><th>option</th><th>P10</th><th>P50</th><th>P90</th><th>cheapest in</th>"
-        f"<th>meets the level in</th></tr>{rows}</table>"
-        f"<h2>What drives the answer (Spearman rank correlation)</h2><ul>{top}</ul>"
-        f'<h2>Cumulative cost</h2><img alt="fan chart" src="data:image/png;base64,{fan}">'
-        f'<h2>Totals</h2><img alt="histograms" src="data:image/png;base64,{hist}">'
-        "</body></html>\n"
+    """sweep.html, built like the report (its template and styles)."""
+    return render_page(
+        f"{prepared.scenario.name}: {doc['replications']} futures",
+        f"tco {prepared.version}, {prepared.file}",
+        (prepared.scenario.description or "").strip(),
+        _sections(prepared, doc),
+        _charts(prepared, reps),
     )
 
 

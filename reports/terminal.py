@@ -1,4 +1,5 @@
-"""The terminal summary: one table comparing the options, then the answer in plain sentences."""
+"""The terminal summary: the answer and how sure it is first, then one table comparing the
+options, then the rest of the answer in plain sentences."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from tco.reports.answer import break_even_cell, hours, pct, reference_label, sentences, usd
+from tco.reports.answer import (
+    break_even_cell,
+    headline,
+    hours,
+    pct,
+    reference_label,
+    sentences,
+    usd,
+)
+from tco.reports.how_sure import odds
 from tco.simulator.engine.result import OptionResult, Result
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
@@ -96,6 +106,10 @@ def print_summary(result: Result, console: Console | None = None) -> None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=160)  # a log file or a pipe: do not wrap at 80 columns
+    first = [headline(result), *odds(result)]
+    for s in first:
+        console.print(s, highlight=False, soft_wrap=False)
     console.print(table(result, console.width))
     for s in sentences(result):
-        console.print(s, highlight=False, soft_wrap=False)
+        if s != first[0]:
+            console.print(s, highlight=False, soft_wrap=False)

@@ -6,7 +6,8 @@ DATA_AWS_DIR is the shared research folder `data/aws`. The output is committed; 
 records how it was made:
 
 - every region and type of gpu_prices_multiregion_vantage_2025-11-30.csv (29 regions): on-demand,
-  lowest-AZ spot and the Spot Instance Advisor's interruption bucket;
+  spot (lowest, mean and highest over the region's AZs) and the Spot Instance Advisor's
+  interruption bucket;
 - GPU name and usable memory per GPU as AWS reports them (e.g. 22.35 GiB for an A10G) from
   gpu_prices.csv (SkyPilot's catalog, from DescribeInstanceTypes) for types of a family it lists;
   other types take the nominal memory of the multi-region file;
@@ -45,8 +46,9 @@ PAYMENT = {
 PROVENANCE = {
     "on_demand_and_spot": "tsaol/aws-gpu:data/gpu_instances_raw.json@2d0108c7 (a copy of"
     " instances.vantage.sh/instances.json dated 2025-11-30; 29 regions, Local Zones and"
-    " Wavelength excluded). Spot is the lowest in-region AZ price at one moment on or before"
-    " 2025-11-30 (DescribeSpotPriceHistory via ec2instances.info); treat it as volatile. In"
+    " Wavelength excluded). Spot is the lowest, mean and highest in-region AZ price at one moment"
+    " on or before 2025-11-30 (DescribeSpotPriceHistory via ec2instances.info); treat it as"
+    " volatile. In"
     " us-east-1 and us-west-2 on-demand is skypilot-org/skypilot-catalog:catalogs/v8/aws/"
     "vms.csv@00148f2a, which agrees with the copy above to 1e-4 USD/h.",
     "spot_interruption_bucket": "AWS Spot Instance Advisor (spot-advisor-data.json) frequency"
@@ -137,6 +139,8 @@ def _entries(src: Path) -> dict[str, dict[str, PriceEntry]]:
                 instance_type=itype,
                 on_demand_usd_per_hour=on_demand,
                 spot_min_usd_per_hour=_num(row["spot_min_usd_hr"]),
+                spot_avg_usd_per_hour=_num(row["spot_avg_usd_hr"]),
+                spot_max_usd_per_hour=_num(row["spot_max_usd_hr"]),
                 reserved={},
                 savings_plans=None,
                 spec=_spec(itype, row, known),

@@ -13,20 +13,23 @@ Random streams: see ``engine.prepared`` (:func:`option_rng`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.breakeven import break_even_volumes
 from tco.simulator.advice.recommendation import recommend, with_portfolio
 from tco.simulator.advice.what_if import what_ifs
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import prepare, resolve_plans, simulate_options, version
 from tco.simulator.scenario.model import Scenario, read_scenario_file, validate
 from tco.simulator.scenario.yaml_input import parse_yaml
+from tco.simulator.sweep.odds import answer_odds, recommendation_after
 
 __all__ = [
+    "OddsRun",
     "Prepared",
     "load_file",
     "option_rng",
@@ -39,15 +42,30 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class OddsRun:
+    """Where and how the odds of an answer are computed: ``futures`` (None: the scenario's
+    ``odds.futures``; 0: none), on ``workers`` local processes or on Dask (``engine``,
+    ``scheduler``); ``progress`` is called with the futures done so far."""
+
+    futures: int | None = None
+    workers: int = 1
+    engine: str = "local"
+    scheduler: str | None = None
+    progress: Callable[[int], None] | None = None
+
+
 def simulate(
     prepared: Prepared,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
     advise: bool = True,
     book: PriceBook | None = None,
+    odds: OddsRun | None = None,
 ) -> Result:
     """Simulate every option on the same job stream and, with ``advise``, add the advice (which
-    runs the engine again: resized clusters, what-ifs; ``book``: the prices to re-plan with)."""
+    runs the engine again: resized clusters, what-ifs, the odds of the answer over futures of
+    its uncertain inputs; ``book``: the prices to re-plan with)."""
     result = simulate_options(prepared, seed, progress)
     if not advise:
         return result
@@ -57,9 +75,25 @@ def simulate(
     frozen = (book or PriceBook("snapshot")).frozen()
     prepared, result, found = with_portfolio(prepared, result, frozen)
     changes, flips = what_ifs(prepared, result, frozen)
+    rec = recommend(prepared, result, frozen, found)
+    how = odds or OddsRun()
+    try:
+        futures = prepared.scenario.odds.count() if how.futures is None else how.futures
+    except ValueError as exc:
+        raise ScenarioError(prepared.file, "odds.futures", str(exc)) from None
+    answered = answer_odds(
+        prepared,
+        replace(result, recommendation=rec),
+        frozen,
+        futures,
+        how.workers,
+        how.engine,
+        how.scheduler,
+        how.progress,
+    )
     return replace(
         result,
-        recommendation=recommend(prepared, result, frozen, found),
+        recommendation=rec if answered is None else recommendation_after(rec, answered[0], result),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
         flip_points=tuple(flips),

@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from tco.reports.build import write_report
     from tco.simulator.core.errors import ScenarioError
     from tco.simulator.engine.result import OptionResult, Result
-    from tco.simulator.run import Prepared, prepare, run, run_file, simulate, version
+    from tco.simulator.run import OddsRun, Prepared, prepare, run, run_file, simulate, version
     from tco.simulator.scenario.model import Scenario, load_scenario, loads_scenario
 
 _HOMES = {
+    "OddsRun": "tco.simulator.run",
     "OptionResult": "tco.simulator.engine.result",
     "PriceBook": "tco.pricing.book",
     "PricingError": "tco.pricing.errors",
@@ -45,6 +46,7 @@ _HOMES = {
     "write_report": "tco.reports.build",
 }
 __all__ = [
+    "OddsRun",
     "OptionResult",
     "Prepared",
     "PriceBook",

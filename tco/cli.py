@@ -6,30 +6,23 @@ exit code 2 at one boundary (:func:`main`); ``--debug`` shows the traceback inst
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from tco.cli_common import (
     EXIT_BAD_INPUT,
-    OFFLINE_OPTION,
-    PRICES_OPTION,
     BadInput,
     console,
     one_line,
-    price_book,
-    progress,
-    warn,
 )
 from tco.cli_optimize import optimize
 from tco.cli_prices import prices
+from tco.cli_simulate import simulate
 from tco.cli_sweep import sweep
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
-from tco.reports.formats import DEFAULT_FORMATS, FORMATS, folder_name
 from tco.simulator.core.errors import RunFailed, ScenarioError
 
 
@@ -43,96 +36,6 @@ def cli(debug: bool) -> None:
     Example:
       tco simulate scenarios/lab.yaml
     """
-
-
-@cli.command()
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    help="Report directory [default: tco-report/<scenario name as a safe folder name>/].",
-)
-@click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
-@click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
-@click.option(
-    "--search",
-    type=click.Choice(["portfolio", "given", "none"]),
-    help="Override the scenario's search: portfolio (mixes of the options too), given (the"
-    " options as listed; say what a mix would save), none (no search: the quickest run).",
-)
-@click.option(
-    "--format",
-    "formats",
-    default=",".join(DEFAULT_FORMATS),
-    show_default=True,
-    help=f"Comma-separated parts of the report to write: {', '.join(FORMATS)}.",
-)
-@PRICES_OPTION
-@OFFLINE_OPTION
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
-def simulate(
-    scenario: Path,
-    out_dir: str | None,
-    seed: int | None,
-    months: int | None,
-    search: str | None,
-    formats: str,
-    prices: str,
-    offline: bool,
-    quiet: bool,
-) -> None:
-    """Simulate SCENARIO on every option; print the comparison and write the report.
-
-    The report directory gets summary.json, monthly.csv, jobs.csv, charts/ (PNG and SVG),
-    report.html (self-contained), report.md and budget.xlsx.
-
-    \b
-    Example:
-      tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
-      tco simulate scenarios/lab.yaml --format json,xlsx --quiet
-    """
-    if out_dir is not None and not out_dir.strip():
-        raise BadInput("--out: give a folder for the report (an empty path is not one)")
-    chosen = _formats(formats)
-    from tco.reports.build import write_report
-    from tco.reports.manifest import begin
-    from tco.simulator.run import load_file, prepare, simulate
-
-    with contextlib.ExitStack() as stack:
-        book = stack.enter_context(price_book(prices, offline))
-        sc, digest = load_file(scenario, book, seed=seed, months=months, search=search)
-        prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
-        target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
-        begin(target)  # a folder that cannot be written fails now, not after the simulation
-        tick = stack.enter_context(progress(quiet))
-        result = simulate(prepared, progress=lambda name: tick(f"simulating {name}"), book=book)
-        tick("writing the report")
-        written = write_report(result, target, chosen)
-    warn(book)
-    if not quiet:
-        _print_answer(result, target, written)
-
-
-def _print_answer(result: Any, target: Path, written: list[Path]) -> None:
-    """The comparison, the answer and where the report is, on the terminal."""
-    from tco.reports import terminal
-
-    out = console()
-    terminal.print_summary(result, out)
-    names = sorted({p.relative_to(target).parts[0] for p in written})
-    # Folded at the terminal's width like the rest (a long path breaks, not the layout).
-    out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
-
-
-def _formats(text: str) -> tuple[str, ...]:
-    chosen = tuple(f.strip() for f in text.split(",") if f.strip())
-    bad = [f for f in chosen if f not in FORMATS]
-    if bad or not chosen:
-        raise BadInput(
-            f"--format: unknown part(s) {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}"
-        )
-    return chosen
 
 
 @cli.command()
@@ -266,6 +169,7 @@ def compare(old: Path, new: Path, fmt: str) -> None:
 
 cli.add_command(optimize)
 cli.add_command(prices)
+cli.add_command(simulate)
 cli.add_command(sweep)
 cli.add_command(workload)
 

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from tco.simulator.sweep.replication import Replication
 
 ENGINES = ("local", "dask")
+NOTHING_UNCERTAIN = (
+    "the scenario names no uncertain input to sweep over, and tco knows none for its options"
+    " (or odds: without: leaves them out)"
+)
 
 
 @contextlib.contextmanager
@@ -88,6 +92,7 @@ def sweep(
     from tco.reports.manifest import begin
     from tco.reports.sweep_files import write_sweep
     from tco.simulator.run import load_file, prepare
+    from tco.simulator.sweep.known import inputs
     from tco.simulator.sweep.run import run_sweep
 
     if scheduler is not None and engine != "dask":
@@ -96,11 +101,9 @@ def sweep(
         raise BadInput("--out: give a folder for the files (an empty path is not one)")
     book = PriceBook("snapshot")
     sc, digest = load_file(scenario, book)
-    if not sc.uncertain:
-        raise BadInput(
-            f"{scenario}: uncertain: the scenario names no uncertain input to sweep over"
-        )
     prepared = prepare(sc, book, str(scenario), digest)
+    if not inputs(prepared):
+        raise BadInput(f"{scenario}: uncertain: {NOTHING_UNCERTAIN}")
     target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name) / "sweep"
     begin(target)  # a folder that cannot be written fails now, not after the work
     root = sc.seed if seed is None else seed
@@ -113,13 +116,19 @@ def sweep(
 
 
 def _print(reps: list[Replication], target: Path, written: list[Path], cur: Currency) -> None:
-    from tco.simulator.sweep.summary import spreads
+    from tco.simulator.sweep.summary import headline, spreads
 
+    best, count = headline(reps)
+    click.echo(
+        f"{best} is the best choice (the cheapest that meets the service level) in {count:,} of"
+        f" {len(reps):,} futures."
+    )
     for s in spreads(reps):
         click.echo(
             f"{s.name}: cash P10-P90 {cur.text(s.cash_usd['p10'])} -"
             f" {cur.text(s.cash_usd['p90'])},"
-            f" cheapest in {s.probability_cheapest:.0%} of futures, meets the service level"
-            f" in {s.probability_meets_service_level:.0%}"
+            f" best in {s.probability_best:.0%} of futures (cheapest in"
+            f" {s.probability_cheapest:.0%}), meets the service level in"
+            f" {s.probability_meets_service_level:.0%}"
         )
     click.echo(f"Sweep in {target}/: {', '.join(p.name for p in written)}")

@@ -56,6 +56,8 @@ def _china(monkeypatch: pytest.MonkeyPatch, wire_cny: bool = True) -> Iterator[A
         base,
         on_demand_usd_per_hour=base.on_demand_usd_per_hour * RATE,
         spot_min_usd_per_hour=base.spot_min_usd_per_hour * RATE,
+        spot_avg_usd_per_hour=(base.spot_avg_usd_per_hour or 0) * RATE,
+        spot_max_usd_per_hour=(base.spot_max_usd_per_hour or 0) * RATE,
         reserved={k: v * RATE for k, v in base.reserved.items()},
     )
     entry, regions, types = snapshot.entry, snapshot.regions, snapshot.instance_types

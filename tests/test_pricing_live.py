@@ -136,6 +136,9 @@ def test_live_path_offline_reproduces_the_snapshot(session: Any, region: str) ->
         assert got.on_demand_usd_per_hour == want.on_demand_usd_per_hour
         assert got.reserved == pytest.approx(want.reserved)
         assert got.spot_min_usd_per_hour == want.spot_min_usd_per_hour
+        # the mean and highest over the AZs the replay answers with (6 decimals on the wire)
+        assert got.spot_avg_usd_per_hour == pytest.approx(want.spot_avg_usd_per_hour, abs=1e-6)
+        assert got.spot_max_usd_per_hour == want.spot_max_usd_per_hour
         assert got.savings_plans is None  # unknown stays unknown
         assert got.spec.gpu_model == want.spec.gpu_model
         assert got.spec.bare_metal == want.spec.bare_metal

@@ -34,7 +34,7 @@ def _fixed_jobs_scenario(
     (tmp_path / "t.csv").write_text(TRACE)
     own = "  - {name: own, kind: owned, server: DGX A100 320GB, servers: 1}\n" if owned else ""
     return (
-        "name: fixed\nstart: 2027-01\nhorizon_months: 2\nseed: 11\n"
+        "name: fixed\nstart: 2027-01\nhorizon_months: 2\nseed: 11\nodds: {without: all}\n"
         f"workload:\n  trace: {{file: {tmp_path / 't.csv'}, source_gpu: A100 SXM 40GB}}\n"
         f"uncertain:\n{uncertain}"
         "options:\n"
@@ -150,7 +150,8 @@ def test_sweep_command_writes_its_files_and_refuses_what_it_cannot_do(
         err = capsys.readouterr().err
         assert exc.value.code == 2 and says in err and err.count("\n") == 1
     plain = tmp_path / "plain.yaml"
-    plain.write_text((ROOT / "scenarios" / "personal.yaml").read_text())
+    # personal.yaml names nothing uncertain; tco's own inputs left out, nothing is.
+    plain.write_text((ROOT / "scenarios" / "personal.yaml").read_text() + "odds: {without: all}\n")
     with pytest.raises(SystemExit):
         main(["sweep", str(plain), "-n", "2"])
     assert "names no uncertain input" in capsys.readouterr().err

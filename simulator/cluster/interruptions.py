@@ -8,6 +8,12 @@ waits ``wait`` hours for capacity, spends ``restart`` hours reloading, and resum
 checkpoint. After ``fallback_after`` interruptions (None: never) the rest runs where nothing
 interrupts it (on-demand), restart included.
 
+Capacity: each launch (the first and every one after an interruption) finds no instance with
+probability ``short_p``, and then waits an exponential time of mean ``short_wait_h`` for one; if
+that wait would pass ``fallback_wait_h`` (None: never), the job waits that long and runs the rest
+where nothing interrupts it. With ``short_p`` 0 nothing is drawn for capacity, so failures and
+requeues (which share this model) keep their random streams.
+
 This is the model behind Young's (1974) and Daly's (2006) optimum checkpoint intervals; with no
 restart and no wait each piece of ``interval + write`` hours takes (e^{rate x (interval+write)} - 1)
 / rate hours on average, which ``tests/test_spot.py`` checks.
@@ -45,6 +51,9 @@ class Checkpointing:
     restart_h: float
     wait_h: float
     fallback_after: int | None
+    short_p: float = 0.0  # chance a launch finds no capacity
+    short_wait_h: float = 0.0  # mean wait for capacity then (exponential)
+    fallback_wait_h: float | None = None  # a longer wait runs the rest uninterrupted instead
 
 
 def hours_needed(work_h: float, c: Checkpointing) -> float:
@@ -66,15 +75,19 @@ def segment(
     return saved, lost
 
 
-def expected_interruptions(work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing) -> float:
+def expected_interruptions(
+    work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing, write_h: np.ndarray | None = None
+) -> float:
     """At least the mean number of interruptions of jobs of ``work_h`` hours interrupted at
     ``rate_h`` per hour (arrays): each piece of work between checkpoints is tried, reload
     included, until one attempt gets through, e^{rate (restart + interval + write)} - 1 failed
     attempts on average (an upper bound: the first attempt has no reload, the last piece is
-    shorter); at most ``fallback_after`` per job."""
+    shorter); at most ``fallback_after`` per job. ``write_h``: each job's checkpoint write
+    (default ``c.write_h`` for all)."""
     pieces = np.ceil(np.asarray(work_h, np.float64) / c.interval_h)
+    write = c.write_h if write_h is None else np.asarray(write_h, np.float64)
     x = np.minimum(
-        np.asarray(rate_h, np.float64) * (c.restart_h + c.interval_h + c.write_h), _MAX_EXPONENT
+        np.asarray(rate_h, np.float64) * (c.restart_h + c.interval_h + write), _MAX_EXPONENT
     )
     per_job = pieces * np.expm1(x)
     if c.fallback_after is not None:
@@ -83,11 +96,15 @@ def expected_interruptions(work_h: np.ndarray, rate_h: np.ndarray, c: Checkpoint
 
 
 def check_interruptions(
-    work_h: np.ndarray, rate_h: np.ndarray, c: Checkpointing, field: str
+    work_h: np.ndarray,
+    rate_h: np.ndarray,
+    c: Checkpointing,
+    field: str,
+    write_h: np.ndarray | None = None,
 ) -> None:
     """Refuse jobs whose interruptions alone would exceed ``TCO_MAX_EVENTS`` (``field``: the
     option's rate that makes them so many)."""
-    expected = expected_interruptions(work_h, rate_h, c)
+    expected = expected_interruptions(work_h, rate_h, c, write_h)
     if expected > MAX_EVENTS.value():
         found = f"about {expected:,.3g} interruptions are expected at this rate"
         if expected >= 1e300:
@@ -112,7 +129,9 @@ def run_job(
     restart = 0.0  # no reload before the first attempt
     while True:
         need = restart + hours_needed(work_h - done, c)
-        if c.fallback_after is not None and len(out) >= c.fallback_after:
+        waited, gave_up = capacity_wait(c, rng)
+        t += waited
+        if gave_up or (c.fallback_after is not None and len(out) >= c.fallback_after):
             out.append(Attempt(t, t + need, True, 0.0))
             return out
         x = rng.exponential(1.0 / rate_h) if rate_h > 0 else math.inf
@@ -127,3 +146,14 @@ def run_job(
         out.append(Attempt(t, t + x, False, lost))
         t += x + c.wait_h
         restart = c.restart_h
+
+
+def capacity_wait(c: Checkpointing, rng: np.random.Generator) -> tuple[float, bool]:
+    """Hours one launch waits for capacity, and whether it gave up waiting (the rest then runs
+    uninterrupted, after ``fallback_wait_h``)."""
+    if c.short_p <= 0.0 or rng.random() >= c.short_p:
+        return 0.0, False
+    wait = float(rng.exponential(c.short_wait_h)) if c.short_wait_h > 0 else 0.0
+    if c.fallback_wait_h is not None and wait > c.fallback_wait_h:
+        return c.fallback_wait_h, True
+    return wait, False

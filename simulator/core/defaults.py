@@ -84,16 +84,63 @@ SPOT_BUCKET_SHARE = {"<5%": 0.025, "5-10%": 0.075, "10-15%": 0.125, "15-20%": 0.
 HOURS_PER_MONTH = 730.0  # AWS's month of usage: 8,760 h / 12
 
 
-def spot_rate_per_month(bucket: str) -> float:
-    """Interruptions per instance-month that an advisor bucket stands for."""
-    return -math.log1p(-SPOT_BUCKET_SHARE[bucket])
+# The bounds of each bucket, for the odds (which draw where in its bucket a type's rate sits):
+# the advisor's own; the open ">20%" bucket taken up to 40 % (a GUESS, like its 25 % midpoint).
+SPOT_BUCKET_RANGE = {
+    "<5%": (0.0, 0.05),
+    "5-10%": (0.05, 0.10),
+    "10-15%": (0.10, 0.15),
+    "15-20%": (0.15, 0.20),
+    ">20%": (0.20, 0.40),
+}
+
+
+def spot_rate_per_month(bucket: str, quantile: float | None = None) -> float:
+    """Interruptions per instance-month that an advisor bucket stands for (``quantile``: where
+    in the bucket, 0 its low bound, 1 its high; None: the midpoint)."""
+    share = SPOT_BUCKET_SHARE[bucket]
+    if quantile is not None:
+        low, high = SPOT_BUCKET_RANGE[bucket]
+        share = low + quantile * (high - low)
+    return -math.log1p(-share)
+
+
+# On-demand price moves over a horizon, for the odds: AWS cut on-demand GPU prices once in
+# June 2025, by 25 % (P5en) to 44 % (P5) (shared/data/aws/savings_plans_gpu_price_cuts_2025-06.csv,
+# AWS News Blog 2025-06-05); no rise is on record. Such a cut at a random month of the horizon
+# takes on average half of it off the total: a multiplier from 1 - 0.44/2 to 1, most likely 1.
+ON_DEMAND_MOVE = (0.78, 1.0, 1.0)  # (low, mode, high) of a triangular multiplier
+
+# Resale against the used-market curve, for the odds: observed over modelled resale runs from
+# 0.86 (V100 at 4 years, 0.217 observed vs 0.252) to 2.4 (H100 SXM in 2026-Q1, 0.71-0.80 of the
+# 2023 price vs 0.33 modelled) (shared/data/hardware/costs.md section 5, gpu_price_history.csv).
+RESALE_SCALE_RANGE = (0.86, 1.0, 2.4)  # (low, mode, high) of a triangular multiplier
+# Spot scarcity for the odds: the assumed capacity figures are guesses, taken from half to twice.
+SPOT_SCARCITY_RANGE = (0.5, 2.0)
+
+# Spot capacity at launch. ASSUMPTION: no public measurement of GPU spot capacity was found (the
+# NSDI'24 "Can't Be Late" traces cover V100s and were not read; the Spot Placement Score is per
+# account); what is known is that 8-GPU instances are the scarce ones. Per size of instance (up to
+# this many GPUs): the chance a spot request finds no capacity, and the mean of the exponential
+# wait for it then. The odds scale both (``kinds.market.Market.spot_scarcity``, 0.5-2x).
+SPOT_CAPACITY = ((1, 0.05, 2.0), (4, 0.15, 4.0), (8, 0.40, 12.0))
+
+
+def spot_capacity(gpus_per_instance: int) -> tuple[float, float]:
+    """(chance a launch finds no capacity, mean wait in hours then) for an instance size."""
+    for most, short, wait in SPOT_CAPACITY:
+        if gpus_per_instance <= most:
+            return short, wait
+    return SPOT_CAPACITY[-1][1:]
 
 
 # ASSUMPTION (no measurement in the research): a training job writes a checkpoint every hour of
-# work, asynchronously (no pause), and spends 10 minutes after an interruption getting a new
-# instance and reloading. Set them to the job's own figures.
+# work and spends 10 minutes after an interruption getting a new instance and reloading. A write
+# pauses the job for its checkpoint's size over CHECKPOINT_WRITE_GB_PER_S: the size taken as the
+# job's GPU memory (memory_gb x GPUs, an upper bound: activations are not saved), at 1 GB/s
+# (ASSUMPTION: one instance's sustained upload to object storage). Set them to the job's figures.
 CHECKPOINT_INTERVAL_HOURS = 1.0
-CHECKPOINT_WRITE_MINUTES = 0.0
+CHECKPOINT_WRITE_GB_PER_S = 1.0
 RESTART_OVERHEAD_MINUTES = 10.0
 
 # Financing of owned servers. Rate: CoreWeave's OEM (vendor) financing, 9-10 % effective (10-Q
@@ -165,6 +212,10 @@ SOURCES: dict[str, tuple[float, str]] = {
     "idle_release_minutes": (IDLE_RELEASE_MINUTES, "Ray cluster launcher idle_timeout_minutes"),
     "checkpoint_interval_hours": (CHECKPOINT_INTERVAL_HOURS, "ASSUMPTION: hourly checkpoints"),
     "restart_overhead_minutes": (RESTART_OVERHEAD_MINUTES, "ASSUMPTION: new instance + reload"),
+    "checkpoint_write_gb_per_s": (
+        CHECKPOINT_WRITE_GB_PER_S,
+        "ASSUMPTION: a job's GPU memory written to object storage at 1 GB/s",
+    ),
     "financing_annual_rate": (
         FINANCING_ANNUAL_RATE,
         "CoreWeave 10-Q Q2 2025: OEM financing 9-10 %",

@@ -25,7 +25,9 @@ SENSITIVITY_GROUPS = ("cloud prices", "server prices", "electricity", "facility"
 class Category:
     """A ledger category: USD per month. ``group``: the price group that scales it (None: not
     a price, e.g. nothing yet); ``colour``: its colour in charts; ``credit``: value coming back
-    (negative amounts, e.g. resale), every other category is a cost (never negative)."""
+    (negative amounts, e.g. resale), every other category is a cost (never negative);
+    ``subgroup``: a narrower price inside the group that the odds may move alone (spot prices
+    within cloud prices)."""
 
     name: str
     label: str
@@ -33,6 +35,7 @@ class Category:
     colour: str
     unit: str = "USD/month"
     credit: bool = False
+    subgroup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,14 +84,25 @@ def groups() -> dict[str, tuple[str, ...]]:
     return {g: tuple(v) for g, v in out.items()}
 
 
+def subgroups() -> dict[str, tuple[str, ...]]:
+    """Price subgroup -> the categories it scales, in declaration order."""
+    out: dict[str, list[str]] = {}
+    for c in _CATEGORIES.values():
+        if c.subgroup is not None:
+            out.setdefault(c.subgroup, []).append(c.name)
+    return {g: tuple(v) for g, v in out.items()}
+
+
 def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.ndarray:
-    """Monthly cash with each price group's categories times its factor (``factors``: group ->
-    multiplier; a group not named, and a category of none, as priced). Costs are linear in
-    prices, so this is the cost at other prices without simulating again."""
-    of = {c: g for g, cats in groups().items() for c in cats}
+    """Monthly cash with each price group's and subgroup's categories times its factor
+    (``factors``: group or subgroup -> multiplier; a category in both takes the product; one
+    not named, and a category of none, as priced). Costs are linear in prices, so this is the
+    cost at other prices without simulating again."""
     out = np.zeros(len(next(iter(cash.values()))) if cash else 0)
     for cat, values in cash.items():
-        out = out + values * factors.get(of.get(cat, ""), 1.0)
+        c = category(cat)
+        factor = factors.get(c.group or "", 1.0) * factors.get(c.subgroup or "", 1.0)
+        out = out + values * factor
     return out
 
 
@@ -105,7 +119,11 @@ def restore(saved: tuple[dict[str, Category], dict[str, Series]]) -> None:
 
 
 # Compute billed by a cloud, whichever kind rents it (on-demand, spot, plans, bare metal).
-declare(Category("cloud_compute", "cloud compute", "cloud prices", "#55a868"))
+declare(
+    Category(
+        "cloud_compute", "cloud compute", "cloud prices", "#55a868", subgroup="on_demand prices"
+    )
+)
 
 
 @dataclass(frozen=True, kw_only=True)

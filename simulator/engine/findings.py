@@ -60,6 +60,35 @@ class Portfolio:
 
 
 @dataclass(frozen=True)
+class OptionOdds:
+    """One option over the futures of the odds (``sweep.odds``): USD over the horizon."""
+
+    option: str
+    probability_best: float  # share of futures where it is the best choice
+    probability_best_se: float  # its standard error, sqrt(p (1 - p) / futures)
+    probability_meets_level: float
+    cash_p10_usd: float
+    cash_p50_usd: float
+    cash_p90_usd: float
+    regret_mean_usd: float  # its cash minus the best choice's, over the futures
+    regret_p90_usd: float
+
+
+@dataclass(frozen=True)
+class Odds:
+    """How sure the recommendation is: ``chosen`` (the recommended option, or the closest) and
+    the runner-up over ``futures`` futures; how often each option is the best choice; the inputs
+    drawn as (path, tco's own rather than the scenario's, where its range comes from)."""
+
+    futures: int
+    chosen: OptionOdds
+    runner_up: OptionOdds | None
+    best_shares: dict[str, float]
+    inputs: tuple[tuple[str, bool, str], ...]
+    replaced: str | None = None  # the base run's choice, when the odds chose another
+
+
+@dataclass(frozen=True)
 class Recommendation:
     option: str | None  # None: no option meets the level
     cash_usd: float | None
@@ -70,6 +99,7 @@ class Recommendation:
     portfolio: Portfolio | None = None  # the best mix the search found (None: none searched)
     evaluations: int = 0  # configurations the portfolio search played
     runner_up: str | None = None  # the cheapest option as listed that meets the level
+    odds: Odds | None = None  # how sure (None: not computed, e.g. odds: {futures: 0})
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from tco.simulator.costs.usage import hourly
 from tco.simulator.kinds.fleet import Placement, Shape, place
 from tco.simulator.kinds.packing import pack
 from tco.simulator.kinds.plan import Plan, speed_quote
-from tco.simulator.kinds.registry import Context, Kind
+from tco.simulator.kinds.registry import Context, Kind, KnownInput
 from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
@@ -184,6 +184,19 @@ def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
     return Usage(inst, paid_gpu, busy)
 
 
+def on_demand_move() -> KnownInput:
+    low, mode, high = defaults.ON_DEMAND_MOVE
+    return KnownInput(
+        "prices.on_demand",
+        "prices.on_demand",
+        low,
+        high,
+        mode,
+        "AWS cut on-demand GPU prices 25-44 % in June 2025 (AWS News Blog 2025-06-05); such a"
+        " cut at a random month takes up to 22 % off a horizon's total; no rise is on record",
+    )
+
+
 class CloudKind(Kind[C, CP]):
     """Rented instances. Subclasses set the billing defaults and whether the machine is bare."""
 
@@ -192,6 +205,10 @@ class CloudKind(Kind[C, CP]):
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
+
+    def uncertainties(self, plan: CP, where: str) -> list[KnownInput]:
+        """On-demand prices move (what the option pays by the hour beyond any commitment)."""
+        return [on_demand_move()]
 
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """A job smaller than an instance pays for the whole instance: said when it dominates."""

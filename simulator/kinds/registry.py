@@ -29,6 +29,7 @@ from tco.pricing.book import PriceBook
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs import ledger as ledger_module
 from tco.simulator.costs.ledger import Ledger
+from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns, declared_measures, forget_measures
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
@@ -56,6 +57,7 @@ class Context:
     speed_source: str = ""
     # The scenario's options by name, with their positions (a hybrid option refers to others).
     options: Mapping[str, tuple[int, OptionModel]] = field(default_factory=dict)
+    market: Market = field(default_factory=Market)  # spot interruptions and capacity
 
     def other(self, index: int) -> Context:
         """The context of the option at ``index`` of the same scenario."""
@@ -64,6 +66,21 @@ class Context:
     def speed(self, gpu: str) -> GpuSpeed:
         """The speed of ``gpu`` for this scenario (its override, else calibrated)."""
         return speed_of(gpu, self.speed_overrides, self.speed_source)
+
+
+@dataclass(frozen=True)
+class KnownInput:
+    """An input a kind knows to be uncertain for one of its options, for the odds of every
+    answer (``sweep.known``): its name among ``scenario.uncertainty.KNOWN``, the path it is
+    drawn at, its range (triangular on low, mode, high; uniform when ``mode`` is None) and where
+    the range comes from, in a reader's words."""
+
+    name: str
+    path: str
+    low: float
+    high: float
+    mode: float | None
+    source: str
 
 
 @dataclass(frozen=True)
@@ -160,6 +177,11 @@ class Kind(abc.ABC, Generic[Opt, P]):
     def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
         """What an answer recommending option ``name`` of this kind rests on beyond its prices'
         stated sources (``quotes``: its plan's), in sentences. Default: nothing."""
+        return []
+
+    def uncertainties(self, plan: P, where: str) -> list[KnownInput]:
+        """What this kind knows to be uncertain about the option of ``plan`` (at ``where``,
+        e.g. ``options[2]``), with ranges and sources, for the odds. Default: nothing."""
         return []
 
     def report_tables(

@@ -1,11 +1,21 @@
-"""Spot instances: the spot price, interrupted as a Poisson process per instance.
+"""Spot instances: the spot price, interrupted as a Poisson process per instance, and capacity
+that is not always there.
+
+Price: the mean over the region's availability zones by default (``spot_price``): an instance
+lands where capacity is, not where the price is lowest, and the lowest zone is where every
+price-first request goes first; ``lowest_zone`` and ``highest_zone`` are the bounds.
 
 The rate is the scenario's ``interruptions_per_instance_month`` or, when absent, the one the
-Spot Instance Advisor bucket of the type and region stands for (``defaults.SPOT_BUCKET_SHARE``).
+Spot Instance Advisor bucket of the type and region stands for (``defaults.SPOT_BUCKET_SHARE``;
+the scenario's ``market.spot_interruption_quantile`` places it within the bucket instead).
 An interrupted job loses the work since its last checkpoint, waits for capacity, restarts and
 resumes (``cluster.interruptions``); after ``fallback_to_on_demand_after`` interruptions the
 rest of it runs on-demand. A job on k instances is interrupted at k x the per-instance rate.
-Capacity is otherwise unlimited, so there is no quota.
+Each launch finds no capacity with a chance that grows with the instance's size and then waits
+for it (``defaults.SPOT_CAPACITY``, an assumption, scaled by ``market.spot_scarcity``); after
+``fallback_to_on_demand_after_wait_hours`` of waiting the rest runs on-demand. Checkpoint
+writes pause the job (``defaults.CHECKPOINT_WRITE_GB_PER_S``) and are paid as instance-hours.
+There is no quota.
 """
 
 from __future__ import annotations
@@ -26,20 +36,23 @@ from tco.simulator.core.fields import Count, NonNeg, Pos
 from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, declare
-from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
-from tco.simulator.kinds.fleet import place
-from tco.simulator.kinds.registry import Context, register
+from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, on_demand_move, usage
+from tco.simulator.kinds.fleet import Shape, place
+from tco.simulator.kinds.registry import Context, KnownInput, register
 from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 
 declare(
+    Category("spot_compute", "spot compute", "cloud prices", "#2f8f5b", subgroup="spot prices"),
     Category(
         "spot_fallback_compute",
         "on-demand after spot interruptions",
         "cloud prices",
         "#8c6d31",
-    )
+        subgroup="on_demand prices",
+    ),
 )
+SPOT_PRICES = {"zone_average": "average", "lowest_zone": "lowest", "highest_zone": "highest"}
 
 
 class Spot(CloudBase):
@@ -49,11 +62,17 @@ class Spot(CloudBase):
     # At most one an hour (720 a month): the Spot Instance Advisor's worst bucket, ">20 %" a
     # month, is about 0.25; a rate above one an hour is a typo, not a market.
     interruptions_per_instance_month: Annotated[float, Field(ge=0, le=720)] | None = None
+    spot_price: Literal["zone_average", "lowest_zone", "highest_zone"] = "zone_average"
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
-    checkpoint_write_minutes: NonNeg = defaults.CHECKPOINT_WRITE_MINUTES
+    # None: the job's GPU memory over defaults.CHECKPOINT_WRITE_GB_PER_S, per job
+    checkpoint_write_minutes: NonNeg | None = None
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
-    capacity_wait_hours: NonNeg = 0.0  # after an interruption, before an instance is back
+    # A launch finds no capacity with this chance and then waits capacity_wait_hours on average
+    # (exponential); None: defaults.SPOT_CAPACITY for the instance's size.
+    capacity_short_probability: Annotated[float, Field(ge=0, le=0.99)] | None = None
+    capacity_wait_hours: NonNeg | None = None
     fallback_to_on_demand_after: Count | None = None
+    fallback_to_on_demand_after_wait_hours: NonNeg | None = None
 
     @model_validator(mode="after")
     def _spot(self) -> Spot:
@@ -61,7 +80,8 @@ class Spot(CloudBase):
             raise ValueError("spot runs without a quota here; drop quota_instances")
         if self.shared_instances:
             raise ValueError("shared instances under spot interruptions are not modelled")
-        if self.instance is not None and self.fallback_to_on_demand_after is not None:
+        fallback = (self.fallback_to_on_demand_after, self.fallback_to_on_demand_after_wait_hours)
+        if self.instance is not None and fallback != (None, None):
             raise ValueError("a custom instance has no on-demand price to fall back to")
         return self
 
@@ -74,7 +94,11 @@ class SpotPlan(CloudPlan):
     option: Spot
     on_demand: tuple[Price | None, ...]  # per shape, for the fallback
     rate_per_instance_h: tuple[float, ...]  # per shape
-    checkpointing: Checkpointing
+    checkpointing: Checkpointing  # the capacity fields are the first shape's
+    capacity: tuple[tuple[float, float], ...] = ()  # per shape: (chance short, mean wait h)
+    write_h_per_gb: float = 0.0  # checkpoint write hours per GB of job state (0: fixed write_h)
+    # per instance type: (lowest, highest) spot price over AZs / the price used (empty: unknown)
+    zone_spread: tuple[tuple[str, float, float], ...] = ()
 
 
 def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
@@ -91,15 +115,82 @@ def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
             f"the Spot Instance Advisor has no interruption figure for {itype or 'a custom'}"
             f" instance in {ctx.region}; give interruptions_per_instance_month (e.g. 0.3)",
         )
-    rate = defaults.spot_rate_per_month(bucket)
+    q = ctx.market.spot_interruption_quantile
+    rate = defaults.spot_rate_per_month(bucket, q)
+    low, high = defaults.SPOT_BUCKET_RANGE[bucket]
+    where = (
+        f"taken as {defaults.SPOT_BUCKET_SHARE[bucket]:.1%} (bucket midpoint; >20% taken as"
+        " 25%, a guess)"
+        if q is None
+        else f"taken at {q:.2f} of the way from {low:.0%} to {high:.0%} (market:)"
+    )
     detail = (
         f"AWS Spot Instance Advisor bucket {bucket} of instances interrupted a month in"
-        f" {ctx.region}, taken as {defaults.SPOT_BUCKET_SHARE[bucket]:.1%} (bucket midpoint;"
-        " >20% taken as 25%, a guess), as a Poisson rate -ln(1-p)"
+        f" {ctx.region}, {where}, as a Poisson rate -ln(1-p)"
     )
     return rate, Quote(
         item, round(rate, 4), "per instance-month", "bundled snapshot", "2025-11-30", detail
     )
+
+
+def _zone_spread(
+    o: Spot, ctx: Context, types: list[str], shapes: tuple[Shape, ...]
+) -> list[tuple[str, float, float]]:
+    """Per instance type: its lowest and highest spot price over the region's AZs over the
+    price the option pays (types whose zone prices are not known are left out)."""
+    out = []
+    for itype, shape in zip(types, shapes, strict=False):
+        paid = shape.price.usd_per_hour
+        try:
+            low = ctx.book.spot(itype, ctx.region, "lowest").usd_per_hour
+            high = ctx.book.spot(itype, ctx.region, "highest").usd_per_hour
+        except PricingError:
+            continue
+        if paid > 0:
+            out.append((itype, low / paid, high / paid))
+    return out
+
+
+def _capacity(o: Spot, ctx: Context, gpus_per_instance: int) -> tuple[float, float]:
+    """(chance a launch finds no capacity, mean wait h) for one instance size: the option's
+    figures, else the assumed ones for the size scaled by the market's scarcity."""
+    short, wait = defaults.spot_capacity(gpus_per_instance)
+    k = ctx.market.spot_scarcity
+    short = (
+        min(0.99, short * k)
+        if o.capacity_short_probability is None
+        else o.capacity_short_probability
+    )
+    wait = wait * k if o.capacity_wait_hours is None else o.capacity_wait_hours
+    return short, wait
+
+
+def _capacity_quotes(
+    o: Spot, ctx: Context, shapes: tuple[Shape, ...], capacity: tuple[tuple[float, float], ...]
+) -> list[Quote]:
+    set_here = o.capacity_short_probability is not None and o.capacity_wait_hours is not None
+    out = []
+    for (short, wait), size in sorted(
+        {(c, s.hardware.gpus_per_unit) for c, s in zip(capacity, shapes, strict=True)},
+        key=lambda x: x[1],
+    ):
+        detail = (
+            "set in the scenario"
+            if set_here
+            else "ASSUMPTION per instance size (no public measurement of GPU spot capacity;"
+            f" 8-GPU instances the scarce ones), x {ctx.market.spot_scarcity:g} (market:)"
+        )
+        out.append(
+            Quote(
+                f"spot capacity, {size}-GPU instances",
+                round(short, 4),
+                f"chance a launch waits (mean {wait:g} h)",
+                "scenario" if set_here else "assumption",
+                "undated",
+                detail,
+            )
+        )
+    return out
 
 
 @register
@@ -107,7 +198,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
     name = "spot"
     model = Spot
     label = "cloud spot"
-    price_item: ClassVar[str] = "spot price (lowest AZ)"
+    price_item: ClassVar[str] = "spot price"
 
     def caveats(self, name: str, quotes: tuple[Quote, ...]) -> list[str]:
         rates = sorted({f"{q.value:g}" for q in quotes if q.unit == "per instance-month"})
@@ -115,15 +206,70 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         return [
             f"{name} rests on spot prices of one moment (as of {', '.join(dates) or 'undated'}),"
             " which move: the lowest-AZ p4d.24xlarge spot price in us-east-1 was $2.47/h in one"
-            " 2025 source and $8.05/h in another; and on interruption rates of"
+            " 2025 source and $8.05/h in another; on interruption rates of"
             f" {', '.join(rates)} per instance-month from the Spot Instance Advisor's buckets"
-            " (a share of instances interrupted a month, '>20%' taken as 25%, a guess). Compare"
-            " the on-demand cost of the same jobs before committing to it."
+            " (a share of instances interrupted a month, '>20%' taken as 25%, a guess); and on"
+            " assumed spot capacity (a launch waits for an instance, longer for 8-GPU ones: no"
+            " measurement found). The odds draw all three. Compare the on-demand cost of the"
+            " same jobs before committing to it."
         ]
+
+    def uncertainties(self, plan: SpotPlan, where: str) -> list[KnownInput]:
+        """The spot price between its zones' bounds, where interruptions sit in their buckets,
+        how scarce capacity is, and on-demand prices when the option falls back to them."""
+        o = plan.option
+        out = []
+        if plan.zone_spread:
+            low = min(lo for _, lo, _ in plan.zone_spread)
+            high = max(hi for _, _, hi in plan.zone_spread)
+            widest = max(plan.zone_spread, key=lambda z: z[2] - z[1])
+            if low < high:
+                out.append(
+                    KnownInput(
+                        "prices.spot",
+                        "prices.spot",
+                        low,
+                        high,
+                        min(max(1.0, low), high),
+                        "the lowest and highest spot price over the region's AZs in the bundled"
+                        f" snapshot (widest: {widest[0]}, {widest[1]:.2f}-{widest[2]:.2f} x the"
+                        " price used); spot also moves over time (p4d: $2.47/h in one 2025"
+                        " source, $8.05/h in another), which this range does not cover",
+                    )
+                )
+        if o.interruptions_per_instance_month is None:
+            out.append(
+                KnownInput(
+                    "market.spot_interruption_quantile",
+                    "market.spot_interruption_quantile",
+                    0.0,
+                    1.0,
+                    None,
+                    "anywhere within each type's Spot Instance Advisor bucket (its bounds;"
+                    " '>20%' taken up to 40 %, a guess)",
+                )
+            )
+        if o.capacity_short_probability is None or o.capacity_wait_hours is None:
+            low, high = defaults.SPOT_SCARCITY_RANGE
+            out.append(
+                KnownInput(
+                    "market.spot_scarcity",
+                    "market.spot_scarcity",
+                    low,
+                    high,
+                    None,
+                    f"the assumed spot capacity (chance and wait) from {low:g} to {high:g} x"
+                    " (ASSUMPTION: no measurement found)",
+                )
+            )
+        fallback = (o.fallback_to_on_demand_after, o.fallback_to_on_demand_after_wait_hours)
+        if fallback != (None, None):
+            out.append(on_demand_move())
+        return out
 
     def instance_price(self, o: Spot, ctx: Context, itype: str, field: str) -> Price:
         try:
-            return ctx.book.spot(itype, ctx.region)
+            return ctx.book.spot(itype, ctx.region, SPOT_PRICES[o.spot_price])
         except PricingError as exc:
             raise ScenarioError(
                 ctx.file, f"{ctx.where}.{field}", f"{exc}; or give usd_per_hour"
@@ -139,22 +285,53 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             rates.append(rate / defaults.HOURS_PER_MONTH)
             quotes.append(quote)
             od = None
-            if itype is not None and option.fallback_to_on_demand_after is not None:
+            fallback = (
+                option.fallback_to_on_demand_after,
+                option.fallback_to_on_demand_after_wait_hours,
+            )
+            if itype is not None and fallback != (None, None):
                 od = super().instance_price(option, ctx, itype, "fallback_to_on_demand_after")
                 quotes.append(price_quote(f"{itype} on-demand price (fallback)", od))
             on_demand.append(od)
         o = option
+        spread = tuple(_zone_spread(o, ctx, types, base.shapes))
+        capacity = tuple(_capacity(o, ctx, s.hardware.gpus_per_unit) for s in base.shapes)
+        quotes += _capacity_quotes(o, ctx, base.shapes, capacity)
+        write = o.checkpoint_write_minutes
         c = Checkpointing(
             interval_h=o.checkpoint_interval_hours,
-            write_h=o.checkpoint_write_minutes / 60.0,
+            write_h=0.0 if write is None else write / 60.0,
             restart_h=o.restart_overhead_minutes / 60.0,
-            wait_h=o.capacity_wait_hours + base.delay_h,
+            wait_h=base.delay_h,
             fallback_after=o.fallback_to_on_demand_after,
+            short_p=capacity[0][0],
+            short_wait_h=capacity[0][1],
+            fallback_wait_h=o.fallback_to_on_demand_after_wait_hours,
         )
+        if write is None:
+            quotes.append(
+                Quote(
+                    "checkpoint write",
+                    defaults.CHECKPOINT_WRITE_GB_PER_S,
+                    "GB/s",
+                    "assumption",
+                    "undated",
+                    "a job's GPU memory (memory_gb x GPUs) written every"
+                    f" {o.checkpoint_interval_hours:g} h of work at 1 GB/s (ASSUMPTION)",
+                )
+            )
         shared = {f: getattr(base, f) for f in CloudPlan.__dataclass_fields__}
         shared["quotes"] = tuple(quotes)
         return SpotPlan(
-            **shared, on_demand=tuple(on_demand), rate_per_instance_h=tuple(rates), checkpointing=c
+            **shared,
+            on_demand=tuple(on_demand),
+            rate_per_instance_h=tuple(rates),
+            checkpointing=c,
+            capacity=capacity,
+            zone_spread=spread,
+            write_h_per_gb=0.0
+            if write is not None
+            else 1 / defaults.CHECKPOINT_WRITE_GB_PER_S / 3600,
         )
 
     def play(
@@ -167,15 +344,25 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         rows: list[tuple[int, float, float, float, bool, float]] = []
         ok = np.nonzero(at.reason == "")[0]
         rates = at.units[ok] * np.asarray(plan.rate_per_instance_h)[at.shape[ok]]
-        check_interruptions(at.run_h[ok], rates, plan.checkpointing, RATE_FIELD)
+        # A checkpoint holds the job's state: its GPU memory, written at the assumed rate.
+        write_h = (
+            jobs.memory_gb * jobs.gpus * plan.write_h_per_gb
+            if plan.write_h_per_gb > 0
+            else np.full(n, plan.checkpointing.write_h)
+        )
+        check_interruptions(at.run_h[ok], rates, plan.checkpointing, RATE_FIELD, write_h[ok])
         cap = MAX_EVENTS.value()
+        per_shape = [
+            replace(plan.checkpointing, short_p=p, short_wait_h=w) for p, w in plan.capacity
+        ] or [plan.checkpointing]
         for j in ok.tolist():
             s, k = int(at.shape[j]), int(at.units[j])
             t0 = float(jobs.arrival_h[j]) + plan.delay_h
             if t0 >= horizon_h:
                 continue
             rate = k * plan.rate_per_instance_h[s]
-            tries = run_job(t0, float(at.run_h[j]), rate, plan.checkpointing, rng, cap)
+            c = replace(per_shape[s], write_h=float(write_h[j]))
+            tries = run_job(t0, float(at.run_h[j]), rate, c, rng, cap)
             start[j], end[j] = tries[0].start_h, tries[-1].end_h
             interrupted[j] = len(tries) - 1  # every attempt but the last was cut short
             lost[j] = sum(a.lost_h for a in tries) * jobs.gpus[j]
@@ -209,7 +396,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         r = runs.rentals
         assert r is not None and r.fallback is not None
         spot = usage(plan, replace(runs, rentals=r.subset(~r.fallback)), edges)
-        cash = {"cloud_compute": per_month(spot.on_demand_usd_hourly(plan), edges)}
+        cash = {"spot_compute": per_month(spot.on_demand_usd_hourly(plan), edges)}
         paid = spot.paid_gpu_h
         if r.fallback.any():
             back = usage(plan, replace(runs, rentals=r.subset(r.fallback)), edges)

@@ -28,9 +28,10 @@ from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.market import Market
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.scenario.service_level import ServiceLevel, check_classes
-from tco.simulator.scenario.uncertainty import Uncertain, set_path
+from tco.simulator.scenario.uncertainty import Odds, Uncertain, set_path
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.workload.arrivals import monthly_rates
 from tco.simulator.workload.spec import SpeedOverrides, Workload, unique
@@ -58,7 +59,9 @@ class Scenario(Strict):
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
     escalation: Escalation = Field(default_factory=lambda: Escalation())
-    uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep
+    uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep and the odds
+    market: Market = Field(default_factory=Market)  # spot interruptions and capacity, as taken
+    odds: Odds = Field(default_factory=Odds)  # how many futures the answer's odds are drawn from
     # What the recommendation chooses from: "portfolio", the options as listed and the mixes the
     # portfolio search composes of them (advice.portfolio); "given", the options as listed only
     # (the answer still says what the search would have saved); "none", the options as listed
@@ -107,6 +110,7 @@ class Scenario(Strict):
             speed_overrides=dict(self.speed.scores) if self.speed else {},
             speed_source=self.speed.source if self.speed else "",
             options={o.name: (i, o) for i, o in enumerate(self.options)},
+            market=self.market,
         )
 
 

@@ -10,7 +10,17 @@ Each entry puts a distribution on one input, by path:
   field's range is an error, not a silently clipped number.
 - a price group's multiplier (1 = as priced): ``prices.cloud``, ``prices.server``,
   ``prices.electricity``, ``prices.facility``, ``prices.staff`` (the sensitivity groups of
-  ``costs.ledger``). Costs are linear in prices, so these scale the ledgers: no re-simulation.
+  ``costs.ledger``), and the narrower ``prices.spot`` and ``prices.on_demand`` inside cloud
+  prices (a commitment's fee is neither: it is paid whatever prices do). Costs are linear in
+  prices, so these scale the ledgers: no re-simulation.
+
+- a number of the market the rented options face (``kinds.market``):
+  ``market.spot_interruption_quantile``, ``market.spot_scarcity``.
+
+Beside the scenario's own entries, the odds of every answer draw what tco itself knows to be
+uncertain (``sweep.known``: spot and on-demand prices, where interruptions sit in their buckets,
+spot capacity, resale), each with its source; an entry of the scenario on the same path replaces
+tco's, and ``odds: {without: [...]}`` leaves any of them out.
 
 Distributions: uniform (low, high), triangular (low, mode, high), normal truncated to [low, high]
 (mean, sd, low, high; drawn by rejection), lognormal (median, sigma of the logarithm), choice
@@ -20,6 +30,7 @@ Distributions: uniform (low, high), triangular (low, mode, high), normal truncat
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Annotated, Any, Literal
 
@@ -30,8 +41,21 @@ from tco.simulator.core.fields import Strict
 from tco.simulator.costs import ledger
 
 Real = Annotated[float, Field(ge=-1e9, le=1e9)]
+# The odds of an answer: how many futures by default. The probability that the recommendation
+# is best is a share of futures, with standard error sqrt(p (1 - p) / n): at most 5 points at 100
+# futures (p = 0.5) and 3 at p = 0.9; enough to tell "nearly always" from "a coin toss", not 0.93
+# from 0.95 (ask for more with --odds).
+DEFAULT_FUTURES = 100
+# What tco itself knows to be uncertain (``sweep.known`` says each one's range and source).
+KNOWN = (
+    "prices.spot",
+    "prices.on_demand",
+    "market.spot_interruption_quantile",
+    "market.spot_scarcity",
+    "used_market",
+)
 Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
-SWEEPABLE = ("workload", "options", "discount_rate")
+SWEEPABLE = ("workload", "options", "discount_rate", "market")
 _INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
 
 
@@ -168,8 +192,9 @@ Distribution = Annotated[
 
 
 def price_groups() -> dict[str, str]:
-    """``prices.<word>`` -> the sensitivity group it scales ('cloud' -> 'cloud prices')."""
-    return {g.split()[0]: g for g in ledger.groups()}
+    """``prices.<word>`` -> the price group or subgroup it scales ('cloud' -> 'cloud prices',
+    'spot' -> 'spot prices')."""
+    return {g.split()[0]: g for g in (*ledger.groups(), *ledger.subgroups())}
 
 
 class Uncertain(Strict):
@@ -225,7 +250,7 @@ def _steps(path: str) -> list[str | int]:
 
 def set_path(data: Any, path: str, value: Any) -> None:
     """Set ``path`` in scenario data (dicts and lists), in place; KeyError/IndexError when it
-    does not lead to an existing number or text."""
+    does not lead to an existing number or text (or an optional one left unset)."""
     _set(data, _steps(path), value, path)
 
 
@@ -245,7 +270,7 @@ def _set(node: Any, steps: list[str | int], value: Any, path: str) -> None:
         raise KeyError(f"{path}: no key {head!r} (valid here: {valid})")
     if rest:
         _set(node[head], rest, value, path)
-    elif isinstance(node[head], bool) or not isinstance(node[head], int | float | str):
+    elif isinstance(node[head], bool) or not isinstance(node[head], int | float | str | None):
         raise KeyError(f"{path}: not a number or text in the scenario")
     else:
         node[head] = value
@@ -255,3 +280,41 @@ def _set_list_item(item: Any, rest: list[str | int], value: Any, path: str) -> N
     if not rest:
         raise KeyError(f"{path}: [*] must be followed by a field")
     _set(item, rest, value, path)
+
+
+ODDS_ENV = "TCO_ODDS"  # the number of futures when the scenario sets none (CI: 0 for speed)
+
+
+class Odds(Strict):
+    """How sure the answer is: ``futures`` drawn from the uncertain inputs (0: no odds; None:
+    ``$TCO_ODDS`` if set, else ``DEFAULT_FUTURES``), every option on the same job stream in
+    each future; ``without``: tco's own uncertainties left out (``all``, or names of
+    ``KNOWN``)."""
+
+    futures: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    without: Literal["all"] | list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _known(self) -> Odds:
+        if isinstance(self.without, list):
+            bad = [w for w in self.without if w not in KNOWN]
+            if bad:
+                raise ValueError(
+                    f"without: unknown {', '.join(map(repr, bad))}; valid: all, {', '.join(KNOWN)}"
+                )
+        return self
+
+    def uses(self, name: str) -> bool:
+        return self.without != "all" and name not in self.without
+
+    def count(self) -> int:
+        """The number of futures to draw (ValueError naming ``$TCO_ODDS`` when it is not a
+        whole number from 0 to 100,000)."""
+        if self.futures is not None:
+            return self.futures
+        text = os.environ.get(ODDS_ENV)
+        if text is None:
+            return DEFAULT_FUTURES
+        if not text.strip().isdigit() or int(text) > 100_000:
+            raise ValueError(f"{ODDS_ENV}={text!r}: give a whole number of futures, 0 to 100000")
+        return int(text)

@@ -18,6 +18,7 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import OptionResult
 from tco.simulator.engine.simulate import revised, simulate_options
 from tco.simulator.scenario.uncertainty import price_groups, set_path
+from tco.simulator.sweep.known import Input, inputs
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class OptionDraw:
     cash_usd: float
     npv_usd: float
     p95_wait_h: float
+    p95_delay_h: float
     cannot_run_share: float
     meets_service_level: bool
     cumulative_cash_usd: tuple[float, ...]
@@ -78,16 +80,25 @@ def _draw(
         cash_usd=float(monthly.sum()),
         npv_usd=npv(prepared.scenario.discount_rate, monthly),
         p95_wait_h=o.metrics.waits.p95_h,
+        p95_delay_h=o.metrics.delays.p95_h,
         cannot_run_share=o.metrics.work.cannot_run_share,
         meets_service_level=meets,
         cumulative_cash_usd=tuple(np.cumsum(monthly).tolist()),
     )
 
 
-def replicate(base: Prepared, book: PriceBook, seed: int, index: int) -> Replication:
-    """Replication ``index`` of a sweep rooted at ``seed``."""
+def replicate(
+    base: Prepared,
+    book: PriceBook,
+    seed: int,
+    index: int,
+    drawn_from: Sequence[Input] | None = None,
+) -> Replication:
+    """Replication ``index`` of a sweep rooted at ``seed`` (``drawn_from``: its inputs, by
+    default ``sweep.known.inputs(base)``; drawn in that order)."""
     rng, job_seed = streams(seed, index)
-    draws = {u.path: u.distribution.draw(rng) for u in base.scenario.uncertain}
+    found = inputs(base) if drawn_from is None else drawn_from
+    draws = {i.path: i.uncertain.distribution.draw(rng) for i in found}
     prepared = _prepared_for(base, book, draws, job_seed)
     result = simulate_options(prepared)
     words = price_groups()
@@ -110,4 +121,5 @@ def replicate_batch(
     base: Prepared, book: PriceBook, seed: int, indices: Sequence[int]
 ) -> list[Replication]:
     """Several replications in one task (tasks of tens of replications amortise the overhead)."""
-    return [replicate(base, book, seed, i) for i in indices]
+    found = inputs(base)
+    return [replicate(base, book, seed, i, found) for i in indices]

@@ -1,10 +1,14 @@
-"""What a sweep says: each option's spread of cost, how often it is the cheapest and how often it
-meets the service level, and which uncertain inputs drive the answer.
+"""What a sweep says: which option is the best choice how often (the cheapest that meets the
+service level in a future, ``sweep.odds``), each option's spread of cost and regret, and which
+uncertain inputs move the choice.
 
-Quantiles are numpy's linear interpolation of the replications' totals. "Cheapest" is per
-replication, ties to the option listed first, so the probabilities sum to 1. Drivers are Spearman
-rank correlations (Pearson on average ranks) between each numeric input and each option's total,
-and with the lead of the most often cheapest option over the next.
+Quantiles are numpy's linear interpolation of the replications' totals. "Cheapest" and "best"
+are per replication, ties to the option listed first, so each set of probabilities sums to 1.
+*Choice drivers*: for each numeric input, the share of futures in which the most often best option
+is best when the input is in the lowest third of its draws and when it is in the highest third;
+ranked by the gap between the two. Drivers of cost are Spearman rank correlations (Pearson on
+average ranks) between each numeric input and each option's total, and with the lead of the most
+often best option over the next.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from tco.simulator.sweep.odds import best_choices, option_odds
 from tco.simulator.sweep.replication import Replication
 
 SCHEMA_ID = "tco-sweep/1"
@@ -26,6 +31,7 @@ class OptionSpread:
     npv_usd: dict[str, float]
     probability_cheapest: float
     probability_meets_service_level: float
+    probability_best: float  # the cheapest that meets the level in a future
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,30 @@ class Driver:
     input: str
     against: str
     spearman: float
+
+
+@dataclass(frozen=True)
+class ChoiceDriver:
+    """How one input's range moves the choice: the share of futures in which ``chosen`` is the
+    best choice when the input is at most ``low_value`` (its lowest third of draws) and when it
+    is at least ``high_value`` (its highest third)."""
+
+    input: str
+    chosen: str
+    low_value: float
+    high_value: float
+    probability_low: float
+    probability_high: float
+
+
+@dataclass(frozen=True)
+class Regret:
+    """An option's regret over the futures: its cash minus the best choice's (USD)."""
+
+    name: str
+    probability_best: float
+    mean_usd: float
+    p90_usd: float
 
 
 def _stats(values: np.ndarray) -> dict[str, float]:
@@ -53,6 +83,7 @@ def spreads(reps: list[Replication]) -> list[OptionSpread]:
     names = list(cash)
     stacked = np.vstack([cash[n] for n in names])
     cheapest = np.argmin(stacked, axis=0)  # first listed wins a tie
+    best = best_choices(reps)
     out = []
     for i, n in enumerate(names):
         npvs = np.array([r.options[i].npv_usd for r in reps])
@@ -64,8 +95,19 @@ def spreads(reps: list[Replication]) -> list[OptionSpread]:
                 npv_usd=_stats(npvs),
                 probability_cheapest=float((cheapest == i).mean()),
                 probability_meets_service_level=float(meets.mean()),
+                probability_best=float((best == i).mean()),
             )
         )
+    return out
+
+
+def numeric_inputs(reps: list[Replication]) -> list[tuple[str, np.ndarray]]:
+    """Each numeric input's draws over the replications (a choice of words is left out)."""
+    out = []
+    for path in reps[0].inputs:
+        values = [r.inputs[path] for r in reps]
+        if all(isinstance(v, int | float) for v in values):
+            out.append((path, np.array(values, dtype=float)))
     return out
 
 
@@ -79,16 +121,62 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float:
 def drivers(reps: list[Replication]) -> list[Driver]:
     """Every numeric input against every option's total and against the lead, strongest first."""
     cash = totals(reps)
-    ranked = sorted(spreads(reps), key=lambda s: -s.probability_cheapest)
+    shares = best_shares(reps)
+    ranked = sorted(shares, key=lambda n: -shares[n])
     targets = dict(cash)
     if len(ranked) > 1:
-        first, second = ranked[0].name, ranked[1].name
+        first, second = ranked[0], ranked[1]
         targets[f"lead of {first} over {second}"] = cash[second] - cash[first]
     out = []
-    for path in reps[0].inputs:
-        values = [r.inputs[path] for r in reps]
-        if not all(isinstance(v, int | float) for v in values):
-            continue
-        x = np.array(values, dtype=float)
+    for path, x in numeric_inputs(reps):
         out += [Driver(path, name, _spearman(x, y)) for name, y in targets.items()]
     return sorted(out, key=lambda d: (-abs(d.spearman), d.input, d.against))
+
+
+def best_shares(reps: list[Replication]) -> dict[str, float]:
+    """Option -> share of futures in which it is the best choice."""
+    best = best_choices(reps)
+    names = [o.name for o in reps[0].options]
+    return {n: float((best == i).mean()) for i, n in enumerate(names)}
+
+
+def headline(reps: list[Replication]) -> tuple[str, int]:
+    """The option most often the best choice (the first listed on a tie) and in how many
+    futures."""
+    shares = best_shares(reps)
+    name = max(shares, key=lambda n: shares[n])
+    return name, round(shares[name] * len(reps))
+
+
+def regrets(reps: list[Replication]) -> list[Regret]:
+    """Every option's regret, least first."""
+    out = []
+    for n in best_shares(reps):
+        o = option_odds(reps, n)
+        out.append(Regret(n, o.probability_best, o.regret_mean_usd, o.regret_p90_usd))
+    return sorted(out, key=lambda r: (r.mean_usd, r.name))
+
+
+def choice_drivers(reps: list[Replication]) -> list[ChoiceDriver]:
+    """For each numeric input, the most often best option's share of futures in the input's
+    lowest and highest third of draws; the largest gap first."""
+    chosen, _ = headline(reps)
+    names = [o.name for o in reps[0].options]
+    is_best = best_choices(reps) == names.index(chosen)
+    out = []
+    for path, x in numeric_inputs(reps):
+        low, high = np.percentile(x, [100 / 3, 200 / 3])
+        lo, hi = x <= low, x >= high
+        if not lo.any() or not hi.any() or low == high:
+            continue
+        out.append(
+            ChoiceDriver(
+                path,
+                chosen,
+                float(low),
+                float(high),
+                float(is_best[lo].mean()),
+                float(is_best[hi].mean()),
+            )
+        )
+    return sorted(out, key=lambda d: (-abs(d.probability_high - d.probability_low), d.input))

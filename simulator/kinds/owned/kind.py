@@ -43,6 +43,7 @@ from tco.simulator.kinds.owned.parts import (
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import (
     Context,
+    KnownInput,
     QueueingKind,
     Sale,
     UnitPrice,
@@ -411,6 +412,11 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
         return option.resale_value if option.sell_at_horizon else None
+
+    def uncertainties(self, plan: OwnedPlan, where: str) -> list[KnownInput]:
+        """What the servers fetch on the used market (when they are sold at market value)."""
+        sold = self.resale_basis(plan.option, ()) == "market"
+        return offers.used_market(plan.option, where) if sold else []
 
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger

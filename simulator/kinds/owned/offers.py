@@ -1,14 +1,15 @@
 """What the owned kind offers the rest of tco, declared here rather than known by name there
 (``kinds.registry``): the inputs the what-ifs change, what its options sell, the prices a
-spreadsheet may expose, and its sizes in words."""
+spreadsheet may expose, its sizes in words, and what it knows to be uncertain."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tco.simulator.core import defaults
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned.model import Owned
-from tco.simulator.kinds.registry import Sale, UnitPrice, WhatIfInput
+from tco.simulator.kinds.registry import KnownInput, Sale, UnitPrice, WhatIfInput
 
 SERVERS_KNOB = "servers"
 TRANCHE_KNOB = "servers_added_per_tranche"
@@ -73,3 +74,20 @@ def size_words(knob: str, value: int) -> str:
     if knob == SERVERS_KNOB:
         return f"{value} servers"
     return f"{value} more server{'s' if value != 1 else ''} in every tranche"
+
+
+def used_market(o: Owned, where: str) -> list[KnownInput]:
+    """What servers sold at market value fetch, for the odds: a range around the used-market
+    curve from observed over modelled resale (``defaults.RESALE_SCALE_RANGE``)."""
+    low, mode, high = defaults.RESALE_SCALE_RANGE
+    return [
+        KnownInput(
+            "used_market",
+            f"{where}.resale_scale",
+            low * o.resale_scale,
+            min(10.0, high * o.resale_scale),  # resale_scale is at most 10
+            mode * o.resale_scale,
+            "observed over modelled resale of used data-centre GPUs, 0.86 (V100 at 4 years)"
+            " to 2.4 (H100 SXM in 2026-Q1) (shared costs.md section 5)",
+        )
+    ]

@@ -1,0 +1,25 @@
+"""What the market is taken to be for rented options, beyond the prices: how often spot is
+interrupted within its Spot Instance Advisor bucket, and how scarce spot capacity is.
+
+A scenario may set them (``market:``) to ask "what if"; the odds of every answer draw them
+(``sweep.known``), so the base answer sits inside the spread it is judged against.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from tco.simulator.core.fields import Strict
+
+
+class Market(Strict):
+    """``spot_interruption_quantile``: where each type's interruption rate sits within its
+    advisor bucket (0: the bucket's low bound, 1: its high bound; None: the bucket's midpoint,
+    ``core.defaults.SPOT_BUCKET_SHARE``). ``spot_scarcity``: a multiplier on the assumed chance
+    that a spot launch finds no capacity and on the mean wait for it (1: as assumed,
+    ``core.defaults.SPOT_CAPACITY``; 0: capacity always there)."""
+
+    spot_interruption_quantile: Annotated[float, Field(ge=0, le=1)] | None = None
+    spot_scarcity: Annotated[float, Field(ge=0, le=10)] = 1.0

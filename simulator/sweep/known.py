@@ -1,0 +1,73 @@
+"""The inputs a future is drawn from: the scenario's ``uncertain:`` entries, then what tco itself
+knows to be uncertain about the options listed (each kind declares its own, with a source:
+``Kind.uncertainties``), unless the scenario names the same path or leaves it out
+(``odds: {without: [...]}``).
+
+Two options declaring the same path (two spot options on ``prices.spot``) share one draw over
+the union of their ranges: a future has one spot market.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.kinds import registry
+from tco.simulator.kinds.registry import KnownInput
+from tco.simulator.scenario.uncertainty import Triangular, Uncertain, Uniform
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of the futures: where it is drawn, how, and where its range comes from
+    (``known``: tco's own, else the scenario's entry)."""
+
+    uncertain: Uncertain
+    source: str
+    known: str | None = None  # the name among scenario.uncertainty.KNOWN
+
+    @property
+    def path(self) -> str:
+        return self.uncertain.path
+
+
+def _merged(found: list[KnownInput]) -> KnownInput:
+    first = found[0]
+    low = min(k.low for k in found)
+    high = max(k.high for k in found)
+    modes = [k.mode for k in found]
+    mode = None if any(m is None for m in modes) else min(max(modes[0] or low, low), high)
+    sources = list(dict.fromkeys(k.source for k in found))
+    return KnownInput(first.name, first.path, low, high, mode, "; ".join(sources))
+
+
+def _uncertain(k: KnownInput) -> Uncertain:
+    dist: Uniform | Triangular
+    if k.mode is None:
+        dist = Uniform(kind="uniform", low=k.low, high=k.high)
+    else:
+        dist = Triangular(kind="triangular", low=k.low, mode=k.mode, high=k.high)
+    return Uncertain(path=k.path, distribution=dist)
+
+
+def known(prepared: Prepared) -> list[Input]:
+    """tco's own uncertain inputs for ``prepared``'s options, merged by path, in the order the
+    options declare them (not those the scenario names or leaves out)."""
+    sc = prepared.scenario
+    named = {u.path for u in sc.uncertain}
+    by_path: dict[str, list[KnownInput]] = {}
+    for i, plan in enumerate(prepared.plans):
+        for k in registry.of(plan.option).uncertainties(plan, f"options[{i}]"):
+            if sc.odds.uses(k.name) and k.path not in named and k.low < k.high:
+                by_path.setdefault(k.path, []).append(k)
+    out = []
+    for found in by_path.values():
+        k = _merged(found)
+        out.append(Input(_uncertain(k), k.source, k.name))
+    return out
+
+
+def inputs(prepared: Prepared) -> list[Input]:
+    """Every input of the futures: the scenario's entries first (as written), then tco's."""
+    own = [Input(u, "the scenario's uncertain: block") for u in prepared.scenario.uncertain]
+    return own + known(prepared)

@@ -1,0 +1,171 @@
+"""``tco simulate``: the scenario on every option, the answer with its odds, and the report."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from tco.cli_common import (
+    OFFLINE_OPTION,
+    PRICES_OPTION,
+    BadInput,
+    console,
+    price_book,
+    progress,
+    warn,
+)
+from tco.reports.formats import DEFAULT_FORMATS, FORMATS, folder_name
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def odds_options(fn: F) -> F:
+    """--odds, --workers, --engine and --scheduler: how many futures the odds draw, and where."""
+    for option in reversed(
+        [
+            click.option(
+                "--odds",
+                "futures",
+                type=click.IntRange(0, 100_000),
+                help="Futures the answer's odds are drawn from (0: none) [default: the scenario's"
+                " odds.futures, else $TCO_ODDS, else 100].",
+            ),
+            click.option(
+                "--workers",
+                "-w",
+                type=click.IntRange(1, 1024),
+                help="Processes (or Dask workers) for the odds [default: the CPUs, at most 8]."
+                " The same seed gives the same bytes whatever the number.",
+            ),
+            click.option(
+                "--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True
+            ),
+            click.option(
+                "--scheduler", help="Address of a running Dask scheduler (tcp://host:8786)."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+SEARCH_OPTION = click.option(
+    "--search",
+    type=click.Choice(["portfolio", "given", "none"]),
+    help="Override the scenario's search: portfolio (mixes of the options too), given (the"
+    " options as listed; say what a mix would save), none (no search: the quickest run).",
+)
+FORMAT_OPTION = click.option(
+    "--format",
+    "formats",
+    default=",".join(DEFAULT_FORMATS),
+    show_default=True,
+    help=f"Comma-separated parts of the report to write: {', '.join(FORMATS)}.",
+)
+
+
+@click.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Report directory [default: tco-report/<scenario name as a safe folder name>/].",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
+@click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
+@SEARCH_OPTION
+@FORMAT_OPTION
+@odds_options
+@PRICES_OPTION
+@OFFLINE_OPTION
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
+def simulate(
+    scenario: Path,
+    out_dir: str | None,
+    seed: int | None,
+    months: int | None,
+    search: str | None,
+    formats: str,
+    futures: int | None,
+    workers: int | None,
+    engine: str,
+    scheduler: str | None,
+    prices: str,
+    offline: bool,
+    quiet: bool,
+) -> None:
+    """Simulate SCENARIO on every option; print the comparison and write the report.
+
+    The report directory gets summary.json, monthly.csv, jobs.csv, charts/ (PNG and SVG),
+    report.html (self-contained), report.md and budget.xlsx.
+
+    \b
+    Example:
+      tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
+      tco simulate scenarios/lab.yaml --format json,xlsx --quiet
+    """
+    chosen = _checked(out_dir, scheduler, engine, formats)
+    from tco.reports.build import write_report
+    from tco.reports.manifest import begin
+    from tco.simulator.run import OddsRun, load_file, prepare, simulate
+
+    with contextlib.ExitStack() as stack:
+        book = stack.enter_context(price_book(prices, offline))
+        sc, digest = load_file(scenario, book, seed=seed, months=months, search=search)
+        prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
+        target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
+        begin(target)  # a folder that cannot be written fails now, not after the simulation
+        tick = stack.enter_context(progress(quiet))
+        odds = OddsRun(
+            futures, workers or min(8, os.cpu_count() or 1), engine, scheduler, _told(tick)
+        )
+        result = simulate(
+            prepared, progress=lambda name: tick(f"simulating {name}"), book=book, odds=odds
+        )
+        tick("writing the report")
+        written = write_report(result, target, chosen)
+    warn(book)
+    if not quiet:
+        _print_answer(result, target, written)
+
+
+def _print_answer(result: Any, target: Path, written: list[Path]) -> None:
+    """The comparison, the answer and where the report is, on the terminal."""
+    from tco.reports import terminal
+
+    out = console()
+    terminal.print_summary(result, out)
+    names = sorted({p.relative_to(target).parts[0] for p in written})
+    # Folded at the terminal's width like the rest (a long path breaks, not the layout).
+    out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    chosen = tuple(f.strip() for f in text.split(",") if f.strip())
+    bad = [f for f in chosen if f not in FORMATS]
+    if bad or not chosen:
+        raise BadInput(
+            f"--format: unknown part(s) {', '.join(bad) or '(none)'}; valid: {', '.join(FORMATS)}"
+        )
+    return chosen
+
+
+def _checked(
+    out_dir: str | None, scheduler: str | None, engine: str, formats: str
+) -> tuple[str, ...]:
+    """The options that can be wrong before anything runs; the report's parts."""
+    if out_dir is not None and not out_dir.strip():
+        raise BadInput("--out: give a folder for the report (an empty path is not one)")
+    if scheduler is not None and engine != "dask":
+        raise BadInput("--scheduler is the address of a Dask scheduler: add --engine dask")
+    return _formats(formats)
+
+
+def _told(tick: Callable[[str], None]) -> Callable[[int], None]:
+    return lambda done: tick(f"the odds: {done:,} futures played")

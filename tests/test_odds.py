@@ -1,0 +1,282 @@
+"""The odds of an answer against theory: the probability that one option is the best choice
+when the two options' costs have known distributions, the regret of a dominated option, spot at
+the zone average, capacity waits from the stated distribution; and the odds the same on one
+process, two and Dask."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from tco.pricing.book import PriceBook
+from tco.simulator.cluster.interruptions import Checkpointing, capacity_wait
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.engine.simulate import prepare
+from tco.simulator.run import OddsRun, run, simulate
+from tco.simulator.scenario.model import validate
+from tco.simulator.sweep.known import inputs
+from tco.simulator.sweep.odds import odds_of
+from tco.simulator.sweep.run import run_sweep
+from tests.conftest import make_scenario
+
+
+def _custom(name: str, usd: float) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": "on_demand",
+        "instance": {
+            "gpu": "A40",
+            "gpus": 1,
+            "usd_per_hour": usd,
+            "price_source": "test",
+            "price_as_of": "2025-11",
+        },
+    }
+
+
+def _two_prices(a: dict[str, Any], b: dict[str, Any] | None = None) -> Any:
+    """Two one-GPU instances of the same hardware at prices the futures draw: both play the same
+    jobs in each future (common random numbers), so their cost ratio is their price ratio."""
+    uncertain = [{"path": "options[0].instance.usd_per_hour", "distribution": a}]
+    if b is not None:
+        uncertain.append({"path": "options[1].instance.usd_per_hour", "distribution": b})
+    return make_scenario(
+        horizon_months=2,
+        workload={
+            "job_classes": [
+                {
+                    "name": "jobs",
+                    "arrivals_per_month": 20,
+                    "gpus": 1,
+                    "work": {"reference_gpu": "A40", "gpu_hours": 5, "distribution": "fixed"},
+                }
+            ]
+        },
+        options=[_custom("a", 12.0), _custom("b", 20.0)],
+        uncertain=uncertain,
+    )
+
+
+def test_probability_best_of_two_uniform_prices_matches_theory() -> None:
+    # a ~ U(10, 14), b ~ U(12, 16): P(a > b) is the triangle (12,12)-(14,12)-(14,14) of the
+    # 4 x 4 square, 2/16, so P(a is best) = 7/8.
+    sc = _two_prices(
+        {"kind": "uniform", "low": 10, "high": 14}, {"kind": "uniform", "low": 12, "high": 16}
+    )
+    book = PriceBook("snapshot")
+    reps = run_sweep(prepare(sc, book), book, 400)
+    o = odds_of(reps, "a", "b")
+    se = math.sqrt(7 / 8 * 1 / 8 / 400)
+    assert abs(o.chosen.probability_best - 7 / 8) < 3 * se
+    assert o.chosen.probability_best + o.runner_up.probability_best == pytest.approx(1)  # type: ignore[union-attr]
+
+
+def test_regret_of_a_dominated_option_is_its_mean_gap() -> None:
+    # b costs $20/h, a at most $14/h: b is never the best choice and its regret in each future
+    # is (20 - a's price) x that future's instance-hours (a's cash over a's price).
+    sc = _two_prices({"kind": "uniform", "low": 10, "high": 14})
+    book = PriceBook("snapshot")
+    reps = run_sweep(prepare(sc, book), book, 60)
+    o = odds_of(reps, "a", "b")
+    price = np.array([float(r.inputs["options[0].instance.usd_per_hour"]) for r in reps])
+    hours = np.array([r.options[0].cash_usd for r in reps]) / price
+    gap = (20.0 - price) * hours
+    assert o.runner_up is not None and o.runner_up.probability_best == 0
+    assert o.runner_up.regret_mean_usd == pytest.approx(gap.mean(), rel=1e-9)
+    assert o.chosen.regret_mean_usd == 0 and o.chosen.probability_best == 1
+
+
+def _spot(**over: Any) -> dict[str, Any]:
+    return {
+        "name": "spot",
+        "kind": "spot",
+        "instance_type": "p4d.24xlarge",
+        "interruptions_per_instance_month": 0,
+        "capacity_short_probability": 0,
+        "capacity_wait_hours": 0,
+        "checkpoint_write_minutes": 0,
+        **over,
+    }
+
+
+def test_capacity_waits_reproduce_the_stated_mean() -> None:
+    short, wait = defaults.spot_capacity(8)
+    c = Checkpointing(
+        interval_h=1, write_h=0, restart_h=0, wait_h=0, fallback_after=None,
+        short_p=short, short_wait_h=wait,
+    )  # fmt: skip
+    rng = np.random.default_rng(7)
+    draws = np.array([capacity_wait(c, rng)[0] for _ in range(20_000)])
+    mean = short * wait
+    sd = math.sqrt(short * 2 * wait**2 - mean**2)  # E[W^2] = p 2 m^2 for an exponential m
+    assert abs(draws.mean() - mean) < 3 * sd / math.sqrt(len(draws))
+
+
+def test_spot_capacity_waits_are_the_jobs_waits() -> None:
+    # 8-GPU jobs on p4d with nothing interrupting: each start waits for capacity only.
+    sc = make_scenario(
+        workload={
+            "job_classes": [
+                {
+                    "name": "big",
+                    "arrivals_per_month": 300,
+                    "gpus": 8,
+                    "work": {"reference_gpu": "A40", "gpu_hours": 40, "distribution": "fixed"},
+                }
+            ]
+        },
+        options=[_spot(capacity_short_probability=None, capacity_wait_hours=None)],
+    )
+    o = run(sc).options[0]
+    plan = prepare(sc, PriceBook("snapshot")).plans[0]
+    jobs = prepare(sc, PriceBook("snapshot")).jobs
+    waits = o.runs.start_h - jobs.arrival_h - plan.delay_h  # type: ignore[attr-defined]
+    waits = waits[~np.isnan(waits)]
+    short, wait = defaults.spot_capacity(8)
+    mean, sd = short * wait, math.sqrt(short * 2 * wait**2 - (short * wait) ** 2)
+    assert len(waits) > 3000
+    assert abs(waits.mean() - mean) < 3 * sd / math.sqrt(len(waits))
+
+
+def test_an_interruption_quantile_sits_on_the_bucket_bounds() -> None:
+    low, high = defaults.SPOT_BUCKET_RANGE[">20%"]
+    assert defaults.spot_rate_per_month(">20%", 0.0) == pytest.approx(-math.log(1 - low))
+    assert defaults.spot_rate_per_month(">20%", 1.0) == pytest.approx(-math.log(1 - high))
+    assert defaults.spot_rate_per_month(">20%") == pytest.approx(-math.log(1 - 0.25))
+
+
+def test_known_inputs_follow_the_options_and_can_be_left_out() -> None:
+    od = {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"}
+    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
+    book = PriceBook("snapshot")
+    paths = [i.path for i in inputs(prepare(make_scenario(options=[own, _spot(), od]), book))]
+    assert paths == ["options[0].resale_scale", "prices.spot", "prices.on_demand"]
+    free = _spot(interruptions_per_instance_month=None, capacity_short_probability=None)
+    paths = [i.path for i in inputs(prepare(make_scenario(options=[free]), book))]
+    assert "market.spot_interruption_quantile" in paths and "market.spot_scarcity" in paths
+    off = make_scenario(
+        options=[own, _spot(), od], odds={"without": ["prices.spot", "used_market"]}
+    )
+    assert [i.path for i in inputs(prepare(off, book))] == ["prices.on_demand"]
+    none = make_scenario(options=[own, _spot(), od], odds={"without": "all"})
+    assert inputs(prepare(none, book)) == []
+    with pytest.raises(ScenarioError, match=r"without: unknown 'prices\.spto'; valid: all"):
+        make_scenario(odds={"without": ["prices.spto"]})
+
+
+def test_prices_spot_scales_spot_alone() -> None:
+    from tco.simulator.costs import ledger
+
+    cash = {"spot_compute": np.ones(2), "cloud_compute": np.ones(2), "capex": np.ones(2)}
+    assert ledger.scaled(cash, {"spot prices": 2.0}).tolist() == [4.0, 4.0]
+    assert ledger.scaled(cash, {"on_demand prices": 3.0, "cloud prices": 2.0}).tolist() == [
+        9.0,
+        9.0,
+    ]
+
+
+LAB_SMALL = textwrap.dedent(
+    """
+    name: odds
+    start: 2027-01
+    horizon_months: 6
+    seed: 5
+    search: none
+    workload:
+      job_classes:
+        - {name: ft, arrivals_per_month: 60, gpus: 1, memory_gb: 16,
+           work: {reference_gpu: V100 SXM2 32GB, gpu_hours: 10, distribution: lognormal, sigma: 1}}
+    uncertain:
+      - path: workload.job_classes[0].arrivals_per_month
+        distribution: {kind: triangular, low: 40, mode: 60, high: 90}
+    options:
+      - {name: own, kind: owned, server: 8x A40 NVLink server, servers: 1, lead_time_months: 0}
+      - {name: od, kind: on_demand, instance_types: [g5.xlarge, g6.xlarge]}
+      - {name: spot, kind: spot, instance_types: [g5.xlarge, g6.xlarge]}
+    """
+)
+
+
+def _odds(workers: int, engine: str = "local", scheduler: str | None = None) -> Any:
+    book = PriceBook("snapshot")
+    sc = validate(yaml.safe_load(LAB_SMALL), "odds.yaml", book)
+    how = OddsRun(futures=12, workers=workers, engine=engine, scheduler=scheduler)
+    return simulate(prepare(sc, book, "odds.yaml"), book=book, odds=how).recommendation.odds
+
+
+def test_the_odds_are_the_same_on_one_process_two_and_dask() -> None:
+    from distributed import LocalCluster
+
+    one = _odds(1)
+    assert one is not None and one.futures == 12
+    assert one.chosen.option == "spot" and 0 <= one.chosen.probability_best <= 1
+    assert {p for p, known, _ in one.inputs if known} >= {"prices.spot", "prices.on_demand"}
+    assert _odds(2) == one
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
+        assert _odds(1, "dask", cluster.scheduler_address) == one
+
+
+def test_a_bad_tco_odds_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TCO_ODDS", "many")
+    with pytest.raises(ScenarioError, match="TCO_ODDS='many': give a whole number"):
+        run(make_scenario())
+
+
+def test_tco_simulate_leads_with_the_odds_and_writes_them(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    import jsonschema
+
+    from tco.cli import main
+    from tco.reports import summary
+
+    f = tmp_path / "odds.yaml"
+    f.write_text(LAB_SMALL)
+    out = tmp_path / "r"
+    main(
+        ["simulate", str(f), "--odds", "8", "--workers", "2", "--format", "json", "--out", str(out)]
+    )
+    text = capsys.readouterr().out
+    head = text[: text.index("┏")]  # before the comparison table
+    assert head.startswith("Recommended: spot") and "\nHow sure: spot is the best choice" in head
+    doc = json.loads((out / "summary.json").read_text())
+    jsonschema.validate(doc, summary.schema())
+    odds = doc["recommendation"]["odds"]
+    assert odds["futures"] == 8 and odds["option"] == "spot"
+    assert odds["cash_p10_usd"] <= odds["cash_p50_usd"] <= odds["cash_p90_usd"]
+    assert any(i["path"] == "prices.spot" and i["known"] for i in odds["inputs"])
+
+
+def _reps(rows: list[tuple[float, bool, float, bool]]) -> list[Any]:
+    from tco.simulator.sweep.replication import OptionDraw, Replication
+
+    def draw(name: str, cash: float, meets: bool) -> OptionDraw:
+        return OptionDraw(name, cash, cash, 0.0, 0.0, 0.0, meets, (cash,))
+
+    return [
+        Replication(i, i, {}, (draw("mix", a, ma), draw("plan", b, mb)))
+        for i, (a, ma, b, mb) in enumerate(rows)
+    ]
+
+
+def test_the_answer_follows_the_odds_only_when_they_are_clear() -> None:
+    from tco.simulator.sweep.odds import followed
+
+    # The mix is cheaper but meets the level in 30 of 100 futures: the plan is best in 70.
+    edge = _reps([(1.0, i < 30, 2.0, True) for i in range(100)])
+    o = followed(odds_of(edge, "mix", "plan"), edge)
+    assert o.replaced == "mix" and o.chosen.option == "plan" and o.chosen.probability_best == 0.7
+    assert o.runner_up is not None and o.runner_up.probability_meets_level == 0.3
+    # Where the mix misses, its regret is 0, not negative: the misses show as the share meeting.
+    assert o.runner_up.regret_mean_usd == 0 and o.chosen.regret_mean_usd == pytest.approx(0.3)
+    # 48 against 52 is within two standard errors: the base run's choice stands.
+    close = _reps([(1.0, i < 48, 2.0, True) for i in range(100)])
+    assert followed(odds_of(close, "mix", "plan"), close).replaced is None
