@@ -25,10 +25,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from tco.pricing import snapshot
+from tco.pricing import providers, snapshot
 from tco.pricing.cache import PriceCache, default_dir
 from tco.pricing.entry import PriceEntry
 from tco.pricing.errors import PricingError, UnknownPrice, closest
+from tco.pricing.providers import Offer
 from tco.pricing.records import (
     MODES,
     FxRate,
@@ -259,8 +260,46 @@ class PriceBook:
     # ------------------------------------------------------------ the questions
 
     def spec(self, instance_type: str, region: str) -> InstanceSpec:
-        """GPU model and count, memory, vCPUs and links of an instance type."""
+        """GPU model and count, memory, vCPUs and links of an instance type (``provider:type``
+        for another provider's)."""
+        if ":" in instance_type:
+            return self._offer(instance_type, region, doubtful_ok=True).spec
         return self.entry(instance_type, region).data.spec
+
+    def region_of(self, instance_type: str, region: str) -> str:
+        """The region an instance type is priced in when the scenario asks for ``region``
+        (another provider's default when it has no such region)."""
+        if ":" not in instance_type:
+            return region
+        provider, itype = providers.split(instance_type)
+        return providers.get(provider).region_for(region, itype)
+
+    def _offer(self, name: str, region: str, doubtful_ok: bool = False) -> Offer:
+        """Another provider's offer (``provider:type``); a doubtful price is refused."""
+        provider, itype = providers.split(name)
+        found = providers.get(provider).offer(itype, region)
+        if found.confidence == "doubtful" and not doubtful_ok:
+            raise UnknownPrice(
+                f"the price of {name} in {found.region} is doubtful ({found.doubtful_because};"
+                f" {found.source}): choose another region or type, or give usd_per_hour with"
+                " price_source"
+            )
+        return found
+
+    def _offer_price(self, name: str, region: str, value: float | None, what: str) -> Price:
+        o = self._offer(name, region)
+        label = providers.get(o.provider).label
+        if value is None:
+            raise UnknownPrice(
+                f"{label} quotes no {what} for {o.instance_type} in {o.region} in the bundled"
+                " snapshot; choose another kind or type, or give usd_per_hour with price_source"
+            )
+        sure = "" if o.confidence == "listed" else f"; {o.confidence} source"
+        detail = (
+            f"{what}, {label} {o.instance_type}, {o.region}, bundled snapshot of other clouds'"
+            f" prices ({o.source}{sure})"
+        )
+        return Price(float(value), "clouds-snapshot", o.as_of, detail)
 
     def _price(
         self,
@@ -299,6 +338,9 @@ class PriceBook:
 
     def on_demand(self, instance_type: str, region: str) -> Price:
         """Linux, shared-tenancy on-demand $/h of one instance."""
+        if ":" in instance_type:
+            o = self._offer(instance_type, region)
+            return self._offer_price(instance_type, region, o.on_demand_usd_per_hour, "on-demand")
         e = self.entry(instance_type, region)
         return self._price(
             e, e.data.on_demand_usd_per_hour, "on-demand price", instance_type, region
@@ -310,6 +352,9 @@ class PriceBook:
         (a cache written before 0.10.0), the average and highest are unknown, not guessed."""
         if zone not in SPOT_ZONES:
             raise ValueError(f"zone: one of {', '.join(SPOT_ZONES)}, not {zone!r}")
+        if ":" in instance_type:  # one spot price per region in the source data
+            o = self._offer(instance_type, region)
+            return self._offer_price(instance_type, region, o.spot_usd_per_hour, "spot price")
         e = self.entry(instance_type, region)
         d = e.data
         value = {

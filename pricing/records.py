@@ -8,7 +8,7 @@ from typing import Literal
 # Where a price book takes its prices (see pricing.book).
 Mode = Literal["auto", "live", "cache", "snapshot"]
 MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
-Source = Literal["aws-api", "cache", "snapshot", "offline-replay", "scenario"]
+Source = Literal["aws-api", "cache", "snapshot", "offline-replay", "scenario", "clouds-snapshot"]
 PlanType = Literal["Compute", "EC2Instance"]
 Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]
 
@@ -18,7 +18,8 @@ class Price:
     """An hourly price in USD, with where it came from and as of when.
 
     ``usd_per_hour`` is per instance-hour. ``source`` is one of aws-api (live), cache (an earlier
-    live answer), snapshot (bundled), offline-replay (the snapshot served through moto), scenario;
+    live answer), snapshot (bundled), offline-replay (the snapshot served through moto), scenario,
+    clouds-snapshot (another provider's prices, bundled);
     ``as_of`` is an ISO date; ``detail`` says which price (instance, region, term) from where.
     """
 

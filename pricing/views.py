@@ -4,13 +4,45 @@ from __future__ import annotations
 
 from typing import Any
 
-from tco.pricing import hardware, snapshot
+from tco.pricing import hardware, providers, snapshot
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
 
 
+def offer_rows(book: PriceBook, name: str, region: str) -> list[tuple[str, str, str]]:
+    """What another provider's snapshot says of ``provider:instance_type``."""
+    provider, itype = providers.split(name)
+    p = providers.get(provider)
+    o = p.offer(itype, region)
+    where = f"bundled snapshot of {p.label}'s prices, {o.source}, as of {o.as_of}"
+    s = o.spec
+    spot = "none quoted" if o.spot_usd_per_hour is None else f"${o.spot_usd_per_hour:,}/h"
+    rows = [
+        ("instance", f"{name} in {o.region}", where),
+        ("GPUs", f"{s.gpu_count} x {s.gpu_model} ({s.gpu_memory_gib:g} GB each)", where),
+        ("vCPUs / memory", f"{s.vcpus} / {s.memory_gib:g} GiB", where),
+        (
+            "links",
+            f"inside: {s.intra_node}; between instances: {s.inter_node}",
+            "ASSUMPTION: not in the source data (pricing/providers/snapshot.py)",
+        ),
+        ("on-demand", f"${o.on_demand_usd_per_hour:,}/h", where),
+        ("spot price", spot, where),
+        (
+            "confidence",
+            o.confidence + (f": {o.doubtful_because}" if o.doubtful_because else ""),
+            o.notes,
+        ),
+        ("billing", p.billing_note, "pricing/providers"),
+        ("commitments", "none sourced per instance type", "shared clouds commitment_prices.csv"),
+    ]
+    return rows
+
+
 def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[str, str, str]]:
     """(what, value, source and date) for everything the book knows of an instance type."""
+    if ":" in instance_type:
+        return offer_rows(book, instance_type, region)
     e = book.entry(instance_type, region)
     spec = book.spec(instance_type, region)
     where = f"{e.source}, as of {e.as_of} ({e.origin})"
@@ -39,7 +71,8 @@ def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[s
             rows.append((label, "unknown", str(exc).split(";")[0]))
 
     add("on-demand (Linux)", book.on_demand)
-    add("spot (lowest AZ, Local Zones excluded)", book.spot)
+    add("spot (mean over AZs, Local Zones excluded)", book.spot, "average")
+    add("spot (lowest AZ)", book.spot)
     for years in (1, 3):
         for klass in ("standard", "convertible"):
             for pay in ("No Upfront", "Partial Upfront", "All Upfront"):

@@ -17,6 +17,7 @@ from tco.simulator.engine.result import Result
 SOURCES = {
     "snapshot": "AWS prices bundled with tco (dated snapshot)",
     "bundled snapshot": "AWS prices bundled with tco (dated snapshot)",
+    "clouds-snapshot": "other clouds' list prices bundled with tco (catalog copies, by commit)",
     "live": "AWS, fetched live",
     "cache": "AWS, fetched live earlier (cached)",
     "catalog": "hardware catalog bundled with tco",

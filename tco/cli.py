@@ -93,8 +93,14 @@ def validate(scenario: Path) -> None:
 @click.argument(
     "kind", type=click.Choice(["gpus", "servers", "interconnects", "instances"]), default="servers"
 )
-def catalog(kind: str) -> None:
-    """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances.
+@click.argument("gpu", required=False)
+@click.option("--provider", help="Only this provider's instances (with GPU).")
+@click.option("--spot", is_flag=True, help="Only instances with a spot price, sorted by it.")
+@click.option("--doubtful", is_flag=True, help="Show doubtful prices too (marked).")
+def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool) -> None:
+    """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances;
+    with a GPU (gpus H100, gpus H100:8), every instance with it across providers, cheapest per
+    GPU-hour first, from the bundled snapshots (no credentials, no network).
 
     GPUs come with their training speed relative to an A100 SXM 40GB (all workloads, 1 and 8
     GPUs), whether it is measured or modelled, and how far it spreads.
@@ -103,11 +109,18 @@ def catalog(kind: str) -> None:
     Example:
       tco catalog servers
       tco catalog gpus
+      tco catalog gpus H100:8
+      tco catalog gpus A100 --spot --provider gcp
     """
     from rich.table import Table
 
     from tco.pricing import views
 
+    if gpu is not None or provider is not None or spot or doubtful:
+        if kind != "gpus":
+            raise BadInput("a GPU, --provider, --spot and --doubtful go with `tco catalog gpus`")
+        _offers(gpu, provider, spot, doubtful)
+        return
     header, rows = views.catalog_rows(kind)
     if kind == "gpus":
         header, rows = _with_speeds(header, rows)
@@ -117,6 +130,35 @@ def catalog(kind: str) -> None:
     for row in rows:
         table.add_row(*row)
     console().print(table)
+
+
+def _offers(gpu: str | None, provider: str | None, spot: bool, doubtful: bool) -> None:
+    from rich.table import Table
+
+    from tco.pricing import offers_view
+
+    try:
+        found = offers_view.rows(gpu, provider, spot, doubtful)
+    except ValueError as exc:
+        raise BadInput(f"tco catalog gpus: {exc}") from None
+    if not found:
+        raise BadInput(f"tco catalog gpus: no instance with {gpu or 'a GPU'} matches")
+    table = Table(title=f"GPU instances: {gpu or 'all'} (cheapest region of each type)")
+    for col in ("provider", "instance type", "region", "GPUs", "GB/GPU", "on-demand $/h",
+                "$/GPU-h", "spot $/h", "spot $/GPU-h", "as of", "confidence"):  # fmt: skip
+        table.add_column(col, overflow="fold")
+    for r in found:
+        s = "-" if r.spot is None else f"{r.spot:,.2f}"
+        sg = "-" if r.spot is None else f"{r.spot / r.gpus:,.2f}"
+        table.add_row(r.provider, r.instance_type, r.region, f"{r.gpus} x {r.gpu}",
+                      f"{r.gpu_memory_gb:g}", f"{r.on_demand:,.2f}", f"{r.per_gpu:,.2f}", s, sg,
+                      r.as_of, r.confidence)  # fmt: skip
+    console().print(table)
+    click.echo(
+        "Spot: AWS's mean over AZs; others' as their source quotes it. Sources: pricing/data/"
+        "README.md; 'secondary' and 'marketplace' rows are less sure, doubtful ones are hidden"
+        " (--doubtful shows them)."
+    )
 
 
 def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:

@@ -163,7 +163,9 @@ def test_simulate_offline_runs_the_live_path_and_agrees_with_the_snapshot(
     for a, b in zip(snap["options"], off["options"], strict=True):
         assert a["totals_usd"] == b["totals_usd"]
     sources = {p["source"] for o in off["options"] for p in o["prices"] if p["unit"] == "USD/h"}
+    # AWS's prices through the replay; other clouds' from their own bundled snapshot.
     assert "offline-replay" in sources and "snapshot" not in sources
+    assert "clouds-snapshot" in sources
     assert off["price_provenance"]["price_mode"] == "live (offline)"
 
 

@@ -119,4 +119,4 @@ def test_the_unpacked_wheel_simulates_the_lab_from_another_folder(
         )
         assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((work / "tco-report" / "research-lab" / "summary.json").read_text())
-    assert summary["schema"] == "tco-summary/1" and len(summary["options"]) == 7
+    assert summary["schema"] == "tco-summary/1" and len(summary["options"]) == 8

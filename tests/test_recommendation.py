@@ -136,4 +136,5 @@ def test_industrial_is_recommended_a_mix_no_dearer_than_the_hand_written_hybrid(
     assert r.verdicts[rec.option].meets and shipped("generations").verdicts["a100-now"].meets
     assert np.array_equal(r.jobs.arrival_h, shipped("generations").jobs.arrival_h)
     assert rec.cash_usd is not None and rec.cash_usd <= hand.total_cash_usd
-    assert rec.runner_up == "p5-savings-plan-3yr" and rec.evaluations > 0
+    # The cheapest option as listed that meets the level: H100s from the GPU clouds (issue 26).
+    assert rec.runner_up == "h100-gpu-clouds" and rec.evaluations > 0

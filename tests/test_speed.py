@@ -205,8 +205,9 @@ def test_a_scenario_override_reaches_the_run_and_its_prices_table() -> None:
     }
     quotes = [q for o in overridden.options for q in o.quotes if "training speed" in q.item]
     # One per GPU model of each option: A40; the hybrid's A40 and its burst fleet's four; A10G,
-    # L4, L40S and A100 in each of three fleets; A100 (p4d); A100 80GB (bare metal).
-    assert len(quotes) == 1 + 5 + 3 * 4 + 1 + 1
+    # L4, L40S and A100 in each of three fleets; A100 (p4d); A100 80GB (bare metal); the same
+    # four in the multi-cloud fleet (Lambda's A100s and Nebius's L40S are the same models).
+    assert len(quotes) == 1 + 5 + 3 * 4 + 1 + 1 + 4
     assert all(q.source.startswith(("measured", "modelled")) for q in quotes)
 
 

@@ -115,7 +115,7 @@ def test_the_same_files_whatever_the_engine_and_workers(tmp_path: Path) -> None:
         write_sweep(prepared, reps, 20271, d)  # type: ignore[arg-type]
         outputs[(engine, workers)] = {f: (d / f).read_bytes() for f in FILES}
     first = outputs[("local", 1)]
-    assert first["replications.csv"].count(b"\n") == 1 + 24 * 7
+    assert first["replications.csv"].count(b"\n") == 1 + 24 * 8  # one row per future and option
     for key, files in outputs.items():
         assert files == first, key
 

@@ -64,7 +64,7 @@ def test_the_summary_fits_the_terminal(width: int, tmp_path: Path) -> None:
     assert max(len(line) for line in lines) <= width
     assert "…" not in text  # no cell cut short
     rows = [line for line in lines if line.startswith("│")]
-    assert len(rows) == 7  # one per option of the lab
+    assert len(rows) == 8  # one per option of the lab
     for row in rows:
         assert re.search(r"\$\d{1,3}(,\d{3})+", row), row  # the whole total shows
     assert any(line.startswith("Recommended:") for line in lines)

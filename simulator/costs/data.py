@@ -41,6 +41,11 @@ class DataSpec(Strict):
     owned_usd_per_tb_month: NonNeg | None = None  # storage next to owned servers
     owned_price_source: str | None = Field(default=None, min_length=1)
     owned_egress_usd_per_tb: NonNeg = 0.0
+    # Where the data lives for cloud options: AWS (S3). A rental from another provider copies
+    # it there: what is stored at the start, then what is added each month, out through AWS's
+    # internet egress tiers. (Only AWS is a priced home: no other provider's storage or egress
+    # price is in the bundled data.)
+    home: Literal["aws"] = "aws"
 
     def any(self) -> bool:
         return any(
@@ -122,3 +127,26 @@ def owned(data: DataSpec, months: int, file: str) -> tuple[dict[str, np.ndarray]
     )
     move = np.full(months, data.egress_tb_per_month * egress)
     return {"storage": tb * tb_price, "egress": move}, quotes
+
+
+def moved_out(data: DataSpec, months: int, to: set[str]) -> tuple[np.ndarray, list[Quote]]:
+    """USD a month to copy the data from its home to providers ``to`` (each copy paid): the
+    stored TB in the first month, the TB added in each later one, through the home's internet
+    egress tiers. The copy's storage there is not priced (no figure bundled)."""
+    tb = np.full(months, data.stored_tb_added_per_month)
+    tb[0] = data.stored_tb
+    usd = np.array([storage.tiered_usd("internet_egress", t) for t in tb]) * len(to)
+    tiers = range(len(storage.prices()["internet_egress"]))
+    quotes = [
+        Quote(
+            q.item,
+            q.value,
+            q.unit,
+            q.source,
+            q.as_of,
+            f"{q.detail}; the data copied from {data.home} to {', '.join(sorted(to))}"
+            " (its storage there not priced)",
+        )
+        for q in (_quote("internet_egress", i) for i in tiers)
+    ]
+    return usd, quotes

@@ -63,6 +63,11 @@ def plan_option(
     months = scenario.horizon_months
     if kind.data_site == "cloud":
         fixed, quotes = storage.cloud(data, months, scenario.region)
+        away = kind.providers_of(plan) - {data.home}
+        if away and (data.stored_tb or data.stored_tb_added_per_month):
+            moved, more = storage.moved_out(data, months, away)
+            fixed = {**fixed, "egress": fixed["egress"] + moved}
+            quotes = [*quotes, *more]
     else:
         fixed, quotes = storage.owned(data, months, file)
     return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))

@@ -12,6 +12,7 @@ subclass it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, TypeVar
@@ -19,7 +20,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from tco.pricing import hardware
+from tco.pricing import hardware, providers
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
 from tco.simulator.cluster.scheduler import QueueInput, simulate
@@ -64,6 +65,11 @@ class CloudBase(OptionModel):
     """Fields every cloud option has; each kind adds ``kind`` (and its own fields)."""
 
     name: Name
+    # Where it is rented (pricing.providers): AWS by default; an instance type may also be
+    # written provider:type, so a fleet can mix providers. region: the provider's region
+    # (default: the scenario's, where the provider has it, else the provider's default).
+    provider: str = providers.AWS
+    region: str | None = None
     instance_type: str | None = None
     instance_types: list[str] | None = Field(default=None, min_length=1)  # a fleet
     instance: CustomInstance | None = None
@@ -102,13 +108,21 @@ class CloudBase(OptionModel):
             )
         if self.usd_per_hour is not None and not self.price_source:
             raise ValueError("usd_per_hour needs price_source: say where the price comes from")
+        known = providers.names()
+        for p in {self.provider, *(providers.split(t)[0] for t in self.types())}:
+            if p not in known:
+                raise ValueError(f"unknown provider {p!r}; valid: {', '.join(known)}")
         return self
 
     def types(self) -> list[str]:
-        """The EC2 instance types this option may rent (none for a custom instance)."""
-        if self.instance_types is not None:
-            return list(self.instance_types)
-        return [self.instance_type] if self.instance_type is not None else []
+        """The instance types this option may rent, as tco names them (bare for AWS,
+        ``provider:type`` for the others; none for a custom instance)."""
+        given = self.instance_types or ([self.instance_type] if self.instance_type else [])
+        out = []
+        for t in given:
+            p, itype = providers.split(t)
+            out.append(providers.qualified(self.provider if ":" not in t else p, itype))
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,6 +220,10 @@ class CloudKind(Kind[C, CP]):
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
 
+    def providers_of(self, plan: CP) -> set[str]:
+        """Where its instance types are rented (a machine the scenario describes: at home)."""
+        return {providers.split(s.name)[0] for s in plan.shapes if s.name != "custom"}
+
     def uncertainties(self, plan: CP, where: str) -> list[KnownInput]:
         """On-demand prices move (what the option pays by the hour beyond any commitment)."""
         return [on_demand_move()]
@@ -220,7 +238,12 @@ class CloudKind(Kind[C, CP]):
             ]
         return []
 
+    def at(self, o: C, ctx: Context) -> Context:
+        """The context with the option's own region, when it names one."""
+        return ctx if o.region is None else dataclasses.replace(ctx, region=o.region)
+
     def check(self, option: C, ctx: Context) -> None:
+        ctx = self.at(option, ctx)
         if option.instance is not None:
             i = option.instance
             guard(ctx, "instance.gpu", hardware.gpu, i.gpu)
@@ -292,13 +315,14 @@ class CloudKind(Kind[C, CP]):
                 virtualization_overhead=v,
                 speed=ctx.speed(spec.gpu_model),
             )
-            label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {ctx.region}"
+            where = ctx.book.region_of(itype, ctx.region)
+            label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {where}"
             out.append(Shape(itype, hw, price, label))
         return tuple(out)
 
     def cloud_plan(self, o: C, ctx: Context) -> CloudPlan:
         """The plan fields every cloud kind shares."""
-        shapes = self.shapes(o, ctx)
+        shapes = self.shapes(o, self.at(o, ctx))
         quotes = []
         for sh in shapes:
             item = self.price_item if len(shapes) == 1 else f"{sh.name} {self.price_item}"

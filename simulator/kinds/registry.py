@@ -147,6 +147,12 @@ class Kind(abc.ABC, Generic[Opt, P]):
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
     data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "premises" (storage.py)
+
+    def providers_of(self, plan: P) -> set[str]:
+        """The providers (``pricing.providers``) the option of ``plan`` rents from, for the cost
+        of moving the data there from its home (``costs.data``). Default: none."""
+        return set()
+
     knobs: ClassVar[tuple[str, ...]] = ()  # what its search may set, in the order to show them
     sizes: ClassVar[tuple[str, ...]] = ()  # those of its knobs that size it (more: more capacity)
 

@@ -83,6 +83,16 @@ class SavingsPlan(CloudBase):
             self.rate_usd_per_hour is not None or self.discount is not None
         ) and not self.rate_source:
             raise ValueError("a Savings Plan rate or discount needs rate_source")
+        others = sorted({t.split(":")[0] for t in self.types() if ":" in t})
+        if others and self.rate_usd_per_hour is None and self.discount is None:
+            # No per-instance commitment rate of another provider is public in the bundled
+            # data (shared clouds commitment_prices.csv: GCP "up to 57 %", Azure "up to 72 %",
+            # CoreWeave "up to 60 %" are ceilings, not quotes).
+            raise ValueError(
+                f"a Savings Plan is AWS's; {', '.join(others)} has no sourced commitment rate"
+                " (providers with one: aws). Give rate_usd_per_hour or discount with"
+                " rate_source (a quote), or rent it on demand"
+            )
         return self
 
 

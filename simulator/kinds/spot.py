@@ -112,8 +112,9 @@ def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
         raise ScenarioError(
             ctx.file,
             f"{ctx.where}.interruptions_per_instance_month",
-            f"the Spot Instance Advisor has no interruption figure for {itype or 'a custom'}"
-            f" instance in {ctx.region}; give interruptions_per_instance_month (e.g. 0.3)",
+            f"no interruption figure is known for {itype or 'a custom'} instance in"
+            f" {ctx.region} (the Spot Instance Advisor covers AWS only); give"
+            " interruptions_per_instance_month (e.g. 0.3)",
         )
     q = ctx.market.spot_interruption_quantile
     rate = defaults.spot_rate_per_month(bucket, q)
@@ -276,6 +277,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             ) from None
 
     def plan(self, option: Spot, ctx: Context) -> SpotPlan:
+        ctx = self.at(option, ctx)
         base = self.cloud_plan(option, ctx)
         types = option.types()
         rates, on_demand, quotes = [], [], list(base.quotes)

@@ -1,0 +1,133 @@
+"""Where GPUs are rented, as plug-ins of the price book: each provider answers the same
+questions (an instance type's offer in a region: GPUs, memory, on-demand and spot $/h, where the
+price comes from and how sure it is; its regions and types; how it bills). AWS stays the price
+book's own live provider (boto3, cache, snapshot, moto offline); the others answer from the
+bundled, dated ``clouds_snapshot.json`` (``pricing.providers.snapshot``).
+
+Adding a provider is one module in this folder that calls :func:`register`, and its name in
+``pricing/providers/__init__.py``. Other modules never switch on a provider's name: they ask the
+provider. An instance type of another provider is written ``provider:instance_type``
+(``lambda:gpu_8x_h100_sxm5``); a bare name is AWS's.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+
+from tco.pricing.errors import PricingError, closest
+from tco.pricing.records import InstanceSpec
+
+AWS = "aws"
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One instance type of a provider in one region. USD per instance-hour; ``confidence``:
+    listed (the provider's list as a catalog copied it), secondary (a third-party copy or a
+    transcription), marketplace (a median of few offers), doubtful (refused unless the scenario
+    gives the price itself)."""
+
+    provider: str
+    instance_type: str  # the provider's own name
+    region: str
+    spec: InstanceSpec  # instance_type there is the qualified name, provider:type
+    on_demand_usd_per_hour: float
+    spot_usd_per_hour: float | None
+    source: str
+    as_of: str
+    confidence: str
+    doubtful_because: str
+    notes: str
+
+    @property
+    def name(self) -> str:
+        return qualified(self.provider, self.instance_type)
+
+
+class Provider(abc.ABC):
+    """What tco may ask of a place that rents GPUs."""
+
+    name: str
+    label: str
+    default_region: str  # used when the scenario's region is not one of its regions
+    billing_note: str  # how it bills, with its source (or that it is assumed)
+
+    @abc.abstractmethod
+    def regions(self) -> list[str]: ...
+
+    @abc.abstractmethod
+    def instance_types(self, region: str | None = None) -> list[str]: ...
+
+    @abc.abstractmethod
+    def offers(self) -> list[Offer]:
+        """Every offer, in a stable order (for the catalog)."""
+
+    @abc.abstractmethod
+    def find(self, instance_type: str, region: str) -> Offer | None: ...
+
+    def region_for(self, wanted: str, instance_type: str | None = None) -> str:
+        """The region a scenario's region stands for here: itself when offered, else the
+        provider's default (its regions are named its own way); for an instance type offered in
+        neither, the region where it is cheapest (doubtful prices aside)."""
+        where = wanted if wanted in self.regions() else self.default_region
+        if instance_type is None or self.find(instance_type, where) is not None:
+            return where
+        elsewhere = [
+            o
+            for o in self.offers()
+            if o.instance_type == instance_type and o.confidence != "doubtful"
+        ]
+        if not elsewhere:
+            return where
+        return min(elsewhere, key=lambda o: (o.on_demand_usd_per_hour, o.region)).region
+
+    def offer(self, instance_type: str, region: str) -> Offer:
+        """The offer (PricingError naming what is valid when there is none)."""
+        where = self.region_for(region, instance_type)
+        found = self.find(instance_type, where)
+        if found is None:
+            valid = self.instance_types(where)
+            raise PricingError(
+                f"{self.label} has no instance type {instance_type!r} in {where} in the bundled"
+                f" snapshot{closest(instance_type, valid)}; valid: {', '.join(valid)}"
+            )
+        return found
+
+
+_PROVIDERS: dict[str, Provider] = {}
+
+
+def register(p: Provider) -> Provider:
+    if p.name in _PROVIDERS and _PROVIDERS[p.name] is not p:
+        raise ValueError(f"provider {p.name!r} is registered twice")
+    _PROVIDERS[p.name] = p
+    return p
+
+
+def names() -> list[str]:
+    """Every provider tco knows, AWS first."""
+    return [AWS, *sorted(_PROVIDERS)]
+
+
+def get(name: str) -> Provider:
+    """A provider other than AWS (PricingError naming the valid ones)."""
+    found = _PROVIDERS.get(name)
+    if found is None:
+        raise PricingError(
+            f"unknown provider {name!r}{closest(name, names())}; valid: {', '.join(names())}"
+        )
+    return found
+
+
+def split(name: str) -> tuple[str, str]:
+    """``provider:instance_type`` -> (provider, type); a bare name is AWS's."""
+    provider, sep, itype = name.partition(":")
+    return (provider, itype) if sep else (AWS, name)
+
+
+def qualified(provider: str, instance_type: str) -> str:
+    """The name an instance type goes by in tco: bare for AWS, ``provider:type`` otherwise."""
+    if ":" in instance_type:
+        return instance_type
+    return instance_type if provider == AWS else f"{provider}:{instance_type}"

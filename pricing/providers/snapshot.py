@@ -1,0 +1,137 @@
+"""Providers that answer from the bundled snapshot of their prices (``clouds_snapshot.json``,
+built by ``scripts/build_clouds_snapshot.py`` from the shared research data, every offer with
+its source repository, path and commit). The schema is checked on load.
+
+Links are not in the source data: an 8-GPU SXM instance is taken to have its GPUs' NVSwitch
+(as every HGX board does), other multi-GPU instances PCIe 4.0, and the network between
+instances 25 Gb/s Ethernet (ASSUMPTION, as for AWS types the AWS pages do not list).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from tco.pricing.providers.registry import Offer, Provider, qualified
+from tco.pricing.records import InstanceSpec
+
+SNAPSHOT_FILE = "clouds_snapshot.json"
+SCHEMA = "tco-clouds-snapshot/1"
+CONFIDENCES = ("listed", "secondary", "marketplace", "doubtful")
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "gpu": str,
+    "gpu_count": int,
+    "gpu_memory_gb": (int, float),
+    "vcpus": int,
+    "memory_gib": (int, float),
+    "on_demand_usd_per_hour": (int, float),
+    "source": str,
+    "as_of": str,
+    "confidence": str,
+    "doubtful_because": str,
+    "notes": str,
+}
+# NVSwitch by GPU family for 8-GPU SXM boards (the hardware catalog's link names).
+_NVSWITCH = {"A100": "nvswitch_a100", "H100": "nvswitch_h100", "H200": "nvswitch_h100"}
+_NVSWITCH_B200 = "nvswitch_b200"
+
+
+def check(doc: Any, where: str) -> dict[str, Any]:
+    """The snapshot, or ValueError saying which field of which offer is wrong."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise ValueError(f"{where}: not a {SCHEMA} document")
+    for provider, regions in doc["providers"].items():
+        for region, offers in regions.items():
+            for itype, o in offers.items():
+                at = f"{where}: {provider} {region} {itype}"
+                for field, kind in _FIELDS.items():
+                    if not isinstance(o.get(field), kind) or isinstance(o.get(field), bool):
+                        raise ValueError(f"{at}: {field} missing or not {kind}")
+                spot = o.get("spot_usd_per_hour")
+                if spot is not None and (not isinstance(spot, int | float) or spot < 0):
+                    raise ValueError(f"{at}: spot_usd_per_hour must be a price or null")
+                if o["on_demand_usd_per_hour"] <= 0 or o["gpu_count"] < 1:
+                    raise ValueError(f"{at}: a price and a GPU count must be positive")
+                if o["confidence"] not in CONFIDENCES:
+                    raise ValueError(f"{at}: confidence one of {', '.join(CONFIDENCES)}")
+    return doc
+
+
+@functools.cache
+def load() -> dict[str, Any]:
+    path = resources.files("tco.pricing").joinpath("data", SNAPSHOT_FILE)
+    return check(json.loads(path.read_text(encoding="utf-8")), f"bundled {SNAPSHOT_FILE}")
+
+
+def _links(gpu: str, count: int) -> tuple[str, str]:
+    if count < 2:
+        return "none", "eth_25g"
+    if count == 8 and "PCIe" not in gpu:
+        if gpu.startswith("B200"):
+            return _NVSWITCH_B200, "eth_25g"
+        family = gpu.split()[0]
+        if family in _NVSWITCH:
+            return _NVSWITCH[family], "eth_25g"
+    return "pcie4", "eth_25g"
+
+
+class SnapshotProvider(Provider):
+    """A provider whose prices are its section of the bundled snapshot."""
+
+    def __init__(self, name: str, label: str, default_region: str, billing_note: str) -> None:
+        self.name, self.label = name, label
+        self.default_region, self.billing_note = default_region, billing_note
+
+    def _table(self) -> dict[str, dict[str, Any]]:
+        return dict(load()["providers"].get(self.name, {}))
+
+    def regions(self) -> list[str]:
+        return sorted(self._table())
+
+    def instance_types(self, region: str | None = None) -> list[str]:
+        names: set[str] = set()
+        for r, offers in self._table().items():
+            if region is None or r == region:
+                names.update(offers)
+        return sorted(names)
+
+    def find(self, instance_type: str, region: str) -> Offer | None:
+        o = self._table().get(region, {}).get(instance_type)
+        return None if o is None else self._offer(instance_type, region, o)
+
+    def offers(self) -> list[Offer]:
+        return [
+            self._offer(t, r, o)
+            for r, offers in sorted(self._table().items())
+            for t, o in sorted(offers.items())
+        ]
+
+    def _offer(self, itype: str, region: str, o: dict[str, Any]) -> Offer:
+        intra, inter = _links(o["gpu"], o["gpu_count"])
+        spec = InstanceSpec(
+            instance_type=qualified(self.name, itype),
+            gpu_model=o["gpu"],
+            aws_gpu_name=o["gpu"],
+            gpu_count=o["gpu_count"],
+            gpu_memory_gib=float(o["gpu_memory_gb"]),
+            vcpus=o["vcpus"],
+            memory_gib=float(o["memory_gib"]),
+            intra_node=intra,
+            inter_node=inter,
+            bare_metal=False,
+        )
+        return Offer(
+            provider=self.name,
+            instance_type=itype,
+            region=region,
+            spec=spec,
+            on_demand_usd_per_hour=float(o["on_demand_usd_per_hour"]),
+            spot_usd_per_hour=o.get("spot_usd_per_hour"),
+            source=o["source"],
+            as_of=o["as_of"],
+            confidence=o["confidence"],
+            doubtful_because=o["doubtful_because"],
+            notes=o["notes"],
+        )
