@@ -1,4 +1,4 @@
-"""``tco prices``: show, refresh and snapshot AWS prices."""
+"""``tco prices``: show, refresh and snapshot AWS prices; import a price list of your own."""
 
 from __future__ import annotations
 
@@ -104,3 +104,51 @@ def prices_snapshot(out: Path, regions: tuple[str, ...], offline: bool) -> None:
     click.echo(
         f"wrote {out}: {sum(len(v) for v in doc['regions'].values())} entries, as of {doc['as_of']}"
     )
+
+
+@prices.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--provider", required=True, help="The name scenarios will use: NAME:instance_type.")
+@click.option("--source", required=True, help="Where the prices come from (a quote, a page).")
+@click.option("--as-of", "as_of", required=True, help="The date of the prices, YYYY-MM-DD.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write tco's price CSV.",
+)
+def prices_import(file: Path, provider: str, source: str, as_of: str, out: Path) -> None:
+    """Read a price list in SkyPilot's catalog layout (InstanceType, AcceleratorName,
+    AcceleratorCount, vCPUs, MemoryGiB, Price, Region, SpotPrice, ...) or tco's own CSV, and
+    write tco's CSV; a scenario names it under price_files: and rents from it as
+    PROVIDER:instance_type.
+
+    \b
+    Example:
+      tco prices import acme_vms.csv --provider acme --source "Acme quote 2026-11" \\
+          --as-of 2026-11-15 -o acme.csv
+    """
+    import datetime as dt
+    import re
+
+    from tco.cli_common import BadInput
+    from tco.pricing.providers import shipped, user_file
+    from tco.simulator.core.atomic import write_text
+    from tco.simulator.core.input_files import InputFileError, read_input
+
+    if not re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", provider) or provider in shipped():
+        raise BadInput(
+            f"--provider: {provider!r} must be a lowercase name (letters, digits, - or _) other"
+            f" than tco's own: {', '.join(shipped())}"
+        )
+    try:
+        dt.date.fromisoformat(as_of)
+    except ValueError:
+        raise BadInput(f"--as-of: {as_of!r} is not a date like 2026-11-15") from None
+    try:
+        rows = user_file.read(read_input(file, "a price list").decode("utf-8"))
+    except (InputFileError, UnicodeDecodeError, ValueError) as exc:
+        raise BadInput(f"{file}: {exc}") from None
+    write_text(out, user_file.write(rows, provider, source, as_of))
+    click.echo(f"wrote {out}: {len(rows)} GPU instance prices of {provider}, as of {as_of}")

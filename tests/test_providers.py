@@ -36,8 +36,8 @@ H100_JOBS = {
 
 def test_the_snapshot_holds_eight_providers_and_refuses_a_broken_offer() -> None:
     doc = clouds.load()
-    assert set(doc["providers"]) == set(providers.names()) - {"aws"}
-    assert len(providers.names()) == 9
+    assert set(doc["providers"]) == set(providers.shipped()) - {"aws"}
+    assert len(providers.shipped()) == 9
     broken = copy.deepcopy(doc)
     offer = broken["providers"]["lambda"]["us-east-1"]["gpu_8x_h100_sxm5"]
     del offer["on_demand_usd_per_hour"]
@@ -159,3 +159,51 @@ def test_renting_away_from_the_data_pays_to_copy_it_out_of_s3() -> None:
     want[0] = (5 - 0.1) * 1024 * 0.09
     np.testing.assert_allclose(moved, want, rtol=1e-12)
     np.testing.assert_allclose(a.ledger.cash["storage"], b.ledger.cash["storage"])
+
+
+SKYPILOT_FILE = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,"
+    "AvailabilityZone,GpuInfo\n"
+    "cpu.large,,,8,32,0.40,,us-west,us-west-a,\n"  # no GPU: left out
+    "gpu8.h100,H100,8,192,2048,24.00,9.50,us-west,us-west-a,{}\n"
+    "gpu8.h100,H100,8,192,2048,24.00,9.50,us-west,us-west-b,{}\n"  # a second zone: one offer
+    "gpu1.l40s,L40S,1,16,64,1.10,,eu-north,eu-north-a,{}\n"
+)
+
+
+def test_prices_import_round_trips_a_skypilot_file_and_a_scenario_rents_from_it(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tco.cli import main
+    from tco.pricing.providers import user_file
+
+    (tmp_path / "vms.csv").write_text(SKYPILOT_FILE)
+    args = ["--provider", "acme", "--source", "Acme quote (test)", "--as-of", "2026-11-15"]
+    main(["prices", "import", str(tmp_path / "vms.csv"), *args, "-o", str(tmp_path / "acme.csv")])
+    written = (tmp_path / "acme.csv").read_text()
+    rows = user_file.read(written)
+    assert sorted(rows, key=str) == sorted(user_file.read(SKYPILOT_FILE), key=str)  # as read
+    assert {(r.instance_type, r.gpu, r.gpu_count, r.usd_per_hour) for r in rows} == {
+        ("gpu8.h100", "H100 SXM", 8, 24.0),
+        ("gpu1.l40s", "L40S", 1, 1.1),
+    }
+    main(["prices", "import", str(tmp_path / "acme.csv"), *args, "-o", str(tmp_path / "b.csv")])
+    assert (tmp_path / "b.csv").read_text() == written  # tco's own CSV reads back the same
+    monkeypatch.chdir(tmp_path)  # a price file is named relative to its scenario
+    scenario = make_scenario(
+        workload=H100_JOBS,
+        price_files=["acme.csv"],
+        options=[{"name": "acme", "kind": "on_demand", "instance_type": "acme:gpu8.h100"}],
+    )
+    from tco.simulator.scenario.model import validate
+
+    sc = validate(scenario.model_dump(), str(tmp_path / "s.yaml"), PriceBook("snapshot"))
+    o = run(sc).options[0]
+    assert o.total_cash_usd == pytest.approx(24.0 * o.ledger.gpu_hours_paid.sum() / 8, rel=1e-9)
+    assert any("Acme quote (test)" in q.detail and q.as_of == "2026-11-15" for q in o.quotes)
+    (tmp_path / "bad.csv").write_text(SKYPILOT_FILE.replace("L40S,1", "Z9000,1"))
+    with pytest.raises(SystemExit) as exc:
+        main(["prices", "import", str(tmp_path / "bad.csv"), *args, "-o", str(tmp_path / "c.csv")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1
+    assert "line 5: AcceleratorName: GPU 'Z9000' is not in the catalog" in err

@@ -11,6 +11,26 @@ from tco.pricing.providers import (  # noqa: F401  (each registers itself)
     runpod,
     vast,
 )
-from tco.pricing.providers.registry import AWS, Offer, Provider, get, names, qualified, split
+from tco.pricing.providers.registry import (
+    AWS,
+    Offer,
+    Provider,
+    get,
+    names,
+    qualified,
+    register_user,
+    shipped,
+    split,
+)
 
-__all__ = ["AWS", "Offer", "Provider", "get", "names", "qualified", "split"]
+__all__ = [
+    "AWS",
+    "Offer",
+    "Provider",
+    "get",
+    "names",
+    "qualified",
+    "register_user",
+    "shipped",
+    "split",
+]

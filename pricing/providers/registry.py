@@ -105,6 +105,21 @@ def register(p: Provider) -> Provider:
     return p
 
 
+def register_user(p: Provider) -> Provider:
+    """A provider from a user's price file: it replaces an earlier file of the same name (a
+    later run in the same process), never a provider tco ships."""
+    old = _PROVIDERS.get(p.name)
+    if p.name == AWS or (old is not None and not getattr(old, "file", None)):
+        raise PricingError(f"provider name {p.name!r} is tco's own; give the file another name")
+    _PROVIDERS[p.name] = p
+    return p
+
+
+def shipped() -> list[str]:
+    """The providers tco ships (not a user's price files), AWS first."""
+    return [AWS, *sorted(n for n, p in _PROVIDERS.items() if not getattr(p, "file", None))]
+
+
 def names() -> list[str]:
     """Every provider tco knows, AWS first."""
     return [AWS, *sorted(_PROVIDERS)]

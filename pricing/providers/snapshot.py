@@ -65,7 +65,7 @@ def load() -> dict[str, Any]:
     return check(json.loads(path.read_text(encoding="utf-8")), f"bundled {SNAPSHOT_FILE}")
 
 
-def _links(gpu: str, count: int) -> tuple[str, str]:
+def links(gpu: str, count: int) -> tuple[str, str]:
     if count < 2:
         return "none", "eth_25g"
     if count == 8 and "PCIe" not in gpu:
@@ -109,7 +109,7 @@ class SnapshotProvider(Provider):
         ]
 
     def _offer(self, itype: str, region: str, o: dict[str, Any]) -> Offer:
-        intra, inter = _links(o["gpu"], o["gpu_count"])
+        intra, inter = links(o["gpu"], o["gpu_count"])
         spec = InstanceSpec(
             instance_type=qualified(self.name, itype),
             gpu_model=o["gpu"],

@@ -17,9 +17,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 
-from tco.pricing import hardware
+from tco.pricing import hardware, providers
 from tco.pricing.book import PriceBook
 from tco.pricing.errors import PricingError
+from tco.pricing.providers import user_file
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Month, Name, OptionModel, Strict
 from tco.simulator.core.input_files import InputFileError, read_input
@@ -59,6 +60,7 @@ class Scenario(Strict):
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
     escalation: Escalation = Field(default_factory=lambda: Escalation())
+    price_files: list[str] = Field(default_factory=list)  # a user's prices as providers
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep and the odds
     market: Market = Field(default_factory=Market)  # spot interruptions and capacity, as taken
     odds: Odds = Field(default_factory=Odds)  # how many futures the answer's odds are drawn from
@@ -139,6 +141,7 @@ def validate(data: Any, file: str, book: PriceBook | None = None, check: bool = 
     of named things (for a scenario already checked, with drawn values in it)."""
     if not isinstance(data, dict):
         raise ScenarioError(file, "", "a scenario must be a YAML mapping (key: value lines)")
+    _price_files(data.get("price_files"), file)  # their providers, before the options name them
     raw = data.get("options")
     options, option_errors = _options(raw) if isinstance(raw, list) else ([], [])
     top: list[dict[str, Any]] = []
@@ -160,6 +163,24 @@ def validate(data: Any, file: str, book: PriceBook | None = None, check: bool = 
     if check:
         check_references(scenario, file, book or PriceBook())
     return scenario
+
+
+def _price_files(given: Any, file: str) -> None:
+    """Register each price file the scenario names (tco's CSV, as `tco prices import` writes
+    it; relative to the scenario file) as a provider for the run."""
+    if given is None:
+        return
+    if not isinstance(given, list) or not all(isinstance(f, str) for f in given):
+        raise ScenarioError(file, "price_files", "a list of CSV files `tco prices import` wrote")
+    for i, name in enumerate(given):
+        path = Path(file).parent / name
+        try:
+            text = read_input(path, "a price file").decode("utf-8")
+            providers.register_user(user_file.load(text, str(name)))
+        except InputFileError as exc:
+            raise ScenarioError(file, f"price_files[{i}]", str(exc)) from None
+        except (UnicodeDecodeError, ValueError, PricingError) as exc:
+            raise ScenarioError(file, f"price_files[{i}]", f"{name}: {exc}") from None
 
 
 def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
