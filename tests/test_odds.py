@@ -280,3 +280,18 @@ def test_the_answer_follows_the_odds_only_when_they_are_clear() -> None:
     # 48 against 52 is within two standard errors: the base run's choice stands.
     close = _reps([(1.0, i < 48, 2.0, True) for i in range(100)])
     assert followed(odds_of(close, "mix", "plan"), close).replaced is None
+
+
+def test_a_drawn_gpu_speed_reaches_the_run_and_unknown_gpus_are_refused() -> None:
+    g5 = {"name": "g5", "kind": "on_demand", "instance_type": "g5.xlarge"}
+    base = run(make_scenario(options=[g5])).options[0]
+    fast = run(make_scenario(options=[g5], market={"speed_scale": {"A10G": 2.0}})).options[0]
+    done = ~np.isnan(base.runs.end_h)
+    np.testing.assert_allclose(fast.runs.run_h[done], base.runs.run_h[done] / 2)
+    assert any("x 2 (market: speed_scale)" in q.detail for q in fast.quotes)
+    book = PriceBook("snapshot")
+    drawn = [i for i in inputs(prepare(make_scenario(options=[g5]), book)) if i.known == "speed"]
+    assert [i.path for i in drawn] == ["speed.A10G"]  # the work is stated on the A40: kept out
+    wrong = {"path": "speed.A10", "distribution": {"kind": "uniform", "low": 0.8, "high": 1.2}}
+    with pytest.raises(ScenarioError, match=r"no GPU 'A10' in the catalog"):
+        make_scenario(uncertain=[wrong])

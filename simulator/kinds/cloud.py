@@ -220,6 +220,9 @@ class CloudKind(Kind[C, CP]):
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
 
+    def gpus_of(self, plan: CP) -> set[str]:
+        return {s.hardware.gpu for s in plan.shapes}
+
     def providers_of(self, plan: CP) -> set[str]:
         """Where its instance types are rented (a machine the scenario describes: at home)."""
         return {providers.split(s.name)[0] for s in plan.shapes if s.name != "custom"}

@@ -23,3 +23,6 @@ class Market(Strict):
 
     spot_interruption_quantile: Annotated[float, Field(ge=0, le=1)] | None = None
     spot_scarcity: Annotated[float, Field(ge=0, le=10)] = 1.0
+    # GPU -> a multiplier on its training speed (the odds draw it within the speed model's own
+    # spread, ``workload.calibration``; uncertain path ``speed.<GPU>``)
+    speed_scale: dict[str, Annotated[float, Field(gt=0, le=10)]] = Field(default_factory=dict)

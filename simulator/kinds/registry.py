@@ -64,8 +64,17 @@ class Context:
         return dataclasses.replace(self, where=f"options[{index}]")
 
     def speed(self, gpu: str) -> GpuSpeed:
-        """The speed of ``gpu`` for this scenario (its override, else calibrated)."""
-        return speed_of(gpu, self.speed_overrides, self.speed_source)
+        """The speed of ``gpu`` for this scenario (its override, else calibrated), times the
+        market's drawn speed of it (``Market.speed_scale``)."""
+        s = speed_of(gpu, self.speed_overrides, self.speed_source)
+        k = self.market.speed_scale.get(gpu, 1.0)
+        if k == 1.0:
+            return s
+        return dataclasses.replace(
+            s,
+            scores={key: v * k for key, v in s.scores.items()},
+            source=f"{s.source}; x {k:.4g} (market: speed_scale)",
+        )
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,10 @@ class Kind(abc.ABC, Generic[Opt, P]):
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
     data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "premises" (storage.py)
+
+    def gpus_of(self, plan: P) -> set[str]:
+        """The GPU models the option of ``plan`` runs on (for the odds' speed draws)."""
+        return {plan.hardware.gpu}
 
     def providers_of(self, plan: P) -> set[str]:
         """The providers (``pricing.providers``) the option of ``plan`` rents from, for the cost

@@ -15,7 +15,8 @@ Each entry puts a distribution on one input, by path:
   prices, so these scale the ledgers: no re-simulation.
 
 - a number of the market the rented options face (``kinds.market``):
-  ``market.spot_interruption_quantile``, ``market.spot_scarcity``.
+  ``market.spot_interruption_quantile``, ``market.spot_scarcity``; and a GPU's training speed,
+  ``speed.<GPU>`` (a multiplier, 1 = as calibrated: ``speed.H100 SXM``).
 
 Beside the scenario's own entries, the odds of every answer draw what tco itself knows to be
 uncertain (``sweep.known``: spot and on-demand prices, where interruptions sit in their buckets,
@@ -37,6 +38,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from tco.pricing import hardware
 from tco.simulator.core.fields import Strict
 from tco.simulator.costs import ledger
 
@@ -48,6 +50,7 @@ Real = Annotated[float, Field(ge=-1e9, le=1e9)]
 DEFAULT_FUTURES = 100
 # What tco itself knows to be uncertain (``sweep.known`` says each one's range and source).
 KNOWN = (
+    "speed",
     "prices.spot",
     "prices.on_demand",
     "market.spot_interruption_quantile",
@@ -221,6 +224,15 @@ class Uncertain(Strict):
                     "a price multiplier cannot be negative (a negative price would be paid to"
                     " the buyer); give a distribution with low >= 0 (1 = as priced)"
                 )
+        elif self.path.startswith("speed."):
+            gpu = self.path.removeprefix("speed.")
+            if gpu not in hardware.gpus():
+                raise ValueError(
+                    f"{self.path!r}: no GPU {gpu!r} in the catalog; valid: speed.<GPU> with"
+                    f" GPU one of {', '.join(hardware.gpus())}"
+                )
+            if self.distribution.lowest() <= 0 and not isinstance(self.distribution, LogNormal):
+                raise ValueError("a speed multiplier must be above 0 (1 = as calibrated)")
         else:
             for part in self.path.split("."):
                 if not _INDEX.match(part):
@@ -232,6 +244,11 @@ class Uncertain(Strict):
                     " the start, horizon and seed frame the sweep"
                 )
         return self
+
+    @property
+    def speed_gpu(self) -> str | None:
+        """The GPU of a ``speed.<GPU>`` path (a multiplier on its training speed), else None."""
+        return self.path.removeprefix("speed.") if self.path.startswith("speed.") else None
 
     @property
     def is_price_group(self) -> bool:

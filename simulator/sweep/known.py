@@ -15,6 +15,7 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import KnownInput
 from tco.simulator.scenario.uncertainty import Triangular, Uncertain, Uniform
+from tco.simulator.workload.calibration import speed_of
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,39 @@ def known(prepared: Prepared) -> list[Input]:
     out = []
     for found in by_path.values():
         k = _merged(found)
+        out.append(Input(_uncertain(k), k.source, k.name))
+    if sc.odds.uses("speed"):
+        out += [i for i in _speeds(prepared) if i.path not in named]
+    return out
+
+
+def _speeds(prepared: Prepared) -> list[Input]:
+    """Each GPU the options run on, its speed drawn within the speed model's own spread (one
+    standard deviation: ``GpuSpeed.spread``; triangular from spread^-2 to spread^2, about a
+    lognormal's 95 % range). A GPU the work is stated on is left out: its speed relative to
+    itself is 1 by definition. A speed the scenario sets (``speed:``) has no spread."""
+    refs = set(prepared.jobs.reference_gpus)
+    gpus: list[str] = []
+    for plan in prepared.plans:
+        for gpu in sorted(registry.of(plan.option).gpus_of(plan)):
+            if gpu not in refs and gpu not in gpus:
+                gpus.append(gpu)
+    sc = prepared.scenario
+    overrides = dict(sc.speed.scores) if sc.speed else {}
+    out = []
+    for gpu in gpus:
+        s = speed_of(gpu, overrides)
+        if s.spread <= 1.001:
+            continue
+        k = KnownInput(
+            "speed",
+            f"speed.{gpu}",
+            1 / s.spread**2,
+            s.spread**2,
+            1.0,
+            f"the speed model's spread for the {gpu} ({s.basis}: one standard deviation spans"
+            f" x{s.spread:.2f}; workload.calibration), from spread^-2 to spread^2",
+        )
         out.append(Input(_uncertain(k), k.source, k.name))
     return out
 

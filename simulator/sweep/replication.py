@@ -59,7 +59,11 @@ def _prepared_for(base: Prepared, book: PriceBook, draws: dict[str, Any], seed: 
     def drawn(data: dict[str, Any]) -> None:
         data["seed"] = seed
         for path, value in paths.items():
-            set_path(data, path, value)
+            if path.startswith("speed."):  # a GPU's speed: the market's multiplier of it
+                market = data.setdefault("market", {})
+                market.setdefault("speed_scale", {})[path.removeprefix("speed.")] = value
+            else:
+                set_path(data, path, value)
 
     try:
         return revised(base, book, drawn)
