@@ -357,13 +357,18 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         per_shape = [
             replace(plan.checkpointing, short_p=p, short_wait_h=w) for p, w in plan.capacity
         ] or [plan.checkpointing]
+        checkpointing: dict[tuple[int, float], Checkpointing] = {}
         for j in ok.tolist():
             s, k = int(at.shape[j]), int(at.units[j])
             t0 = float(jobs.arrival_h[j]) + plan.delay_h
             if t0 >= horizon_h:
                 continue
             rate = k * plan.rate_per_instance_h[s]
-            c = replace(per_shape[s], write_h=float(write_h[j]))
+            # Few distinct writes (a class's memory x GPUs): one Checkpointing for each.
+            key = (s, float(write_h[j]))
+            c = checkpointing.get(key)
+            if c is None:
+                c = checkpointing[key] = replace(per_shape[s], write_h=key[1])
             tries = run_job(t0, float(at.run_h[j]), rate, c, rng, cap)
             start[j], end[j] = tries[0].start_h, tries[-1].end_h
             interrupted[j] = len(tries) - 1  # every attempt but the last was cut short
