@@ -286,8 +286,7 @@ class PriceBook:
             )
         return found
 
-    def _offer_price(self, name: str, region: str, value: float | None, what: str) -> Price:
-        o = self._offer(name, region)
+    def _offer_price(self, o: Offer, value: float | None, what: str) -> Price:
         label = providers.get(o.provider).label
         if value is None:
             raise UnknownPrice(
@@ -340,7 +339,7 @@ class PriceBook:
         """Linux, shared-tenancy on-demand $/h of one instance."""
         if ":" in instance_type:
             o = self._offer(instance_type, region)
-            return self._offer_price(instance_type, region, o.on_demand_usd_per_hour, "on-demand")
+            return self._offer_price(o, o.on_demand_usd_per_hour, "on-demand")
         e = self.entry(instance_type, region)
         return self._price(
             e, e.data.on_demand_usd_per_hour, "on-demand price", instance_type, region
@@ -354,7 +353,7 @@ class PriceBook:
             raise ValueError(f"zone: one of {', '.join(SPOT_ZONES)}, not {zone!r}")
         if ":" in instance_type:  # one spot price per region in the source data
             o = self._offer(instance_type, region)
-            return self._offer_price(instance_type, region, o.spot_usd_per_hour, "spot price")
+            return self._offer_price(o, o.spot_usd_per_hour, "spot price")
         e = self.entry(instance_type, region)
         d = e.data
         value = {

@@ -93,7 +93,7 @@ def simulate(
     )
     return replace(
         result,
-        recommendation=rec if answered is None else recommendation_after(rec, answered[0], result),
+        recommendation=rec if answered is None else recommendation_after(rec, answered, result),
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
         flip_points=tuple(flips),

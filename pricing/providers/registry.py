@@ -13,6 +13,7 @@ provider. An instance type of another provider is written ``provider:instance_ty
 from __future__ import annotations
 
 import abc
+import functools
 from dataclasses import dataclass
 
 from tco.pricing.errors import PricingError, closest
@@ -46,25 +47,32 @@ class Offer:
 
 
 class Provider(abc.ABC):
-    """What tco may ask of a place that rents GPUs."""
+    """What tco may ask of a place that rents GPUs. A provider says what it offers
+    (:meth:`offers`); its regions, types and look-ups are derived from that, indexed once."""
 
     name: str
     label: str
     default_region: str  # used when the scenario's region is not one of its regions
     billing_note: str  # how it bills, with its source (or that it is assumed)
-
-    @abc.abstractmethod
-    def regions(self) -> list[str]: ...
-
-    @abc.abstractmethod
-    def instance_types(self, region: str | None = None) -> list[str]: ...
+    origin: str = "bundled snapshot"  # where its prices are, for messages
+    file: str | None = None  # a user's price file (None: a provider tco ships)
 
     @abc.abstractmethod
     def offers(self) -> list[Offer]:
         """Every offer, in a stable order (for the catalog)."""
 
-    @abc.abstractmethod
-    def find(self, instance_type: str, region: str) -> Offer | None: ...
+    @functools.cached_property
+    def _index(self) -> dict[tuple[str, str], Offer]:
+        return {(o.region, o.instance_type): o for o in self.offers()}
+
+    def regions(self) -> list[str]:
+        return sorted({r for r, _ in self._index})
+
+    def instance_types(self, region: str | None = None) -> list[str]:
+        return sorted({t for r, t in self._index if region in (None, r)})
+
+    def find(self, instance_type: str, region: str) -> Offer | None:
+        return self._index.get((region, instance_type))
 
     def region_for(self, wanted: str, instance_type: str | None = None) -> str:
         """The region a scenario's region stands for here: itself when offered, else the
@@ -75,7 +83,7 @@ class Provider(abc.ABC):
             return where
         elsewhere = [
             o
-            for o in self.offers()
+            for o in self._index.values()
             if o.instance_type == instance_type and o.confidence != "doubtful"
         ]
         if not elsewhere:
@@ -89,8 +97,8 @@ class Provider(abc.ABC):
         if found is None:
             valid = self.instance_types(where)
             raise PricingError(
-                f"{self.label} has no instance type {instance_type!r} in {where} in the bundled"
-                f" snapshot{closest(instance_type, valid)}; valid: {', '.join(valid)}"
+                f"{self.label} has no instance type {instance_type!r} in {where} in the"
+                f" {self.origin}{closest(instance_type, valid)}; valid: {', '.join(valid)}"
             )
         return found
 
@@ -109,7 +117,7 @@ def register_user(p: Provider) -> Provider:
     """A provider from a user's price file: it replaces an earlier file of the same name (a
     later run in the same process), never a provider tco ships."""
     old = _PROVIDERS.get(p.name)
-    if p.name == AWS or (old is not None and not getattr(old, "file", None)):
+    if p.name == AWS or (old is not None and old.file is None):
         raise PricingError(f"provider name {p.name!r} is tco's own; give the file another name")
     _PROVIDERS[p.name] = p
     return p
@@ -117,7 +125,7 @@ def register_user(p: Provider) -> Provider:
 
 def shipped() -> list[str]:
     """The providers tco ships (not a user's price files), AWS first."""
-    return [AWS, *sorted(n for n, p in _PROVIDERS.items() if not getattr(p, "file", None))]
+    return [AWS, *sorted(n for n, p in _PROVIDERS.items() if p.file is None)]
 
 
 def names() -> list[str]:

@@ -77,6 +77,37 @@ def links(gpu: str, count: int) -> tuple[str, str]:
     return "pcie4", "eth_25g"
 
 
+def gpu_offer(provider: str, itype: str, region: str, o: dict[str, Any]) -> Offer:
+    """An offer from its fields as the snapshot stores them (a user's file is read into the
+    same fields): the spec's links taken by :func:`links`."""
+    intra, inter = links(o["gpu"], o["gpu_count"])
+    spec = InstanceSpec(
+        instance_type=qualified(provider, itype),
+        gpu_model=o["gpu"],
+        aws_gpu_name=o["gpu"],
+        gpu_count=o["gpu_count"],
+        gpu_memory_gib=float(o["gpu_memory_gb"]),
+        vcpus=o["vcpus"],
+        memory_gib=float(o["memory_gib"]),
+        intra_node=intra,
+        inter_node=inter,
+        bare_metal=False,
+    )
+    return Offer(
+        provider=provider,
+        instance_type=itype,
+        region=region,
+        spec=spec,
+        on_demand_usd_per_hour=float(o["on_demand_usd_per_hour"]),
+        spot_usd_per_hour=o.get("spot_usd_per_hour"),
+        source=o["source"],
+        as_of=o["as_of"],
+        confidence=o["confidence"],
+        doubtful_because=o["doubtful_because"],
+        notes=o["notes"],
+    )
+
+
 class SnapshotProvider(Provider):
     """A provider whose prices are its section of the bundled snapshot."""
 
@@ -84,54 +115,10 @@ class SnapshotProvider(Provider):
         self.name, self.label = name, label
         self.default_region, self.billing_note = default_region, billing_note
 
-    def _table(self) -> dict[str, dict[str, Any]]:
-        return dict(load()["providers"].get(self.name, {}))
-
-    def regions(self) -> list[str]:
-        return sorted(self._table())
-
-    def instance_types(self, region: str | None = None) -> list[str]:
-        names: set[str] = set()
-        for r, offers in self._table().items():
-            if region is None or r == region:
-                names.update(offers)
-        return sorted(names)
-
-    def find(self, instance_type: str, region: str) -> Offer | None:
-        o = self._table().get(region, {}).get(instance_type)
-        return None if o is None else self._offer(instance_type, region, o)
-
     def offers(self) -> list[Offer]:
+        table = load()["providers"].get(self.name, {})
         return [
-            self._offer(t, r, o)
-            for r, offers in sorted(self._table().items())
+            gpu_offer(self.name, t, r, o)
+            for r, offers in sorted(table.items())
             for t, o in sorted(offers.items())
         ]
-
-    def _offer(self, itype: str, region: str, o: dict[str, Any]) -> Offer:
-        intra, inter = links(o["gpu"], o["gpu_count"])
-        spec = InstanceSpec(
-            instance_type=qualified(self.name, itype),
-            gpu_model=o["gpu"],
-            aws_gpu_name=o["gpu"],
-            gpu_count=o["gpu_count"],
-            gpu_memory_gib=float(o["gpu_memory_gb"]),
-            vcpus=o["vcpus"],
-            memory_gib=float(o["memory_gib"]),
-            intra_node=intra,
-            inter_node=inter,
-            bare_metal=False,
-        )
-        return Offer(
-            provider=self.name,
-            instance_type=itype,
-            region=region,
-            spec=spec,
-            on_demand_usd_per_hour=float(o["on_demand_usd_per_hour"]),
-            spot_usd_per_hour=o.get("spot_usd_per_hour"),
-            source=o["source"],
-            as_of=o["as_of"],
-            confidence=o["confidence"],
-            doubtful_because=o["doubtful_because"],
-            notes=o["notes"],
-        )

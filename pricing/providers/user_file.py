@@ -17,9 +17,8 @@ import io
 from dataclasses import dataclass
 
 from tco.pricing import hardware
-from tco.pricing.providers.registry import Offer, Provider, qualified
-from tco.pricing.providers.snapshot import links
-from tco.pricing.records import InstanceSpec
+from tco.pricing.providers.registry import Offer, Provider
+from tco.pricing.providers.snapshot import gpu_offer
 
 COLUMNS = (
     "provider",
@@ -170,38 +169,37 @@ class FileProvider(Provider):
 
     def __init__(self, name: str, rows: list[Row], source: str, as_of: str, file: str) -> None:
         self.name, self.label, self.file = name, name, file
+        self.origin = f"price file {file}"
         self.billing_note = (
             f"the user's price file {file}; billed by the kind's rule (per second, 60 s"
             " minimum), an assumption"
         )
-        self._offers = [self._offer(r, source, as_of) for r in rows]
+        self._offers = [
+            gpu_offer(
+                name,
+                r.instance_type,
+                r.region,
+                {
+                    "gpu": r.gpu,
+                    "gpu_count": r.gpu_count,
+                    "gpu_memory_gb": r.gpu_memory_gb,
+                    "vcpus": r.vcpus,
+                    "memory_gib": r.memory_gib,
+                    "on_demand_usd_per_hour": r.usd_per_hour,
+                    "spot_usd_per_hour": r.spot_usd_per_hour,
+                    "source": f"{source} ({file})",
+                    "as_of": as_of,
+                    "confidence": "listed",
+                    "doubtful_because": "",
+                    "notes": "a user's price file",
+                },
+            )
+            for r in rows
+        ]
         self.default_region = sorted(o.region for o in self._offers)[0]
-
-    def _offer(self, r: Row, source: str, as_of: str) -> Offer:
-        intra, inter = links(r.gpu, r.gpu_count)
-        spec = InstanceSpec(
-            qualified(self.name, r.instance_type), r.gpu, r.gpu, r.gpu_count, r.gpu_memory_gb,
-            r.vcpus, r.memory_gib, intra, inter, False,
-        )  # fmt: skip
-        return Offer(
-            self.name, r.instance_type, r.region, spec, r.usd_per_hour, r.spot_usd_per_hour,
-            f"{source} ({self.file})", as_of, "listed", "", "a user's price file",
-        )  # fmt: skip
-
-    def regions(self) -> list[str]:
-        return sorted({o.region for o in self._offers})
-
-    def instance_types(self, region: str | None = None) -> list[str]:
-        return sorted({o.instance_type for o in self._offers if region in (None, o.region)})
 
     def offers(self) -> list[Offer]:
         return list(self._offers)
-
-    def find(self, instance_type: str, region: str) -> Offer | None:
-        for o in self._offers:
-            if o.instance_type == instance_type and o.region == region:
-                return o
-        return None
 
 
 def load(text: str, file: str) -> FileProvider:

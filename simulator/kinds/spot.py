@@ -94,8 +94,8 @@ class SpotPlan(CloudPlan):
     option: Spot
     on_demand: tuple[Price | None, ...]  # per shape, for the fallback
     rate_per_instance_h: tuple[float, ...]  # per shape
-    checkpointing: Checkpointing  # the capacity fields are the first shape's
-    capacity: tuple[tuple[float, float], ...] = ()  # per shape: (chance short, mean wait h)
+    checkpointing: Checkpointing  # capacity per shape in ``capacity``, set when played
+    capacity: tuple[tuple[float, float], ...]  # per shape: (chance short, mean wait h)
     write_h_per_gb: float = 0.0  # checkpoint write hours per GB of job state (0: fixed write_h)
     # per instance type: (lowest, highest) spot price over AZs / the price used (empty: unknown)
     zone_spread: tuple[tuple[str, float, float], ...] = ()
@@ -306,8 +306,6 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             restart_h=o.restart_overhead_minutes / 60.0,
             wait_h=base.delay_h,
             fallback_after=o.fallback_to_on_demand_after,
-            short_p=capacity[0][0],
-            short_wait_h=capacity[0][1],
             fallback_wait_h=o.fallback_to_on_demand_after_wait_hours,
         )
         if write is None:
@@ -356,7 +354,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         cap = MAX_EVENTS.value()
         per_shape = [
             replace(plan.checkpointing, short_p=p, short_wait_h=w) for p, w in plan.capacity
-        ] or [plan.checkpointing]
+        ]
         checkpointing: dict[tuple[int, float], Checkpointing] = {}
         for j in ok.tolist():
             s, k = int(at.shape[j]), int(at.units[j])

@@ -20,45 +20,59 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tco.pricing.book import PriceBook
 from tco.simulator.engine.findings import Odds, OptionOdds, Recommendation
 from tco.simulator.engine.prepared import Prepared
-from tco.simulator.engine.result import Result
+from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.verdicts import choose
 from tco.simulator.sweep.known import inputs
 from tco.simulator.sweep.replication import Replication
 from tco.simulator.sweep.run import run_sweep
 
 
-def best_choices(reps: list[Replication]) -> np.ndarray:
-    """Per future, the index of its best choice: the cheapest option meeting the level there
-    (the first listed on a tie), else the cheapest of all."""
-    cash = np.array([[o.cash_usd for o in r.options] for r in reps])
-    meets = np.array([[o.meets_service_level for o in r.options] for r in reps])
-    judged = np.where(meets, cash, np.inf)
-    none = ~meets.any(axis=1)
-    judged[none] = cash[none]
-    return np.asarray(np.argmin(judged, axis=1))
+@dataclass(frozen=True)
+class Futures:
+    """The futures of a sweep as arrays, built once: the options' names, each future's cash by
+    option (USD), whether each option meets the level there, and each future's best choice:
+    the cheapest option meeting the level (the first listed on a tie), else the cheapest."""
+
+    names: list[str]
+    cash: np.ndarray  # future x option
+    meets: np.ndarray  # future x option
+    best: np.ndarray  # per future, an option's index
+
+    @classmethod
+    def of(cls, reps: list[Replication]) -> Futures:
+        cash = np.array([[o.cash_usd for o in r.options] for r in reps])
+        meets = np.array([[o.meets_service_level for o in r.options] for r in reps])
+        judged = np.where(meets, cash, np.inf)
+        none = ~meets.any(axis=1)
+        judged[none] = cash[none]
+        names = [o.name for o in reps[0].options]
+        return cls(names, cash, meets, np.asarray(np.argmin(judged, axis=1)))
+
+    def shares(self) -> dict[str, float]:
+        """Option -> share of futures in which it is the best choice."""
+        return {n: float((self.best == i).mean()) for i, n in enumerate(self.names)}
 
 
-def option_odds(reps: list[Replication], name: str) -> OptionOdds:
+def option_odds(f: Futures, name: str) -> OptionOdds:
     """What the futures say of one option (see the module docstring)."""
-    names = [o.name for o in reps[0].options]
-    i = names.index(name)
-    cash = np.array([[o.cash_usd for o in r.options] for r in reps])
-    best = best_choices(reps)
-    mine = cash[:, i]
-    regret = np.maximum(0.0, mine - cash[np.arange(len(reps)), best])
-    p = float((best == i).mean())
+    i = f.names.index(name)
+    n = len(f.best)
+    mine = f.cash[:, i]
+    regret = np.maximum(0.0, mine - f.cash[np.arange(n), f.best])
+    p = float((f.best == i).mean())
     p10, p50, p90 = np.percentile(mine, [10, 50, 90])
     return OptionOdds(
         option=name,
         probability_best=p,
-        probability_best_se=math.sqrt(p * (1 - p) / len(reps)),
-        probability_meets_level=float(np.mean([r.options[i].meets_service_level for r in reps])),
+        probability_best_se=math.sqrt(p * (1 - p) / n),
+        probability_meets_level=float(f.meets[:, i].mean()),
         cash_p10_usd=float(p10),
         cash_p50_usd=float(p50),
         cash_p90_usd=float(p90),
@@ -69,14 +83,12 @@ def option_odds(reps: list[Replication], name: str) -> OptionOdds:
 
 def odds_of(reps: list[Replication], chosen: str, runner_up: str | None) -> Odds:
     """The odds of ``chosen`` (and of ``runner_up``) over the futures ``reps``."""
-    names = [o.name for o in reps[0].options]
-    best = best_choices(reps)
-    shares = {n: float((best == k).mean()) for k, n in enumerate(names)}
+    f = Futures.of(reps)
     return Odds(
         futures=len(reps),
-        chosen=option_odds(reps, chosen),
-        runner_up=None if runner_up is None else option_odds(reps, runner_up),
-        best_shares={n: v for n, v in shares.items() if v > 0},
+        chosen=option_odds(f, chosen),
+        runner_up=None if runner_up is None else option_odds(f, runner_up),
+        best_shares={n: v for n, v in f.shares().items() if v > 0},
         inputs=(),
     )
 
@@ -92,10 +104,11 @@ def followed(odds: Odds, reps: list[Replication]) -> Odds:
     se = math.sqrt(max(0.0, p + mine - (p - mine) ** 2) / n)
     if top == odds.chosen.option or p - mine <= 2 * se:
         return odds
+    f = Futures.of(reps)
     return replace(
         odds,
-        chosen=option_odds(reps, top),
-        runner_up=option_odds(reps, odds.chosen.option),
+        chosen=option_odds(f, top),
+        runner_up=option_odds(f, odds.chosen.option),
         replaced=odds.chosen.option,
     )
 
@@ -128,12 +141,15 @@ def recommendation_after(rec: Recommendation, odds: Odds, result: Result) -> Rec
 
 def runner_up_of(result: Result, chosen: str) -> str | None:
     """The option the answer would be without ``chosen``: the cheapest other option meeting the
-    level today (else the cheapest other)."""
+    level today (``engine.verdicts.choose``), else the cheapest other."""
     others = [o for o in result.options if o.name != chosen]
     if not others:
         return None
-    meeting = [o for o in others if result.verdicts[o.name].meets] or others
-    return min(meeting, key=lambda o: o.total_cash_usd).name
+    return choose(others, result.verdicts).option or min(others, key=cash_of).name
+
+
+def cash_of(o: OptionResult) -> float:
+    return o.total_cash_usd
 
 
 def answer_odds(
@@ -145,7 +161,7 @@ def answer_odds(
     engine: str = "local",
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
-) -> tuple[Odds, list[Replication]] | None:
+) -> Odds | None:
     """The odds of ``result``'s recommendation (its closest option when none meets the level)
     over ``futures`` futures of ``prepared`` (which holds every option of ``result``, the best
     mix included), rooted at the scenario's seed; None when there is nothing uncertain or no
@@ -163,4 +179,4 @@ def answer_odds(
     named = tuple((i.path, i.known is not None, i.source) for i in drawn)
     if rec.option is not None:  # no option meets the level today: nothing to follow
         odds = followed(odds, reps)
-    return replace(odds, inputs=named), reps
+    return replace(odds, inputs=named)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tco.simulator.sweep.odds import best_choices, option_odds
+from tco.simulator.sweep.odds import Futures, option_odds
 from tco.simulator.sweep.replication import Replication
 
 SCHEMA_ID = "tco-sweep/1"
@@ -83,7 +83,7 @@ def spreads(reps: list[Replication]) -> list[OptionSpread]:
     names = list(cash)
     stacked = np.vstack([cash[n] for n in names])
     cheapest = np.argmin(stacked, axis=0)  # first listed wins a tie
-    best = best_choices(reps)
+    best = Futures.of(reps).best
     out = []
     for i, n in enumerate(names):
         npvs = np.array([r.options[i].npv_usd for r in reps])
@@ -135,9 +135,7 @@ def drivers(reps: list[Replication]) -> list[Driver]:
 
 def best_shares(reps: list[Replication]) -> dict[str, float]:
     """Option -> share of futures in which it is the best choice."""
-    best = best_choices(reps)
-    names = [o.name for o in reps[0].options]
-    return {n: float((best == i).mean()) for i, n in enumerate(names)}
+    return Futures.of(reps).shares()
 
 
 def headline(reps: list[Replication]) -> tuple[str, int]:
@@ -150,9 +148,10 @@ def headline(reps: list[Replication]) -> tuple[str, int]:
 
 def regrets(reps: list[Replication]) -> list[Regret]:
     """Every option's regret, least first."""
+    f = Futures.of(reps)
     out = []
-    for n in best_shares(reps):
-        o = option_odds(reps, n)
+    for n in f.names:
+        o = option_odds(f, n)
         out.append(Regret(n, o.probability_best, o.regret_mean_usd, o.regret_p90_usd))
     return sorted(out, key=lambda r: (r.mean_usd, r.name))
 
@@ -162,7 +161,7 @@ def choice_drivers(reps: list[Replication]) -> list[ChoiceDriver]:
     lowest and highest third of draws; the largest gap first."""
     chosen, _ = headline(reps)
     names = [o.name for o in reps[0].options]
-    is_best = best_choices(reps) == names.index(chosen)
+    is_best = Futures.of(reps).best == names.index(chosen)
     out = []
     for path, x in numeric_inputs(reps):
         low, high = np.percentile(x, [100 / 3, 200 / 3])
