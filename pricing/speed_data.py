@@ -3,6 +3,9 @@
 - ``speed_lambda.csv``: Lambda's PyTorch FP16 training throughput tables
   (``lambdal/deeplearning-benchmark``, commits of 2022-10-15 and 2024-07-24), 9 workloads and their
   geometric mean, at 1 GPU and at 8 GPUs in one server, each row with its file, commit and column.
+- ``speed_lambda_v2.csv``: the H200 SXM and B200 against the H100 SXM in Lambda's v2 harness
+  (same repository, commit of 2025-12-17), 6 workloads at 1 GPU and 8 GPUs in one server
+  (``scripts/build_speed_lambda_v2.py`` says which machines each ratio averages).
 - ``speed_mlperf.csv``: MLPerf Training v3.0 H100 vs A100 (Dell submissions), an independent check.
 
 Lambda's GPU names are mapped to the catalog's. Two measured cards stand in for AWS GPUs that
@@ -31,6 +34,8 @@ LAMBDA_NAMES = {
     "A10": "A10G",
     "H100 80GB SXM5": "H100 SXM",
     "H100 80GB PCIe Gen5": "H100 PCIe",
+    "H200 141GB SXM": "H200 SXM",
+    "B200 192GB": "B200 (HGX 1000W)",
 }
 PROXIES = {"L40S": "RTX 6000 Ada (same AD102 chip)", "A10G": "A10 (same GA102 chip)"}
 MLPERF_NAMES = {"H100 SXM5 80GB": "H100 SXM", "A100 SXM4 80GB": "A100 SXM 80GB"}
@@ -76,6 +81,23 @@ def lambda_measurements() -> tuple[Measurement, ...]:
             )
         )
     return tuple(out)
+
+
+@functools.cache
+def lambda_v2_measurements() -> tuple[Measurement, ...]:
+    """The newest GPUs over the H100 SXM in Lambda's v2 harness (per workload, 1 or 8 GPUs)."""
+    return tuple(
+        Measurement(
+            base=_catalog_name(r["gpu_a"]),
+            gpu=_catalog_name(r["gpu_b"]),
+            ratio=float(r["ratio_b_over_a"]),
+            workload=r["workload"],
+            gpus=int(r["gpus"]),
+            source=f"Lambda deeplearning-benchmark, {r['source_location']} ({r['as_of']}),"
+            f" {r['machines_b']} machine(s) over {r['machines_a']}",
+        )
+        for r in _rows("speed_lambda_v2.csv")
+    )
 
 
 @functools.cache

@@ -4,17 +4,27 @@
 the throughput ratio to the A100 40GB, chained through the A100 80GB for the 2024 tables; a score
 is the geometric mean over a workload family's workloads, at 1 GPU and at 8 GPUs in one server,
 and its spread the geometric standard deviation over those workloads. The L40S and AWS's A10G are
-measured through cards on the same chip (RTX 6000 Ada, A10).
+measured through cards on the same chip (RTX 6000 Ada, A10). The H200 and B200 are measured
+against the H100 SXM in Lambda's 2025 (v2) table, which lacks the Transformer-XL pair: their score
+is their speed-up over the H100 on the workloads it has times the H100's score.
 
-*Modelled* GPUs (no measurement): scaled from the nearest measured GPU (in log peak and log
-bandwidth) by (FP16 tensor peak ratio)^a x (memory bandwidth ratio)^b, with a and b fitted per
-family by least squares in log space on the measured GPUs' ratios to the A100 40GB (GPUs with
-datasheet figures; proxies left out). An H200 thus scales from the H100, not from the A100.
-Measured speedups follow neither peak alone: compute-bound pairs above the A100 and
-memory-bound cards below it pull differently, which one exponent could not fit. The model's error
-is its leave-one-out error on the measured GPUs (:func:`leave_one_out`), and a modelled score's
-spread is that error. A modelled GPU's 8-GPU score
-is its 1-GPU score (no 8-GPU data to fit).
+*Modelled* GPUs (no measurement): a training step's time splits into a share that scales with the
+FP16 tensor peak, one that scales with memory bandwidth, and one that scales with neither (host
+work, kernel launches, the input pipeline), an additive roofline. The three shares are fitted per
+family by non-negative least squares on the relative error of the measured GPUs' step times
+(proxies left out), and a GPU is scaled from the nearest measured one (in log peak and log
+bandwidth) by the model's ratio between the two. The fixed share is what makes a GPU with 2.3x
+the H100's peak (the B200) train 1.5x as fast, as measured; the power law this replaces (0.10.0)
+extrapolated the older GPUs' exponents and made it 2.1x.
+
+A modelled GPU's 8-GPU score is its 1-GPU score times the 8-GPU scaling (8-GPU over 1-GPU
+score) of the nearest measured GPU with the same kind of link between GPUs (NVLink/NVSwitch or
+PCIe only); no PCIe-only card has an 8-GPU table, so theirs is their 1-GPU score (0.10.0 did this
+for every modelled GPU, which made an 8x H200 slower than an 8x H100).
+
+The model's error is its leave-one-out error on the measured GPUs (:func:`leave_one_out`), and a
+modelled score's spread is that error. :func:`held_out` checks the modelled path on the newest
+GPUs, fitted as if the 2025 table did not exist: within 2 % at one GPU and 3-15 % at eight.
 
 Families: ``all`` (the 8 workloads), ``transformer`` (BERT base and large, Transformer-XL base and
 large), ``cnn`` (ResNet-50, SSD). A scenario may override a GPU's score (e.g. the founding brief's
@@ -31,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.pricing import hardware
-from tco.pricing.speed_data import PROXIES, lambda_measurements
+from tco.pricing.speed_data import PROXIES, lambda_measurements, lambda_v2_measurements
 
 BASE_GPU = "A100 SXM 40GB"
 BRIDGE_GPU = "A100 SXM 80GB"  # the 2024 tables' baseline, measured against the base in 2022
@@ -75,107 +85,239 @@ class GpuSpeed:
         return self.scores[(family, 1 if gpus <= 1 else 8)]
 
 
+NEWEST_BASE = "H100 SXM"  # the 2025 (v2) table's baseline
+BRIDGES = (BASE_GPU, BRIDGE_GPU, NEWEST_BASE)  # the tables' baselines: 2022, 2024, 2025
+
+
+@functools.cache
+def _table(gpus: int) -> dict[tuple[str, str], dict[str, float]]:
+    """(base, GPU) -> {workload: throughput ratio}, every Lambda table, at ``gpus`` per run."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for m in (*lambda_measurements(), *lambda_v2_measurements()):
+        if m.gpus == gpus and m.workload != "geomean":
+            out.setdefault((m.base, m.gpu), {})[m.workload] = m.ratio
+    return out
+
+
+@functools.cache
 def _ratios(gpu: str, gpus: int) -> dict[str, float]:
-    """Per workload: throughput of ``gpu`` over the A100 40GB (empty if never measured)."""
-    table = {
-        (m.base, m.gpu, m.workload): m.ratio
-        for m in lambda_measurements()
-        if m.gpus == gpus and m.workload != "geomean"
-    }
+    """Per workload: throughput of ``gpu`` over the A100 40GB (empty if never measured), chained
+    through a table's own baseline where ``gpu`` was measured against another GPU."""
     if gpu == BASE_GPU:
         return dict.fromkeys(FAMILIES["all"], 1.0)
-    direct = {w: r for (b, g, w), r in table.items() if b == BASE_GPU and g == gpu}
-    if direct:
-        return direct
-    bridge = {w: r for (b, g, w), r in table.items() if b == BASE_GPU and g == BRIDGE_GPU}
-    return {w: r * bridge[w] for (b, g, w), r in table.items() if b == BRIDGE_GPU and g == gpu}
+    table = _table(gpus)
+    for base in BRIDGES:
+        if (base, gpu) in table:
+            via = _ratios(base, gpus)
+            return {w: r * via[w] for w, r in table[(base, gpu)].items() if w in via}
+    return {}
 
 
 def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def _family_score(ratios: Mapping[str, float], family: str) -> float:
+    """Geometric mean over the family's workloads the table has (the 2025 table lacks the
+    Transformer-XL pair: its transformer score rests on BERT base and large)."""
+    return geomean([ratios[w] for w in FAMILIES[family] if w in ratios])
+
+
+def _newest(gpu: str, gpus: int) -> dict[str, float]:
+    """Per workload: ``gpu`` over the H100 SXM in the 2025 table (empty if not in it)."""
+    return _table(gpus).get((NEWEST_BASE, gpu), {})
+
+
+@functools.cache
 def _measured(gpu: str) -> GpuSpeed | None:
     single = _ratios(gpu, 1)
     if not single:
         return None
     multi = _ratios(gpu, 8) or single  # no 8-GPU table: the 1-GPU ratios
     scores = {
-        (f, n): geomean([(single if n == 1 else multi)[w] for w in ws])
-        for f, ws in FAMILIES.items()
-        for n in MODES
+        (f, n): _family_score(single if n == 1 else multi, f) for f in FAMILIES for n in MODES
     }
-    logs = np.log([single[w] for w in FAMILIES["all"]])
+    if _newest(gpu, 1):
+        # The 2025 table lacks two of the family's workloads: its GPUs' speed-up over the H100
+        # on the workloads it has, times the H100's score on the whole family, keeps every
+        # GPU's score on the same mix of workloads.
+        h100 = _measured(NEWEST_BASE)
+        assert h100 is not None
+        scores = {
+            (f, n): h100.score(f, n) * _family_score(_newest(gpu, n) or _newest(gpu, 1), f)
+            for f in FAMILIES
+            for n in MODES
+        }
+    logs = np.log([single[w] for w in FAMILIES["all"] if w in single])
     proxy = PROXIES.get(gpu)
+    newest = bool(_newest(gpu, 1))
     return GpuSpeed(
         gpu=gpu,
         scores=scores,
         basis=f"measured on {proxy}" if proxy else "measured",
         spread=float(math.exp(logs.std())),
-        source="Lambda deeplearning-benchmark, PyTorch FP16 training, 8 workloads"
+        source=(
+            "Lambda deeplearning-benchmark v2 (2025-12), 6 workloads, against the H100 SXM"
+            if newest
+            else "Lambda deeplearning-benchmark, PyTorch FP16 training, 8 workloads"
+        )
         + ("" if _ratios(gpu, 8) else "; no 8-GPU table: 1-GPU ratios for multi-GPU runs"),
     )
 
 
 def _features(gpu: str) -> tuple[float, float] | None:
-    """(log tensor-peak ratio, log bandwidth ratio) to the base, or None without a peak."""
+    """(tensor-peak ratio, bandwidth ratio) to the base, or None without a published peak."""
     g, base = hardware.gpu(gpu), hardware.gpu(BASE_GPU)
     if g.fp16_tensor_tflops is None or base.fp16_tensor_tflops is None:
         return None
     return (
-        math.log(g.fp16_tensor_tflops / base.fp16_tensor_tflops),
-        math.log(g.memory_bandwidth_gb_per_s / base.memory_bandwidth_gb_per_s),
+        g.fp16_tensor_tflops / base.fp16_tensor_tflops,
+        g.memory_bandwidth_gb_per_s / base.memory_bandwidth_gb_per_s,
     )
 
 
 @functools.cache
-def fit_points() -> tuple[str, ...]:
-    """The measured GPUs the model is fitted on: datasheet peaks known, not a proxy."""
+def fit_points(without: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The measured GPUs the model is fitted on: datasheet peaks known, not a proxy, and not in
+    ``without`` (the base, whose score is 1 by definition, is one of them)."""
     return tuple(
         sorted(
             g
             for g in hardware.gpus()
-            if g != BASE_GPU and g not in PROXIES and _features(g) and _ratios(g, 1)
+            if g not in PROXIES and g not in without and _features(g) and _ratios(g, 1)
         )
     )
 
 
-def fit(family: str = "all", leave_out: str | None = None) -> tuple[float, float]:
-    """(a, b): log score = a log(peak ratio) + b log(bandwidth ratio), least squares."""
-    names = [g for g in fit_points() if g != leave_out]
-    x = np.array([_features(g) for g in names])
-    y = np.log([geomean([_ratios(g, 1)[w] for w in FAMILIES[family]]) for g in names])
-    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
-    return float(a), float(b)
+def _nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least squares with every coefficient >= 0, exactly, by trying each set of free
+    coefficients (3 unknowns: 7 sets); a share of step time cannot be negative."""
+    best, best_err = np.zeros(a.shape[1]), float(y @ y)
+    for mask in range(1, 2 ** a.shape[1]):
+        cols = [j for j in range(a.shape[1]) if mask >> j & 1]
+        coef, *_ = np.linalg.lstsq(a[:, cols], y, rcond=None)
+        if (coef < 0).any():
+            continue
+        err = float(np.sum((a[:, cols] @ coef - y) ** 2))
+        if err < best_err - 1e-15:
+            full = np.zeros(a.shape[1])
+            full[cols] = coef
+            best, best_err = full, err
+    return best
 
 
-def _predict(gpu: str, family: str, leave_out: str | None = None) -> tuple[float, str]:
-    """(score, anchor): from the nearest measured GPU with datasheet peaks (not ``leave_out``)."""
-    a, b = fit(family, leave_out)
-    mine = _features(gpu)
-    assert mine is not None
-    anchors = [g for g in (*fit_points(), BASE_GPU) if g not in (gpu, leave_out)]
-    features = {g: _features(g) for g in anchors}
-    anchor = min(
-        anchors,
-        key=lambda g: (math.dist(mine, features[g]), g),  # type: ignore[arg-type]
-    )
-    fa = features[anchor]
-    assert fa is not None
-    base = _measured(anchor)
-    assert base is not None
-    return base.score(family) * math.exp(a * (mine[0] - fa[0]) + b * (mine[1] - fa[1])), anchor
+@functools.cache
+def fit(family: str = "all", without: frozenset[str] = frozenset()) -> tuple[float, float, float]:
+    """(compute, memory, fixed): the shares of the base's step time that scale with the tensor
+    peak, with the memory bandwidth, and with neither (host, launches, input), fitted without
+    ``without`` on the relative error of each measured GPU's step time."""
+    names = fit_points(without)
+    x = np.array([(1 / p, 1 / b, 1.0) for p, b in (_features(g) for g in names)])  # type: ignore[misc]
+    s = np.array([_measured(g).score(family) for g in names])  # type: ignore[union-attr]
+    c, m, f = _nnls(x * s[:, None], np.ones(len(names)))
+    return float(c), float(m), float(f)
+
+
+def _model(gpu: str, shares: tuple[float, float, float]) -> float:
+    peak, bandwidth = _features(gpu)  # type: ignore[misc]
+    c, m, f = shares
+    return 1.0 / (c / peak + m / bandwidth + f)
+
+
+def _links(gpu: str) -> bool:
+    return hardware.gpu(gpu).nvlink_gb_per_s > 0
+
+
+def _scaling(gpu: str, without: frozenset[str]) -> tuple[float, str | None]:
+    """8-GPU over 1-GPU score of the nearest measured GPU with an 8-GPU table and the same kind
+    of link between GPUs (NVLink or NVSwitch, or PCIe only), nearest in log peak, bandwidth and
+    link bandwidth; 1 and None where no such GPU was measured (PCIe-only cards)."""
+    mine = hardware.gpu(gpu)
+    pool = [
+        g
+        for g in fit_points(without | {gpu})
+        if _ratios(g, 8) and _links(g) == _links(gpu) and g != BASE_GPU
+    ]
+    if not pool:
+        return 1.0, None
+
+    def distance(g: str) -> tuple[float, str]:
+        o = hardware.gpu(g)
+        return (
+            math.dist(
+                (
+                    math.log(mine.fp16_tensor_tflops or 1),
+                    math.log(mine.memory_bandwidth_gb_per_s),
+                    math.log(mine.nvlink_gb_per_s),
+                ),
+                (
+                    math.log(o.fp16_tensor_tflops or 1),
+                    math.log(o.memory_bandwidth_gb_per_s),
+                    math.log(o.nvlink_gb_per_s),
+                ),
+            ),
+            g,
+        )
+
+    near = min(pool, key=distance)
+    m = _measured(near)
+    assert m is not None
+    return m.score("all", 8) / m.score("all", 1), near
+
+
+def _log_features(gpu: str) -> tuple[float, float]:
+    peak, bandwidth = _features(gpu)  # type: ignore[misc]
+    return math.log(peak), math.log(bandwidth)
+
+
+def anchor(gpu: str, without: frozenset[str] = frozenset()) -> str:
+    """The measured GPU nearest ``gpu`` in log peak and log bandwidth (not in ``without``)."""
+    mine = _log_features(gpu)
+    return min(fit_points(without | {gpu}), key=lambda g: (math.dist(mine, _log_features(g)), g))
+
+
+def predict(
+    gpu: str, family: str = "all", gpus: int = 1, without: frozenset[str] = frozenset()
+) -> float:
+    """The modelled score of ``gpu``, the model fitted without ``without`` (and ``gpu``): the
+    nearest measured GPU's score times the model's ratio between the two, so what the model
+    misses about a generation is taken from its nearest measured sibling."""
+    shares = fit(family, without | {gpu})
+    near = anchor(gpu, without)
+    measured = _measured(near)
+    assert measured is not None
+    score = measured.score(family) * _model(gpu, shares) / _model(near, shares)
+    return score * (_scaling(gpu, without)[0] if gpus > 1 else 1.0)
 
 
 @functools.cache
 def leave_one_out(family: str = "all") -> tuple[tuple[str, float, float], ...]:
-    """(GPU, measured, predicted with the model fitted and anchored without it) for each
-    fitted GPU: the model's error on GPUs it was not fitted on."""
+    """(GPU, measured, predicted with the model fitted without it) for each fitted GPU but the
+    base: the model's error on GPUs it was not fitted on."""
     out = []
     for g in fit_points():
+        if g == BASE_GPU:
+            continue
         measured = _measured(g)
         assert measured is not None
-        out.append((g, measured.score(family), _predict(g, family, leave_out=g)[0]))
+        out.append((g, measured.score(family), predict(g, family)))
+    return tuple(out)
+
+
+NEWEST = ("H200 SXM", "B200 (HGX 1000W)")  # measured only in the 2025 table
+
+
+@functools.cache
+def held_out() -> tuple[tuple[str, int, float, float], ...]:
+    """(GPU, GPUs per run, measured, predicted) for the newest GPUs, the model fitted on the
+    older tables alone (as before the 2025 table): the check of the modelled path on the GPUs
+    it is used for, at one GPU and at eight."""
+    out = []
+    for g in NEWEST:
+        measured = _measured(g)
+        assert measured is not None
+        for n in MODES:
+            out.append((g, n, measured.score("all", n), predict(g, "all", n, frozenset(NEWEST))))
     return tuple(out)
 
 
@@ -193,14 +335,20 @@ def _default(gpu: str) -> GpuSpeed:
         return measured
     if _features(gpu) is None:
         raise ValueError(f"{gpu}: no measurement and no FP16 tensor peak to model its speed")
-    predicted = {f: _predict(gpu, f) for f in FAMILIES}
+    scaling, near = _scaling(gpu, frozenset())
     return GpuSpeed(
         gpu=gpu,
-        scores={(f, n): predicted[f][0] for f in FAMILIES for n in MODES},
-        basis=f"modelled from {predicted['all'][1]}",
+        scores={(f, n): predict(gpu, f, n) for f in FAMILIES for n in MODES},
+        basis=f"modelled from {anchor(gpu)}",
         spread=model_error(),
-        source="FP16 tensor peak and memory bandwidth ratios, exponents fitted on the measured"
-        " GPUs (leave-one-out error in the spread)",
+        source="step time split into shares that scale with the FP16 tensor peak, with memory"
+        " bandwidth and with neither, fitted on the measured GPUs (leave-one-out error in the"
+        " spread); 8 GPUs: "
+        + (
+            f"the scaling of the {near} ({scaling:.2f}x)"
+            if near
+            else "no 8-GPU measurement of a PCIe-only card, the 1-GPU score"
+        ),
     )
 
 
