@@ -264,11 +264,14 @@ def resale(result: Result) -> list[str]:
             text = (
                 f"{o.name} counts {usd(back, cur)} back from selling its servers"
                 f" ({usd(replaced, cur)} for those replaced at the refresh,"
-                f" {usd(at_end, cur)} at the horizon; {how} value)"
+                f" {usd(at_end, cur)} at the horizon; {how})"
             )
         else:
             text = f"{o.name} counts {usd(back, cur)} back from selling its servers at the horizon"
-            text += f" ({how} value)"
+            text += f" ({how})"
+        if sale.band_usd is not None:
+            low, high = sale.band_usd
+            text += f"; across the band, {usd(low, cur)} to {usd(high, cur)} at the horizon"
         other = _cheapest_other(result, o)
         lead = None if other is None else other.total_cash_usd - o.total_cash_usd
         if other is not None and lead is not None and lead > 0:

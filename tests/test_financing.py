@@ -9,7 +9,7 @@ import numpy as np
 import numpy_financial as npf
 import pytest
 
-from tco.simulator.core import defaults
+from tco.pricing.used_market import used_market
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.kinds.owned.financing import balance, payment
 from tco.simulator.run import run
@@ -91,7 +91,7 @@ def test_operating_lease_prices_in_the_market_value_and_books_a_straight_line_co
     }
     lease = _own(f, months=48)
     basis = _own(None, months=48).ledger.cash["capex"].sum()
-    residual = basis * defaults.market_share(3.0)
+    residual = basis * used_market("A40").share(3.0)
     pay = -npf.pmt(0.01, 36, 0.95 * basis, -residual)
     c, a = lease.ledger.cash, lease.ledger.accounting
     assert c["financing"][1] == pytest.approx(pay)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tco.pricing.used_market import used_market
 from tco.reports import terminal
 from tco.reports.summary import to_summary
-from tco.simulator.core import defaults
 from tco.simulator.engine.result import Result
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
@@ -103,34 +103,16 @@ def test_the_resale_that_turns_the_answer_is_the_cash_gap_over_the_resale(seven:
     assert -0.4 - 1 / 64 <= f.change <= -0.4, f.change
 
 
-def test_the_used_market_curve_is_spotwires_at_its_anchors() -> None:
-    """SpotWire's vintage curve x 'used' 0.72 (shared costs.md section 5) at whole years, and at
-    two years the default salvage (0.43) that the 24-month straight line ends on."""
-    for years, curve in [(0, 1.0), (1, 0.78), (2, 0.60), (3, 0.46), (4, 0.35)]:
-        assert abs(defaults.market_share(years) - curve * 0.72) < 1e-12
-    assert abs(defaults.market_share(1.5) - 0.69 * 0.72) < 1e-12
-    assert abs(defaults.market_share(5) - 0.35 * 0.35 / 0.46 * 0.72) < 1e-12
-    assert abs(defaults.market_share(2) - defaults.SALVAGE_FRACTION) < 0.005
-
-
 def test_market_resale_is_the_curve_at_the_servers_age(seven: Result) -> None:
     own = seven.option("own")  # resale on the market curve: the default
     capex = float(own.ledger.cash["capex"].sum())
     resale = -float(own.ledger.cash["resale"].sum())
-    # Seven workstations bought in month 0 and sold after the 120-month horizon: ten years.
-    assert abs(resale - capex * defaults.market_share(10.0)) < 0.01
+    # Seven workstations bought in month 0 and sold after the 120-month horizon: ten years, on
+    # the used market of their GPU's segment (pricing.used_market).
+    assert abs(resale - capex * used_market("RTX 4090").share(10.0)) < 0.01
     assert not [w for w in seven.what_ifs if w.change == "market"]  # already the basis
     (w,) = [w for w in seven.what_ifs if w.change == "book"]
     booked = run(loads_scenario(SEVEN.replace("servers: 7}", "servers: 7, resale_value: book}")))
     assert w.input == "resale value" and w.recommended == "own"
     assert w.recommended_cash_usd is not None
     assert abs(w.recommended_cash_usd - booked.option("own").total_cash_usd) < 0.01
-
-
-def test_the_market_curve_agrees_with_epochs_value_decay() -> None:
-    """Epoch's hardware value decay, 0.14 orders of magnitude a year (Cottier et al. 2024;
-    gpu_price_history.csv), is an independent reference: the used-market curve stays within
-    25 % of 10^(-0.14 t) over the first four years (it sits below: the 'used' condition)."""
-    for years in (1, 2, 3, 4):
-        epoch = 10 ** (-0.14 * years)
-        assert 0.75 * epoch <= defaults.market_share(years) <= epoch

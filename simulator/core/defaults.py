@@ -24,27 +24,6 @@ DEPRECIATION_MONTHS = 24
 # = 0.43 (spotwire.ai/data/valuator_data.json, 2026-06-04; shared costs.md section 5).
 SALVAGE_FRACTION = 0.43
 
-# Used-market value of a GPU server as a share of its price by years in service: SpotWire vintage
-# curve (y1 0.78, y2 0.60, y3 0.46, y4 0.35; an anchor, not a measurement) x condition "used" 0.72
-# (spotwire.ai/data/valuator_data.json, 2026-06-04; shared costs.md section 5). Beyond year 4 the
-# y3->y4 ratio (0.76 a year) continues.
-MARKET_VINTAGE_CURVE = (1.0, 0.78, 0.60, 0.46, 0.35)
-MARKET_USED_CONDITION = 0.72
-
-
-def market_share(years: float) -> float:
-    """Used-market value / purchase price after ``years`` in service (see the curve above)."""
-    curve = MARKET_VINTAGE_CURVE
-    last = len(curve) - 1
-    if years <= last:
-        i = int(years)
-        j = min(i + 1, last)
-        share = curve[i] + (curve[j] - curve[i]) * (years - i)
-    else:
-        share = curve[last] * (curve[last] / curve[last - 1]) ** (years - last)
-    return share * MARKET_USED_CONDITION
-
-
 # Declining-balance factor: 2 = double-declining balance, the textbook default.
 DECLINING_BALANCE_FACTOR = 2.0
 
@@ -111,10 +90,6 @@ def spot_rate_per_month(bucket: str, quantile: float | None = None) -> float:
 # takes on average half of it off the total: a multiplier from 1 - 0.44/2 to 1, most likely 1.
 ON_DEMAND_MOVE = (0.78, 1.0, 1.0)  # (low, mode, high) of a triangular multiplier
 
-# Resale against the used-market curve, for the odds: observed over modelled resale runs from
-# 0.86 (V100 at 4 years, 0.217 observed vs 0.252) to 2.4 (H100 SXM in 2026-Q1, 0.71-0.80 of the
-# 2023 price vs 0.33 modelled) (shared/data/hardware/costs.md section 5, gpu_price_history.csv).
-RESALE_SCALE_RANGE = (0.86, 1.0, 2.4)  # (low, mode, high) of a triangular multiplier
 # Spot scarcity for the odds: the assumed capacity figures are guesses, taken from half to twice.
 SPOT_SCARCITY_RANGE = (0.5, 2.0)
 

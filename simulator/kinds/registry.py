@@ -109,11 +109,12 @@ class WhatIfInput:
 @dataclass(frozen=True)
 class Sale:
     """What an option sells: USD back at the horizon and earlier (a refresh's old servers), and
-    the basis of the value ("market", "book")."""
+    how it is valued, and the range the used market's band gives the sale at the horizon."""
 
     at_horizon_usd: float
     before_usd: float
-    basis: str
+    basis: str  # in the answer's words, e.g. "book value"
+    band_usd: tuple[float, float] | None = None  # the horizon's sale at the ends of its band
 
 
 @dataclass(frozen=True)

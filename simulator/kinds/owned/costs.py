@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.simulator.core import defaults
+from tco.pricing.used_market import used_market
 from tco.simulator.core.calendar import per_month
 from tco.simulator.costs.finance import depreciation
 from tco.simulator.costs.ledger import Category, Ledger, declare
@@ -17,6 +17,7 @@ from tco.simulator.kinds.owned.financing import Flows, financed
 from tco.simulator.kinds.owned.generations import on_successor, retired_h
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import Delivery
+from tco.simulator.kinds.owned.resale import Resale, ResaleCurve, ResaleQuote, market_share
 from tco.simulator.kinds.runs import JobRuns
 
 # The owned cluster's ledger categories (label, the price group that scales it, chart colour).
@@ -31,12 +32,26 @@ declare(
 )
 
 
-def _resale(o: Owned, basis: float, book: float, months_in_service: int) -> float:
-    if o.resale_value == "none":  # kept, scrapped or given away: no value counted
+def _resale(
+    o: Owned,
+    gpu: str,
+    servers: int,
+    new: float,
+    book: float,
+    months_held: int,
+    per_year: float | None = None,
+) -> float:
+    """What ``servers`` servers of ``gpu`` bought for ``new`` fetch after ``months_held`` (at
+    ``per_year`` instead of the option's market rate when given: the band's ends)."""
+    v = o.resale_value
+    if v == "none":  # kept, scrapped or given away: no value counted
         return 0.0
-    value = (
-        book if o.resale_value == "book" else basis * defaults.market_share(months_in_service / 12)
-    )
+    if v == "book":
+        value = book
+    elif isinstance(v, ResaleQuote):
+        value = servers * v.usd_per_server
+    else:
+        value = new * market_share(v, gpu, per_year)(months_held / 12)
     return value * o.resale_scale
 
 
@@ -59,6 +74,7 @@ class _Generation:
     gpus_per_server: int
     ran_here: np.ndarray  # per job
     until_h: float
+    gpu: str  # its GPU model, whose used market values the servers when sold
 
 
 def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generation]:
@@ -78,6 +94,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
                 hw.gpus_per_unit,
                 ran == k,
                 hours,
+                hw.gpu,
             )
             for k, (price, kw, hw) in enumerate(kinds)
         ]
@@ -90,6 +107,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
             plan.hardware.gpus_per_unit,
             ~new,
             hours if s is None else retired_h(s, runs, hours),
+            plan.hardware.gpu,
         )
     ]
     if s is not None:  # the network and the first tranche's extras are not bought again
@@ -97,7 +115,14 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
         basis = d.servers * (s.price_usd_per_server * d.price_factor)
         basis += d.servers * plan.option.installation_usd_per_server
         gens.append(
-            _Generation([(d, basis)], s.max_kw_per_server, s.hardware.gpus_per_unit, new, hours)
+            _Generation(
+                [(d, basis)],
+                s.max_kw_per_server,
+                s.hardware.gpus_per_unit,
+                new,
+                hours,
+                s.hardware.gpu,
+            )
         )
     return gens
 
@@ -136,7 +161,8 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         for d, basis in g.tranches:
             assert d.delivery_month is not None
             first = min(first, d.delivery_month)
-            t = _tranche(o, basis, d.delivery_month, months, end)
+            sold = _Sold(g.gpu, d.servers, basis, plan.used_market_quantile)
+            t = _tranche(o, sold, d.delivery_month, months, end)
             capex += t.cash.pop("capex")
             resale += t.cash.pop("resale")
             dep += t.accounting.pop("depreciation")
@@ -167,13 +193,23 @@ def _month_of(edges: np.ndarray, h: float) -> int:
     return max(0, int(np.searchsorted(edges, h, side="left")) - 1)
 
 
+@dataclass(frozen=True)
+class _Sold:
+    """A tranche as its sale sees it: its GPU, its servers and its capitalised cost."""
+
+    gpu: str
+    servers: int
+    basis: float
+    quantile: float | None = None  # the used market's, for the odds (kinds.market.Market)
+
+
 def _owned(
-    o: Owned, basis: float, m0: int, months: int, out: Flows, new: tuple[float, int], end: int
+    o: Owned, sold: _Sold, basis: float, m0: int, months: int, out: Flows, bought: int, end: int
 ) -> None:
     """Servers owned from month ``m0`` to month ``end`` (exclusive) at cost ``basis``:
-    depreciation, and their sale in month ``end - 1`` (``new``: their price new and the month
-    they arrived, for the market curve). A sale before the horizon (a refresh) always happens
-    and books the gap to book value as a loss or gain on disposal."""
+    depreciation, and their sale in month ``end - 1`` (``bought``: the month they arrived, for
+    the used market). A sale before the horizon (a refresh) always happens and books the gap
+    to book value as a loss or gain on disposal."""
     schedule = depreciation(
         o.depreciation.method,
         basis,
@@ -184,39 +220,66 @@ def _owned(
     span = min(len(schedule), end - m0)
     out.accounting["depreciation"][m0 : m0 + span] += schedule[:span]
     book = basis - schedule[:span].sum()
+    held = end - bought
+
+    def value(per_year: float | None = None) -> float:
+        rate = _rate(o, sold) if per_year is None else per_year
+        return _resale(o, sold.gpu, sold.servers, sold.basis, book, held, rate)
+
     if end == months:
         if o.sell_at_horizon:
-            out.cash["resale"][-1] -= _resale(o, new[0], book, months - new[1])
+            out.cash["resale"][-1] -= value()
+            if o.resale_value == "market" and _rate(o, sold) is None:
+                m = used_market(sold.gpu)  # the band's ends, for the answer
+                for name, rate in (
+                    ("resale_band_low_usd", m.high),
+                    ("resale_band_high_usd", m.low),
+                ):
+                    out.notes[name] = out.notes.get(name, 0.0) + value(rate)
         return
-    value = _resale(o, new[0], book, end - new[1])
+    sale = value()
     for cash_or_acc, name in ((out.cash, "refresh_sale"), (out.accounting, "disposal")):
         cash_or_acc.setdefault(name, np.zeros(months))
     out.accounting.setdefault("disposal_gain", np.zeros(months))
-    out.cash["refresh_sale"][end - 1] -= value
-    out.accounting["disposal" if book >= value else "disposal_gain"][end - 1] += book - value
+    out.cash["refresh_sale"][end - 1] -= sale
+    out.accounting["disposal" if book >= sale else "disposal_gain"][end - 1] += book - sale
 
 
-def _tranche(o: Owned, basis: float, m0: int, months: int, end: int) -> Flows:
+def _rate(o: Owned, sold: _Sold) -> float | None:
+    """The used market's rate for these servers: the scenario's, else the future's place in
+    their generation's band, else None (the fit)."""
+    if o.resale_decay_per_year is not None:
+        return o.resale_decay_per_year
+    if sold.quantile is None:
+        return None
+    return used_market(sold.gpu).rate_at(sold.quantile)
+
+
+def _tranche(o: Owned, sold: _Sold, m0: int, months: int, end: int) -> Flows:
     """One tranche's capex, depreciation and resale, paid in cash or financed."""
     out = Flows(months)
+    basis = sold.basis
     for name in ("capex", "resale"):
         out.cash[name] = np.zeros(months)
     out.accounting["depreciation"] = np.zeros(months)
     f = o.financing
     if f is None:
         out.cash["capex"][m0] += basis
-        _owned(o, basis, m0, months, out, (basis, m0), end)
+        _owned(o, sold, basis, m0, months, out, m0, end)
         return out
-    residual = basis * defaults.market_share(f.term_months / 12) if f.operating else 0.0
-    returned = basis * defaults.market_share((end - m0) / 12)  # if a lease ends at a refresh
+    # The lessor prices its residual on the used market (or the scenario's own curve).
+    curve: Resale = o.resale_value if isinstance(o.resale_value, ResaleCurve) else "market"
+    share = market_share(curve, sold.gpu, _rate(o, sold))
+    residual = basis * share(f.term_months / 12) if f.operating else 0.0
+    returned = basis * share((end - m0) / 12)  # if a lease ends at a refresh
     flows = financed(f, basis, m0, months, residual, end, returned)
     out.cash.update(flows.cash)
     out.accounting.update(flows.accounting)
     out.notes.update(flows.notes)
     if not f.operating:
-        _owned(o, basis, m0, months, out, (basis, m0), end)
+        _owned(o, sold, basis, m0, months, out, m0, end)
     elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < end:
         at = m0 + f.term_months
         out.cash["capex"][at] += residual  # bought at the value the lessor priced in
-        _owned(o, residual, at, months, out, (basis, m0), end)
+        _owned(o, sold, residual, at, months, out, m0, end)
     return out

@@ -40,6 +40,7 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
+from tco.simulator.kinds.owned.resale import basis_word
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import (
     Context,
@@ -231,7 +232,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return offers.WHAT_IFS
 
     def sale(self, option: Owned, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
-        return offers.sale(option, self.resale_basis(option, options), ledger)
+        return offers.sale(option, ledger)
 
     def unit_prices(self, option: Owned) -> tuple[UnitPrice, ...]:
         return offers.unit_prices(option)
@@ -349,6 +350,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             deliveries=deliveries,
             successor=successor,
             mix=mix,
+            used_market_quantile=ctx.market.used_market_quantile,
         )
 
     def bought_from(self, option: Owned, month: int, ctx: Context, field: str) -> Owned:
@@ -411,7 +413,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return owned_ledger(plan, runs, edges)
 
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
-        return option.resale_value if option.sell_at_horizon else None
+        return basis_word(option.resale_value) if option.sell_at_horizon else None
 
     def uncertainties(self, plan: OwnedPlan, where: str) -> list[KnownInput]:
         """What the servers fetch on the used market (when they are sold at market value)."""

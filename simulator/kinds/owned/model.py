@@ -21,6 +21,7 @@ from tco.simulator.kinds.owned.parts import (
     StaffTime,
     Tranche,
 )
+from tco.simulator.kinds.owned.resale import Resale
 from tco.simulator.kinds.plan import Plan
 
 
@@ -43,10 +44,12 @@ class Owned(OptionModel):
     installation_usd_per_server: NonNeg = 0.0
     depreciation: Depreciation = Depreciation()
     sell_at_horizon: bool = True
-    # What servers sold at the horizon fetch: the used-market curve (defaults.market_share), their
-    # book value (cash and accounting agree) or nothing; resale_scale multiplies it (quote/value).
-    resale_value: Literal["book", "market", "none"] = "market"
+    # What servers sold fetch: the used market of their GPU's generation (resale.py), their book
+    # value (cash and accounting agree), nothing, a quote per server or a curve of the
+    # scenario's own; resale_scale multiplies it; resale_decay_per_year sets the market's rate.
+    resale_value: Resale = "market"
     resale_scale: Annotated[float, Field(ge=0, le=10)] = 1.0
+    resale_decay_per_year: Annotated[float, Field(ge=0, le=3)] | None = None
     power: Power = Power()
     facility: Facility = Facility()
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
@@ -94,4 +97,5 @@ class OwnedPlan(Plan):
     max_kw_per_server: float
     deliveries: tuple[Delivery, ...]
     successor: Successor | None = None  # the refresh, resolved
+    used_market_quantile: float | None = None  # the market's (kinds.market.Market)
     mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tco.simulator.core import defaults
+from tco.pricing import hardware
+from tco.pricing.used_market import used_market as market_of
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.owned.resale import describe
 from tco.simulator.kinds.registry import KnownInput, Sale, UnitPrice, WhatIfInput
 
 SERVERS_KNOB = "servers"
@@ -47,15 +49,20 @@ WHAT_IFS = (
 )
 
 
-def sale(option: Owned, basis: str | None, ledger: Ledger) -> Sale | None:
-    """The servers sold at the horizon and, with a refresh, the old ones sold at the cutover."""
-    cash = ledger.cash
+def sale(option: Owned, ledger: Ledger) -> Sale | None:
+    """The servers sold at the horizon and, with a refresh, the old ones sold at the cutover,
+    with how they are valued and, on the used market, the horizon's sale across its band."""
+    cash, notes = ledger.cash, ledger.notes
     at_end, before = (
         -float(cash[k].sum()) if k in cash else 0.0 for k in ("resale", "refresh_sale")
     )
     if at_end + before <= 0:
         return None
-    return Sale(at_end, before, basis or option.resale_value)  # kept at the horizon, sold before
+    gpu = hardware.server(option.server).gpu
+    how = describe(option.resale_value, gpu, option.resale_decay_per_year)
+    low, high = notes.get("resale_band_low_usd"), notes.get("resale_band_high_usd")
+    band = None if low is None or high is None else (low, high)
+    return Sale(at_end, before, how, band)  # kept at the horizon, sold before
 
 
 def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
@@ -77,17 +84,20 @@ def size_words(knob: str, value: int) -> str:
 
 
 def used_market(o: Owned, where: str) -> list[KnownInput]:
-    """What servers sold at market value fetch, for the odds: a range around the used-market
-    curve from observed over modelled resale (``defaults.RESALE_SCALE_RANGE``)."""
-    low, mode, high = defaults.RESALE_SCALE_RANGE
+    """How fast used GPUs lose value, for the odds: anywhere in each generation's band, most
+    likely the fit (``pricing.used_market``); one draw for every owned option of a future."""
+    if o.resale_decay_per_year is not None:
+        return []
+    m = market_of(hardware.server(o.server).gpu)
     return [
         KnownInput(
             "used_market",
-            f"{where}.resale_scale",
-            low * o.resale_scale,
-            min(10.0, high * o.resale_scale),  # resale_scale is at most 10
-            mode * o.resale_scale,
-            "observed over modelled resale of used data-centre GPUs, 0.86 (V100 at 4 years)"
-            " to 2.4 (H100 SXM in 2026-Q1) (shared costs.md section 5)",
+            "market.used_market_quantile",
+            0.0,
+            1.0,
+            0.5,
+            f"the used-market band of each option's GPU generation ({m.segment}: value lost"
+            f" at exp(-{m.low:.2f} to -{m.high:.2f} a year), fit {m.per_year:.2f}; {m.basis};"
+            " pricing/data/used_market.csv)",
         )
     ]
