@@ -133,7 +133,22 @@ def caveats(result: Result) -> list[str]:
     for o in result.options:
         if o.name in (rec.option, result.cheapest().name):
             out.extend(registry.get(o.kind).caveats(o.name, o.quotes))
+            out.extend(_moved_prices(o))
     return out
+
+
+MOVED = 0.05  # a rule that moves a quoted price by more than this is named in the answer
+
+
+def _moved_prices(o: OptionResult) -> list[str]:
+    """Prices a rule moved from their quote by more than 5 % (a server ordered years after its
+    catalogue price's date), with the rule."""
+    return [
+        f"{o.name}: the server price quoted as of {q.as_of} is taken x{q.value:.3f} for the"
+        f" month it is ordered in, by {q.detail}."
+        for q in o.quotes
+        if q.unit == "x quoted price" and abs(q.value - 1.0) > MOVED
+    ]
 
 
 def resizes(result: Result) -> list[str]:

@@ -142,13 +142,6 @@ REPAIR_DAYS = 14.0
 # node downtime (same file; one example).
 NODE_REPAIR_DAYS = 19.0 / 24.0
 
-# Server prices by purchase date: new-channel prices of one configuration barely move while it is
-# sold (shared/data/hardware/gpu_price_history.csv: A100 80GB SXM $17,500 in 2020 and $17,499 in
-# 2025; HGX A100 8x80GB -11 % over 20 months; HGX H100 +2.5 % over 16 months), so by default a
-# later purchase pays the quoted price. Epoch's 0.14 orders of magnitude a year is the value decay
-# of hardware already bought (the resale curve), not a list-price trend.
-SERVER_PRICE_DECLINE_PER_YEAR = 0.0
-
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
 BARE_METAL_BILLING_MINIMUM_S = 3600.0

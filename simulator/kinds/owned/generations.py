@@ -42,6 +42,7 @@ from tco.simulator.kinds.owned.parts import (
     Tranche,
     deliveries_of,
     latest_order_month,
+    order_decline,
     server_hardware,
 )
 from tco.simulator.kinds.plan import speed_quote
@@ -110,7 +111,7 @@ def newer_servers(
     own: str,
     deliveries: tuple[Delivery, ...],
     lead_time_months: float,
-    decline_per_year: float,
+    decline_per_year: float | None,
     ctx: Context,
     unmixable: str | None,
 ) -> tuple[tuple[Delivery, ...], tuple[Generation, ...], tuple[Quote, ...]]:
@@ -135,7 +136,7 @@ def newer_servers(
         mine = deliveries_of(
             [tranches[i] for i in idx],
             lead_time_months,
-            decline_per_year,
+            order_decline(decline_per_year, server.gpu),
             ctx.start,
             ctx.horizon_months,
             server.price_date,
@@ -179,7 +180,7 @@ def successor(
     old: Hardware,
     tranches: list[Tranche],
     lead_time_months: float,
-    decline_per_year: float,
+    decline_per_year: float | None,
 ) -> tuple[Successor, tuple[Quote, ...]]:
     """The successor of a cluster with hardware ``old`` bought in ``tranches``, and the figures it
     rests on."""
@@ -190,7 +191,7 @@ def successor(
     (delivery,) = deliveries_of(
         [Tranche(month=r.month, servers=n)],
         lead_time_months,
-        decline_per_year,
+        order_decline(decline_per_year, server.gpu),
         ctx.start,
         ctx.horizon_months,
         dated,
@@ -260,7 +261,8 @@ def _quotes(
             "x quoted price",
             "default" if catalog else "scenario",
             dated,
-            "the option's price_decline_per_year from the quoted price's date to the order month",
+            "the option's price_decline_per_year (else its generation's fitted new-price"
+            " trend, pricing.new_prices) from the quoted price's date to the order month",
         ),
         Quote(
             f"{server.name} maximum power",

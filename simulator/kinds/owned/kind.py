@@ -37,6 +37,7 @@ from tco.simulator.kinds.owned.parts import (
     decline_quote,
     deliveries_of,
     latest_order_month,
+    order_decline,
     server_hardware,
     smallest_meeting,
 )
@@ -288,7 +289,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         deliveries = deliveries_of(
             option.purchase_plan(),
             option.lead_time_months,
-            option.price_decline_per_year,
+            order_decline(option.price_decline_per_year, server.gpu),
             ctx.start,
             ctx.horizon_months,
             dated,
@@ -338,7 +339,12 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             hardware=hw,
             quotes=(
                 *_quotes(option, server, price, kw),
-                decline_quote(option.price_decline_per_year, dated, deliveries),
+                decline_quote(
+                    option.price_decline_per_year,
+                    server.gpu,
+                    dated,
+                    tuple(d for d in deliveries if d.generation == 0),
+                ),
                 *financing_quotes(f),
                 speed_quote(ctx.speed(gpu.name)),
                 *refresh_quotes,

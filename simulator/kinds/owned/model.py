@@ -32,10 +32,9 @@ class Owned(OptionModel):
     name: Name
     server: str
     price_usd: NonNeg | None = None  # per server; default from the catalog
-    # Yearly fall of the price of a server ordered later than the price's date.
-    price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] = (
-        defaults.SERVER_PRICE_DECLINE_PER_YEAR
-    )
+    # Yearly fall of the price of a server ordered later than the price's date; None: the
+    # fitted trend of its GPU generation's new prices (pricing.new_prices).
+    price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] | None = None
     max_kw: NonNeg | None = None  # per server; default from the catalog
     servers: GpuCount | None = None  # shortcut: all ordered in month 0
     tranches: Annotated[list[Tranche], Field(min_length=1)] | None = None

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tco.pricing import hardware
+from tco.pricing.new_prices import trend
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_edges_h
 from tco.simulator.core.fields import Fraction, GpuCount, NonNeg, Strict
@@ -150,17 +151,32 @@ def deliveries_of(
     return tuple(out)
 
 
-def decline_quote(decline: float, dated: str, deliveries: tuple[Delivery, ...]) -> Quote:
-    """The price-by-order-month rule an owned option's capex rests on."""
+def order_decline(decline: float | None, gpu: str) -> float:
+    """The yearly fall of a server's price with its order date: the option's
+    ``price_decline_per_year``, else the fitted trend of its GPU's generation (``new_prices``)."""
+    return trend(gpu).decline_per_year if decline is None else decline
+
+
+ORDER_PRICE_ITEM = "server price by order month"
+
+
+def decline_quote(
+    decline: float | None, gpu: str, dated: str, deliveries: tuple[Delivery, ...]
+) -> Quote:
+    """The price-by-order-month rule an owned option's capex rests on: its value is the order
+    month's factor furthest from 1 (the caveat names the rule when it moves a price over 5 %)."""
     factors = ", ".join(f"month {d.order_month + 1}: x{d.price_factor:.3f}" for d in deliveries)
-    default = decline == defaults.SERVER_PRICE_DECLINE_PER_YEAR
+    furthest = max((d.price_factor for d in deliveries), key=lambda f: abs(f - 1.0), default=1.0)
+    if decline is None:
+        t = trend(gpu)
+        rule, source = f"{t.basis}", "default"
+    else:
+        rule, source = f"the scenario's price_decline_per_year {decline:g}", "scenario"
     return Quote(
-        "server price by order month",
-        decline,
-        "fall per year",
-        "default" if default else "scenario",
-        "see detail",
-        f"the quoted price holds as of {dated if dated != 'undated' else 'the first month'};"
-        f" orders ({factors}); default 0: new-channel prices of a configuration barely move"
-        " (gpu_price_history.csv: A100 80GB $17,500 in 2020, $17,499 in 2025)",
+        ORDER_PRICE_ITEM,
+        round(furthest, 4),
+        "x quoted price",
+        source,
+        dated if dated != "undated" else "the first month",
+        f"{rule}; orders: {factors}",
     )
