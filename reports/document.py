@@ -124,7 +124,7 @@ def _budget(result: Result, name: str) -> Section:
         frame = pd.DataFrame(rows, columns=["reason", "jobs", "examples"])
         s.tables.append(Table("Jobs that cannot run", frame, prose=("reason", "examples")))
     notes = [
-        f"{k.removesuffix('_usd').replace('_', ' ')}: ${v:,.2f}"
+        f"{k.removesuffix('_usd').replace('_', ' ')}: {answer.usd(v, result.scenario.money)}"
         for k, v in o.ledger.notes.items()
         if k.endswith("_usd")
     ]

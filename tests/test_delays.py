@@ -24,7 +24,10 @@ def test_delay_equals_wait_when_nothing_is_interrupted() -> None:
     sc = make_scenario()
     cls = {**sc.workload.job_classes[0].model_dump(exclude_none=True), **busy}
     cls["work"] = {**cls["work"], **busy["work"]}
-    r = run(make_scenario(workload={"job_classes": [cls]}))
+    own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
+    od = {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"}
+    options = [{**own, "failures": None}, od]  # nothing interrupts a job
+    r = run(make_scenario(workload={"job_classes": [cls]}, options=options))
     for o in r.options:
         assert o.metrics.delays == o.metrics.waits, o.name
     assert r.options[0].waits.p95_h > 1.0  # the owned server queues: a wait to compare

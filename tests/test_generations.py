@@ -91,6 +91,7 @@ def _lab(refresh: dict[str, Any] | None, **over: Any) -> Any:
         "servers": 1,
         "installation_usd_per_server": 1000.0,
         "refresh": refresh,
+        "failures": None,  # by-hand ledgers: no spare pool (failures given where tested)
         **over,
     }
     prepared = prepare(make_scenario(horizon_months=36, options=[option]))
@@ -437,7 +438,13 @@ def test_failures_across_a_refresh_on_a_pool() -> None:
         "server": "8x A40 NVLink server",
         "servers": 4,
         "placement": "pool",
-        "failures": {"gpu_failures_per_1000_gpu_days": 30.0, "repair_days": 5.0},
+        # no spares, no swap: each failed GPU is out for the 5-day repair (renewal theory)
+        "failures": {
+            "gpu_failures_per_1000_gpu_days": 30.0,
+            "repair_days": 5.0,
+            "spare_gpus": 0,
+            "swap_hours": 0,
+        },
         "refresh": {"month": 12, "server": "HGX A100 8x80GB"},
     }
     sc = make_scenario(horizon_months=24, workload={"job_classes": classes}, options=[own])

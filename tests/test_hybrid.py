@@ -14,7 +14,14 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 
-OWN = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
+# No failures: by-hand ledgers and thresholds (failures have tests of their own)
+OWN = {
+    "name": "own",
+    "kind": "owned",
+    "server": "8x A40 NVLink server",
+    "servers": 1,
+    "failures": None,
+}
 CLOUD = {
     "name": "cloud",
     "kind": "on_demand",

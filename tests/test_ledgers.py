@@ -38,6 +38,7 @@ def _owned_scenario(tmp_path: Path, jobs_csv: str | None = None) -> object:
                     "servers": 1,
                     "price_usd": 100_000,
                     "max_kw": 10,
+                    "failures": None,  # by-hand figures: no spare pool, nothing fails
                     "power": {
                         "pue": 1.5,
                         "usd_per_kwh": 0.1,

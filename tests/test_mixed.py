@@ -3,12 +3,13 @@ hand cases of the scheduler, speeds by model, the ledger by hand, and input erro
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tco.pricing import hardware
+from tco.pricing import hardware, new_prices
 from tco.simulator.cluster.queue_records import Group, QueueInput
 from tco.simulator.cluster.scheduler import simulate_queue as simulate_mixed
 from tco.simulator.core import defaults
@@ -117,7 +118,8 @@ def test_a_job_stopped_on_one_model_finishes_on_another_at_its_speed(how: str) -
 def test_a_mixed_cluster_fails_at_mtbf_over_mtbf_plus_mttr() -> None:
     """Each model's GPUs fail at the option's rate: over 36 months the two models' 16 GPUs are
     in service MTBF / (MTBF + MTTR) of the time, jobs under failures are stopped and finish."""
-    f = {"gpu_failures_per_1000_gpu_days": 30.0, "repair_days": 5.0}
+    f = {"gpu_failures_per_1000_gpu_days": 30.0, "repair_days": 5.0, "spare_gpus": 0}
+    f["swap_hours"] = 0  # out for the repair alone: renewal theory
     prepared = prepare(make_scenario(horizon_months=36, options=[{**OWN, "failures": f}]))
     o = simulate(prepared, advise=False).options[0]
     mtbf_h, mttr_h = 1000 / 30 * 24, 5 * 24
@@ -141,6 +143,7 @@ OWN = {
         {"month": 12, "servers": 1, "server": "HGX A100 8x80GB"},
     ],
     "installation_usd_per_server": 1000.0,
+    "failures": None,  # by-hand ledgers (failures tested with their own)
 }
 
 
@@ -154,8 +157,16 @@ def test_each_job_runs_at_the_speed_of_the_model_it_ran_on_and_is_billed_so() ->
         np.testing.assert_allclose(o.runs.run_h[gen == g], run_hours(prepared.jobs, hw)[gen == g])
     a40, a100 = hardware.server("8x A40 NVLink server"), hardware.server("HGX A100 8x80GB")
     c = o.ledger.cash
-    assert c["capex"][0] == pytest.approx(a40.price_usd + 1000.0)
-    assert c["capex"][12] == pytest.approx(a100.price_usd + 1000.0)  # its own catalog price
+
+    # Each at its own catalog price, moved to the order month by the Ampere new-price trend
+    # (pricing.new_prices) from that price's own date.
+    def ordered(s: hardware.ServerModel, month: int) -> float:
+        y, m, d = (int(x) for x in s.price_date.split("-"))
+        years = (2027 + month / 12) - (y + (m - 1) / 12 + (d - 1) / 365.25)
+        return s.price_usd * math.exp(new_prices.trend(s.gpu).per_year * years)
+
+    assert c["capex"][0] == pytest.approx(ordered(a40, 0) + 1000.0, rel=2e-3)
+    assert c["capex"][12] == pytest.approx(ordered(a100, 12) + 1000.0, rel=2e-3)
     rate = defaults.COLOCATION_USD_PER_KW_MONTH
     assert c["facility"][5] == pytest.approx(a40.max_kw * rate)
     assert c["facility"][20] == pytest.approx((a40.max_kw + a100.max_kw) * rate)

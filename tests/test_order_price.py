@@ -60,6 +60,7 @@ def _own(server: str, month: int, **over: Any) -> Any:
         "kind": "owned",
         "server": server,
         "tranches": [{"month": month, "servers": 1}],
+        "failures": None,  # the price alone: no spare pool
         **over,
     }
     sc = make_scenario(horizon_months=24, options=[option])

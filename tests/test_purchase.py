@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
-from tco.pricing import hardware
+from tco.pricing import hardware, new_prices
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 
 
 def _own(**over: Any) -> Any:
-    option = {"name": "own", "kind": "owned", "server": "DGX A100 320GB", "servers": 1, **over}
+    option = {"name": "own", "kind": "owned", "server": "DGX A100 320GB", "servers": 1}
+    option = {**option, "failures": None, **over}  # prices alone: no spare pool
     return run(make_scenario(horizon_months=36, options=[option])).options[0]
 
 
@@ -23,7 +25,8 @@ def test_a_later_order_pays_the_declined_price() -> None:
     assert capex[0] == pytest.approx(100_000.0)
     assert capex[24] == pytest.approx(2 * 100_000.0 * 0.9**2)
     (q,) = [q for q in o.quotes if q.item == "server price by order month"]
-    assert q.value == 0.1 and q.source == "scenario" and "month 25: x0.810" in q.detail
+    assert q.value == 0.81 and q.source == "scenario" and "month 25: x0.810" in q.detail
+    assert "price_decline_per_year 0.1" in q.detail
 
 
 def test_a_catalog_price_declines_from_its_own_date() -> None:
@@ -32,8 +35,9 @@ def test_a_catalog_price_declines_from_its_own_date() -> None:
     o = _own(price_decline_per_year=0.1)
     years = ((2027 * 12 + 0) - (2020 * 12 + 4)) / 12  # 2020-05 to 2027-01
     assert o.ledger.cash["capex"][0] == pytest.approx(server.price_usd * 0.9**years)
-    # By default the quoted price holds (new-channel prices barely move).
-    assert _own().ledger.cash["capex"][0] == pytest.approx(server.price_usd)
+    # By default the Ampere new-price trend (pricing.new_prices) moves it.
+    trend = math.exp(new_prices.trend(server.gpu).per_year * years)
+    assert _own().ledger.cash["capex"][0] == pytest.approx(server.price_usd * trend, rel=2e-3)
 
 
 def test_resale_none_counts_nothing_back() -> None:

@@ -39,7 +39,7 @@ workload:
       gpus: 1
       work: {reference_gpu: RTX 4090, gpu_hours: 10, distribution: exponential}  # mu = 0.1 / h
 options:
-  - {name: own, kind: owned, server: RTX 4090 workstation, servers: 1}
+  - {name: own, kind: owned, server: RTX 4090 workstation, failures: null, servers: 1}
   - name: cloud
     kind: on_demand
     instance: {gpu: RTX 4090, gpus: 1, usd_per_hour: 50, price_source: test, price_as_of: 2025-11}

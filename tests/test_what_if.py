@@ -81,7 +81,8 @@ def test_without_resale_buying_costs_its_book_value_more(seven: Result) -> None:
 
 def test_a_scenario_without_owned_options_skips_the_owned_changes() -> None:
     text = SEVEN.replace(
-        "  - {name: own, kind: owned, server: RTX 4090 workstation, servers: 7}\n", ""
+        "  - {name: own, kind: owned, server: RTX 4090 workstation, failures: null, servers: 7}\n",
+        "",
     )
     r = run(loads_scenario(text))
     assert {w.input for w in r.what_ifs} == {"workload volume", "workload growth"}

@@ -2,17 +2,24 @@
 
 GPUs fail as a Poisson process while in service, at ``gpu_failures_per_1000_gpu_days`` (default
 Meta's Llama 3 cluster: 0.303 GPU-attributed interruptions per 1,000 GPU-days, 16,384 H100,
-54 days; shared/data/hardware/reliability.csv, row "GPU-attributed interruptions"), and are back
-``repair_days`` later. A spare GPU, when one is free, takes a failed GPU's place at once (the
-repaired GPU becomes a spare); otherwise the cluster has one GPU fewer until a repair ends. With
-no spares each GPU is an alternating renewal process, so the share of GPU-time in service is
-MTBF / (MTBF + MTTR), which ``tests/test_failures.py`` checks.
+54 days; shared/data/hardware/reliability.csv, row "GPU-attributed interruptions").
+
+Repair as operators run it: the failed GPU's server is drained (``drain_hours``: the other jobs
+on it reach their next checkpoint) and the part swapped from the spare pool (``swap_hours``,
+the server down whole meanwhile); the failed part goes back to the vendor and returns to the
+pool ``repair_days`` later (the RMA). Only when every spare is away does a failed GPU wait for a
+part, so the RMA bounds how long the pool is short, not how long a server is stranded. The pool
+(``spare_gpus``, default ``auto``) is sized so that 95 % of failures find a spare: by Palm's
+theorem the parts away at once are Poisson with mean rate x GPUs x RMA time, which
+``tests/test_failures.py`` checks. A machine of one GPU keeps no spare (its failed card strands
+no other). With no spares each GPU is an alternating renewal process, so the share of GPU-time
+in service is MTBF / (MTBF + MTTR), MTTR the RMA plus the swap (also checked).
 
 Whole servers fail too, at ``node_failures_per_1000_node_days`` (default 0: the public rates mix
 causes, see ``defaults``), each down ``node_repair_days`` with every GPU in it
 (:func:`node_outages`). So does a rack at ``rack_failures_per_1000_rack_days`` (default 0; its
 top-of-rack switch, its power), taking its ``servers_per_rack`` servers down together for
-``rack_repair_days`` (:func:`server_outages` merges both per server).
+``rack_repair_days`` (:func:`server_outages` merges both per server, and the swaps).
 
 Jobs placed on servers are stopped by the failure under them and queued again
 (``cluster.requeue``). On a pool, a running job is interrupted at its GPUs x the rate; it loses
@@ -89,6 +96,10 @@ class RepairTime(Strict):
 Repair = Pos | RepairTime  # days, or a distribution of them
 
 
+def _mean_h(value: float | RepairTime) -> float:
+    return value.mean_h if isinstance(value, RepairTime) else float(value) * 24.0
+
+
 def repairs(value: float | RepairTime, rng: np.random.Generator) -> Callable[[], float]:
     """One repair's hours per call: the same figure each time for a number (no random draw,
     so a run with fixed repairs keeps its random numbers), a draw for a distribution."""
@@ -110,7 +121,9 @@ class Failures(Strict):
 
     gpu_failures_per_1000_gpu_days: Rate = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
     repair_days: Repair = defaults.REPAIR_DAYS
-    spare_gpus: Annotated[int, Field(ge=0, le=100_000)] = 0
+    spare_gpus: Annotated[int, Field(ge=0, le=100_000)] | Literal["auto"] = "auto"
+    drain_hours: Annotated[float, Field(ge=0, le=720)] = defaults.DRAIN_HOURS
+    swap_hours: Annotated[float, Field(ge=0, le=720)] = defaults.SWAP_HOURS
     node_failures_per_1000_node_days: Rate = 0.0
     node_repair_days: Repair = defaults.NODE_REPAIR_DAYS
     # Racks: consecutive servers (in the order they arrive), failing together.
@@ -144,6 +157,24 @@ class Failures(Strict):
         ) / 1000.0
         return 2.0 * per_day * horizon_h / 24.0  # each failure and its repair
 
+    def spares(self, gpus: int, gpus_per_server: int) -> int:
+        """The spare pool of a cluster of ``gpus`` GPUs: the scenario's, or (``auto``) the
+        smallest that 95 % of failures find a part in (Palm: parts away ~ Poisson(rate x GPUs x
+        mean RMA)); none for machines of one GPU."""
+        if self.spare_gpus != "auto":
+            return self.spare_gpus
+        if gpus_per_server <= 1 or self.rate_per_gpu_h <= 0 or gpus <= 0:
+            return 0
+        mean = self.rate_per_gpu_h * gpus * _mean_h(self.repair_days)
+        # P(N = n) in logs, from far below the mean (exp(-mean) underflows past 745); at most a
+        # spare per GPU (past that, every failure finds one however many more there are).
+        n = max(0, int(mean - 12 * math.sqrt(mean) - 12))
+        below = 0.0  # P(N < n), negligible at the start
+        while 1.0 - below > defaults.SPARE_STOCKOUT and n < gpus:
+            below += math.exp(n * math.log(mean) - mean - math.lgamma(n + 1)) if mean > 0 else 1
+            n += 1
+        return min(n, gpus)
+
     def checkpoints(self) -> Checkpointing:
         """How a job hit by a failure resumes: from its last checkpoint, after the restart."""
         return Checkpointing(
@@ -164,6 +195,8 @@ class Outages:
     down_gpu_h: float
     failures: int
     gpus: list[int] = field(default_factory=list)  # per change: which GPU (numbered by slot)
+    swaps: list[tuple[float, int, float]] = field(default_factory=list)  # (from h, server, to h)
+    waited: int = 0  # failures that found no spare and waited for a part
 
     def on_servers(self, gpus_per_server: int) -> list[tuple[float, int, int]]:
         """The changes as (time h, server, +/-1), GPUs numbered server by server in the order
@@ -174,48 +207,68 @@ class Outages:
 
 
 def outages(
-    slots: list[tuple[float, int]], f: Failures, horizon_h: float, rng: np.random.Generator
+    slots: list[tuple[float, int]],
+    f: Failures,
+    horizon_h: float,
+    rng: np.random.Generator,
+    gpus_per_server: int = 1,
 ) -> Outages:
-    """Failures and repairs of GPUs entering service as (time h, GPUs) ``slots``."""
+    """Failures and repairs of GPUs entering service as (time h, GPUs) ``slots``, GPUs numbered
+    server by server: a failed GPU is out until its swap ends (the drain and the swap with a
+    spare at hand, else the swap after the first part back from the RMA); its server is down
+    whole for the swap itself (``swaps``, servers of more than one GPU)."""
     rate = f.rate_per_gpu_h
     if rate <= 0:
         return Outages([], 0.0, 0)
     repair_h = repairs(f.repair_days, rng)
-    events: list[tuple[float, int, int]] = []  # (time, 0 = failure of slot s / 1 = repair, s)
+    drain, swap = f.drain_hours, f.swap_hours
+    # (time, 0 = failure of GPU s / 1 = a part back from the RMA / 2 = GPU s back, s)
+    events: list[tuple[float, int, int]] = []
     n = 0
     for t0, gpus in slots:
         for _ in range(gpus):
             events.append((t0 + rng.exponential(1.0 / rate), 0, n))
             n += 1
     heapq.heapify(events)
-    spares, waiting = f.spare_gpus, []
+    spares = f.spares(n, gpus_per_server)
+    waiting: list[int] = []
     changes: list[tuple[float, int]] = []
     which: list[int] = []
+    swaps: list[tuple[float, int, float]] = []
     down_since: dict[int, float] = {}
-    down_h, failures = 0.0, 0
+    down_h, failures, waited = 0.0, 0, 0
+
+    def swapped(at: float, s: int) -> None:
+        heapq.heappush(events, (at + swap, 2, s))
+        if gpus_per_server > 1 and swap > 0:
+            swaps.append((at, s // gpus_per_server, at + swap))
+
     while events and events[0][0] < horizon_h:
         t, what, s = heapq.heappop(events)
         if what == 0:
             failures += 1
-            heapq.heappush(events, (t + repair_h(), 1, -1))
+            down_since[s] = t
+            changes.append((t, -1))
+            which.append(s)
+            heapq.heappush(events, (t + repair_h(), 1, -1))  # the failed part, to the vendor
             if spares > 0:
                 spares -= 1
-                heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, s))
+                swapped(t + drain, s)
             else:
+                waited += 1
                 waiting.append(s)
-                down_since[s] = t
-                changes.append((t, -1))
-                which.append(s)
-        elif waiting:
-            w = waiting.pop(0)
-            down_h += t - down_since.pop(w)
-            changes.append((t, +1))
-            which.append(w)
-            heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, w))
+        elif what == 1:
+            if waiting:
+                swapped(t, waiting.pop(0))  # drained while it waited
+            else:
+                spares += 1
         else:
-            spares += 1
+            down_h += t - down_since.pop(s)
+            changes.append((t, +1))
+            which.append(s)
+            heapq.heappush(events, (t + rng.exponential(1.0 / rate), 0, s))
     down_h += sum(horizon_h - t for t in down_since.values())
-    return Outages(changes, down_h, failures, which)
+    return Outages(changes, down_h, failures, which, sorted(swaps), waited)
 
 
 def node_outages(
@@ -267,10 +320,10 @@ def server_outages(
                 (t, s, t + r) for s in range(first, min(first + k, len(arrive))) if arrive[s] <= t
             ]
             t += r + rng.exponential(1.0 / rate)
-    return _merged(spells), len(nodes), racks
+    return merged(spells), len(nodes), racks
 
 
-def _merged(spells: list[tuple[float, int, float]]) -> list[tuple[float, int, float]]:
+def merged(spells: list[tuple[float, int, float]]) -> list[tuple[float, int, float]]:
     """Overlapping spells of one server as one (the scheduler takes a server down once)."""
     out: list[tuple[float, int, float]] = []
     for a, s, b in sorted(spells, key=lambda x: (x[1], x[0])):

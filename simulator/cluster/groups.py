@@ -215,7 +215,9 @@ class ServerLook:
             if isinstance(e, ServerDown):
                 free[e.server] = -srv.size
             elif isinstance(e, ServerUp):
-                free[e.server] = srv.size - srv.out[e.server]
+                # A server delivered within the look-ahead has nothing out in the real state.
+                out = srv.out[e.server] if e.server < len(srv.out) else 0
+                free[e.server] = srv.size - out
             else:
                 assert isinstance(e, GpuChange)
                 free[e.server] += e.gpus

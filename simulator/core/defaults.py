@@ -141,6 +141,19 @@ REPAIR_DAYS = 14.0
 # 6.50 and 2.34 (reliability.csv). Back after 19 h: NCSA Delta's one double-bit-error example of
 # node downtime (same file; one example).
 NODE_REPAIR_DAYS = 19.0 / 24.0
+# A failed GPU's repair from a spare on site (cluster.failures). ASSUMPTIONS, no public
+# measurement of either was found: the drain waits for the other jobs on the server to reach
+# their next checkpoint (hourly by default, CHECKPOINT_INTERVAL_HOURS); the swap (power down,
+# replace the module or board, burn-in test) takes the 4 h a 24x7x4 on-site support contract
+# promises at most (reliability.csv, "warranty" row). The spare pool is sized so that 95 % of
+# failures find a part (a textbook base-stock fill rate).
+DRAIN_HOURS = 1.0
+SWAP_HOURS = 4.0
+SPARE_STOCKOUT = 0.05
+# A spare GPU's price: its server's price per GPU over Epoch AI's server/chip cost ratio 1.64
+# (cost_analysis_standalone.py; shared costs.md section 1), the module without its share of the
+# chassis.
+SERVER_TO_CHIP_COST = 1.64
 
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
@@ -193,8 +206,10 @@ SOURCES: dict[str, tuple[float, str]] = {
         GPU_FAILURES_PER_1000_GPU_DAYS,
         "Llama 3 cluster: GPU-attributed interruptions, 16,384 H100",
     ),
-    "repair_days": (REPAIR_DAYS, "reseller replacement lead time 2-4 weeks, short end"),
+    "repair_days": (REPAIR_DAYS, "the RMA: reseller replacement lead time 2-4 weeks, short end"),
     "node_repair_days": (NODE_REPAIR_DAYS, "NCSA Delta: 19 h of node downtime (one example)"),
+    "drain_hours": (DRAIN_HOURS, "ASSUMPTION: the other jobs reach their hourly checkpoint"),
+    "swap_hours": (SWAP_HOURS, "ASSUMPTION: within a 24x7x4 on-site contract's 4 h"),
     "bare_metal_billing_increment_s": (BARE_METAL_BILLING_INCREMENT_S, "rented by the hour"),
     "partial_upfront_fraction": (PARTIAL_UPFRONT_FRACTION, "AWS: at least half upfront"),
     "backfill_depth": (BACKFILL_DEPTH, "Slurm bf_max_job_test default"),

@@ -315,6 +315,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             reason_text={**own.reason_text, **cloud.reason_text},
             interruptions=_sum(own.interruptions, cloud.interruptions, idx, len(jobs)),
             lost_gpu_h=_sum(own.lost_gpu_h, cloud.lost_gpu_h, idx, len(jobs)),
+            gaps=own.gaps,  # a job that bursts never started on the cluster: no gap of it
             clean_run_h=clean,
             counts={
                 **own.counts,

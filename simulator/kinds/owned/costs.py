@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.pricing.used_market import used_market
+from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.costs.finance import depreciation
 from tco.simulator.costs.ledger import Category, Ledger, declare
@@ -75,6 +76,7 @@ class _Generation:
     ran_here: np.ndarray  # per job
     until_h: float
     gpu: str  # its GPU model, whose used market values the servers when sold
+    price_usd_per_server: float  # as quoted (a spare GPU is priced from it)
 
 
 def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generation]:
@@ -95,6 +97,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
                 ran == k,
                 hours,
                 hw.gpu,
+                price,
             )
             for k, (price, kw, hw) in enumerate(kinds)
         ]
@@ -108,6 +111,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
             ~new,
             hours if s is None else retired_h(s, runs, hours),
             plan.hardware.gpu,
+            plan.price_usd_per_server,
         )
     ]
     if s is not None:  # the network and the first tranche's extras are not bought again
@@ -122,6 +126,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
                 new,
                 hours,
                 s.hardware.gpu,
+                s.price_usd_per_server,
             )
         )
     return gens
@@ -158,8 +163,11 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         paid += server_hours * gps
         busy += busy_g
         end = months if g.until_h >= hours else _month_of(edges, g.until_h) + 1
-        for d, basis in g.tranches:
+        spares = spare_gpus(o, sum(d.servers for d, _ in g.tranches) * gps, gps)
+        for i, (d, basis) in enumerate(g.tranches):
             assert d.delivery_month is not None
+            if i == 0 and spares:  # the spare pool is bought with the first servers
+                basis += spares * spare_price(g.price_usd_per_server, gps) * d.price_factor
             first = min(first, d.delivery_month)
             sold = _Sold(g.gpu, d.servers, basis, plan.used_market_quantile)
             t = _tranche(o, sold, d.delivery_month, months, end)
@@ -186,6 +194,16 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         gpu_hours_busy=busy,
         notes=notes,
     )
+
+
+def spare_gpus(o: Owned, gpus: int, gpus_per_server: int) -> int:
+    """The spare GPUs an option keeps for ``gpus`` GPUs of one model (none without failures)."""
+    return 0 if o.failures is None else o.failures.spares(gpus, gpus_per_server)
+
+
+def spare_price(price_usd_per_server: float, gpus_per_server: int) -> float:
+    """A spare GPU: its server's price per GPU without the chassis's share (Epoch's ratio)."""
+    return price_usd_per_server / gpus_per_server / defaults.SERVER_TO_CHIP_COST
 
 
 def _month_of(edges: np.ndarray, h: float) -> int:

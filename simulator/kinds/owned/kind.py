@@ -24,7 +24,7 @@ from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_EVENTS
-from tco.simulator.core.quote import Quote, input_quote
+from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned import generations, offers
 from tco.simulator.kinds.owned import queue as owned_queue
@@ -41,6 +41,7 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
+from tco.simulator.kinds.owned.quotes import plan_quotes
 from tco.simulator.kinds.owned.resale import basis_word
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import (
@@ -152,40 +153,28 @@ def _failures_bounded(
         raise ScenarioError(ctx.file, f"{ctx.where}.failures", MAX_EVENTS.exceeded(found))
 
 
-def _quotes(o: Owned, server: hardware.ServerModel, price: float, kw: float) -> tuple[Quote, ...]:
-    src = "scenario" if o.price_usd is not None else "catalog"
-    return (
-        Quote(
-            f"{server.name} purchase price",
-            price,
-            "USD/server",
-            src,
-            server.price_date if src == "catalog" else "undated",
-            server.source if src == "catalog" else "set in the scenario file",
-        ),
-        Quote(
-            f"{server.name} maximum power",
-            kw,
-            "kW/server",
-            "scenario" if o.max_kw is not None else "catalog",
-            server.price_date if o.max_kw is None else "undated",
-            server.source if o.max_kw is None else "set in the scenario file",
-        ),
-        input_quote("electricity", o.power.usd_per_kwh, "USD/kWh", "electricity_usd_per_kwh"),
-        input_quote("PUE", o.power.pue, "ratio", "pue"),
-        input_quote(
-            "facility", o.facility.usd_per_kw_month, "USD/kW/month", "colocation_usd_per_kw_month"
-        ),
-        input_quote(
-            "power when busy", o.power.busy_fraction, "fraction of max kW", "busy_power_fraction"
-        ),
-        input_quote(
-            "power when idle", o.power.idle_fraction, "fraction of max kW", "idle_power_fraction"
-        ),
-        input_quote(
-            "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
-        ),
-    )
+def _description(
+    server: hardware.ServerModel,
+    deliveries: tuple[Delivery, ...],
+    successor: generations.Successor | None,
+    mix: tuple[generations.Generation, ...],
+) -> str:
+    """The cluster in one line: its servers, a refresh's successor, servers of other models."""
+    n = sum(d.servers for d in deliveries if d.generation == 0)
+    out = f"{n} x {server.name} ({n * server.gpus_per_server} x {server.gpu})"
+    if successor is not None:
+        out += (
+            f", then {successor.servers} x {successor.server} ({successor.gpus} x"
+            f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
+        )
+    for k, g in enumerate(mix, start=1):
+        m = sum(d.servers for d in deliveries if d.generation == k)
+        first = min(d.order_month for d in deliveries if d.generation == k)
+        out += (
+            f" and {m} x {g.server} ({m * g.hardware.gpus_per_unit} x {g.hardware.gpu})"
+            f" ordered from month {first + 1}"
+        )
+    return out
 
 
 @register
@@ -307,11 +296,9 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             ctx,
             option.unmixable(),
         )
-        n = sum(d.servers for d in deliveries if d.generation == 0)
         hw = server_hardware(server, ctx.speed)
         successor: generations.Successor | None = None
         refresh_quotes: tuple[Quote, ...] = ()
-        description = f"{n} x {server.name} ({n * server.gpus_per_server} x {gpu.name})"
         if option.refresh is not None:
             successor, refresh_quotes = generations.successor(
                 option.refresh,
@@ -321,24 +308,13 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 option.lead_time_months,
                 option.price_decline_per_year,
             )
-            description += (
-                f", then {successor.servers} x {successor.server} ({successor.gpus} x"
-                f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
-            )
         _returned_in_service(f, deliveries, ctx, successor)
         _failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)
-        for k, g in enumerate(mix, start=1):
-            m = sum(d.servers for d in deliveries if d.generation == k)
-            first = min(d.order_month for d in deliveries if d.generation == k)
-            description += (
-                f" and {m} x {g.server} ({m * g.hardware.gpus_per_unit} x {g.hardware.gpu})"
-                f" ordered from month {first + 1}"
-            )
         return OwnedPlan(
             option=option,
             hardware=hw,
             quotes=(
-                *_quotes(option, server, price, kw),
+                *plan_quotes(option, server, price, kw),
                 decline_quote(
                     option.price_decline_per_year,
                     server.gpu,
@@ -350,7 +326,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 *refresh_quotes,
                 *mix_quotes,
             ),
-            description=description,
+            description=_description(server, deliveries, successor, mix),
             price_usd_per_server=price,
             max_kw_per_server=kw,
             deliveries=deliveries,

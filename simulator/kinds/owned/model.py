@@ -53,7 +53,8 @@ class Owned(OptionModel):
     facility: Facility = Facility()
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
     financing: Financing | None = None  # paid in cash when absent
-    failures: Failures | None = None  # GPUs never fail when absent
+    # GPUs fail at Llama 3's rate and are swapped from spares unless ``failures: null``.
+    failures: Failures | None = Field(default_factory=Failures)
     refresh: Refresh | None = None  # every server replaced by a newer generation (generations.py)
     staff: StaffTime = StaffTime()
     scheduler: Literal["fifo", "backfill"] = "fifo"

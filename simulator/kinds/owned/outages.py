@@ -12,7 +12,7 @@ from math import inf
 
 import numpy as np
 
-from tco.simulator.cluster.failures import Failures, Outages, outages, server_outages
+from tco.simulator.cluster.failures import Failures, Outages, merged, outages, server_outages
 from tco.simulator.kinds.owned.generations import Successor
 from tco.simulator.kinds.owned.parts import Delivery
 from tco.simulator.workload.speed import Hardware
@@ -108,8 +108,10 @@ class Breakdowns:
                 continue
             until = min(horizon_h, m.until_h)
             gps = m.hardware.gpus_per_unit
-            out = outages([(t, n * gps) for t, n in m.slots], f, until, rng)
+            out = outages([(t, n * gps) for t, n in m.slots], f, until, rng, gps)
             spells, n_nodes, n_racks = server_outages(m.slots, f, until, rng)
+            if out.swaps:  # a server is down whole while a part is swapped in
+                spells = merged([*spells, *out.swaps])
             gpus.append(out)
             nodes.append(spells)
             failures += out.failures
