@@ -97,6 +97,6 @@ def describe(value: Resale, gpu: str, per_year: float | None) -> str:
         return f"{1 - math.exp(-k):.0%}"
 
     return (
-        f"used-market value: {m.segment} GPUs lose {lost(rate)} of their value a year"
-        f" (band {lost(m.low)}-{lost(m.high)}; {m.basis})"
+        f"used-market value: {m.segment} GPUs lose {lost(rate)} of their value a year, band"
+        f" {lost(m.low)}-{lost(m.high)}, {m.basis}"
     )
