@@ -10,7 +10,7 @@ import click
 from tco.cli_common import console
 
 if TYPE_CHECKING:
-    from tco.simulator.workload.traces import TraceJobs
+    from tco.simulator.workload.traces import LoadReport, TraceJobs
 
 
 @click.group()
@@ -26,10 +26,18 @@ def workload() -> None:
 TRACE_FORMAT = click.option(
     "--format",
     "fmt",
-    type=click.Choice(["csv", "sacct", "xdmod"]),
+    type=click.Choice(["csv", "sacct", "xdmod", "lsf", "pbs"]),
     default="csv",
     show_default=True,
-    help="How FILE is written.",
+    help="How FILE is written: a CSV trace, sacct --parsable2, Open XDMoD's sacct export,"
+    " LSF's lsb.acct, a PBS Pro / OpenPBS accounting log.",
+)
+SACCT_FORMAT = click.option(
+    "--sacct-format",
+    default=None,
+    metavar="FIELDS",
+    help="The field list a headerless sacct export was written with, as given to sacct"
+    ' --format (e.g. "JobID,State,Submit,Start,End,AllocTRES").',
 )
 UTC_OFFSET = click.option(
     "--utc-offset",
@@ -40,17 +48,27 @@ UTC_OFFSET = click.option(
 )
 
 
-def _read_trace(file: Path, fmt: str, utc_offset: float) -> TraceJobs:
+def _read_trace(
+    file: Path, fmt: str, utc_offset: float, sacct_format: str | None, allow_empty: bool = False
+) -> tuple[TraceJobs, LoadReport]:
     from tco.simulator.workload.traces import read as read_trace
 
-    jobs, report = read_trace(file, fmt, utc_offset_hours=utc_offset, field_name="trace")
+    jobs, report = read_trace(
+        file,
+        fmt,
+        utc_offset_hours=utc_offset,
+        field_name="trace",
+        sacct_format=sacct_format,
+        allow_empty=allow_empty,
+    )
     click.echo(report.summary(), err=True)
-    return jobs
+    return jobs, report
 
 
 @workload.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @TRACE_FORMAT
+@SACCT_FORMAT
 @UTC_OFFSET
 @click.option(
     "-o",
@@ -59,7 +77,9 @@ def _read_trace(file: Path, fmt: str, utc_offset: float) -> TraceJobs:
     required=True,
     help="Normalised CSV to write.",
 )
-def workload_import(file: Path, fmt: str, utc_offset: float, output: Path) -> None:
+def workload_import(
+    file: Path, fmt: str, sacct_format: str | None, utc_offset: float, output: Path
+) -> None:
     """Read FILE and write tco's normalised CSV (seconds from the first submit).
 
     \b
@@ -68,7 +88,7 @@ def workload_import(file: Path, fmt: str, utc_offset: float, output: Path) -> No
     """
     from tco.simulator.workload.traces import write_normalised
 
-    jobs = _read_trace(file, fmt, utc_offset)
+    jobs, _ = _read_trace(file, fmt, utc_offset, sacct_format)
     write_normalised(jobs, output)
     click.echo(f"wrote {output}: {len(jobs):,} jobs, {jobs.gpu_hours():,.1f} GPU-hours")
 
@@ -76,8 +96,9 @@ def workload_import(file: Path, fmt: str, utc_offset: float, output: Path) -> No
 @workload.command("stats")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @TRACE_FORMAT
+@SACCT_FORMAT
 @UTC_OFFSET
-def workload_stats(file: Path, fmt: str, utc_offset: float) -> None:
+def workload_stats(file: Path, fmt: str, sacct_format: str | None, utc_offset: float) -> None:
     """Print jobs, span, GPU-hours, GPUs per job, durations and arrivals per day of FILE.
 
     \b
@@ -88,11 +109,15 @@ def workload_stats(file: Path, fmt: str, utc_offset: float) -> None:
 
     from tco.simulator.workload.traces import stats as trace_stats
 
-    jobs = _read_trace(file, fmt, utc_offset)
+    jobs, report = _read_trace(file, fmt, utc_offset, sacct_format, allow_empty=True)
     st = trace_stats(jobs)
     out = console()
     if st.jobs == 0:
-        out.print("no jobs")
+        out.print(
+            f"{report.with_gpus:,} of {report.held:,} jobs asked for GPUs: nothing to replay on"
+            " GPU options",
+            highlight=False,
+        )
         return
     out.print(
         f"{st.jobs:,} jobs over {st.span_days:.1f} days, {st.gpu_hours:,.1f} GPU-hours;"

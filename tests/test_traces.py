@@ -222,7 +222,7 @@ def test_sacct_with_header_steps_and_bad_lines(tmp_path: Path) -> None:
     assert jobs.duration_s.tolist() == [7200.0, 600.0]
     # Local time at UTC-5: midnight local is 05:00 UTC.
     assert jobs.submit_s[0] == pytest.approx(1704085200.0)
-    assert report.skipped["job steps"] == 1
+    assert report.steps_folded == 1 and "job steps" not in report.skipped  # folded into 10
     assert report.skipped["not started or not ended (pending, running...)"] == 1
     assert report.bad_count == 2 and [n for n, _ in report.bad_lines] == [5, 6]
     assert "line 5" in report.summary() and "line 6" in report.summary()

@@ -210,7 +210,13 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
             )
         if path.exists():  # read the header and first rows: what simulate would refuse, now
             read_trace_file(
-                path, tr.format, tr.columns, tr.timestamps, tr.utc_offset_hours, max_rows=200
+                path,
+                tr.format,
+                tr.columns,
+                tr.timestamps,
+                tr.utc_offset_hours,
+                max_rows=200,
+                sacct_format=tr.sacct_format,
             )
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)

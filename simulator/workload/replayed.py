@@ -37,7 +37,12 @@ class ReadTrace:
 def read_trace(tr: Trace, scenario_dir: Path) -> ReadTrace:
     """Read the trace file named by the scenario (relative to the scenario's folder)."""
     jobs, report = read(
-        scenario_dir / tr.file, tr.format, tr.columns, tr.timestamps, tr.utc_offset_hours
+        scenario_dir / tr.file,
+        tr.format,
+        tr.columns,
+        tr.timestamps,
+        tr.utc_offset_hours,
+        sacct_format=tr.sacct_format,
     )
     return ReadTrace(jobs, report.summary())
 

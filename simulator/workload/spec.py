@@ -86,7 +86,9 @@ class Trace(Strict):
     """
 
     file: str = Field(min_length=1)
-    format: Literal["csv", "sacct", "xdmod"] = "csv"
+    format: Literal["csv", "sacct", "xdmod", "lsf", "pbs"] = "csv"
+    # sacct: the --format list a headerless export was written with, in sacct's syntax
+    sacct_format: Annotated[str, Field(min_length=1, max_length=4000)] | None = None
     columns: CsvColumns = CsvColumns()
     timestamps: bool = False  # CSV: submit is an ISO timestamp, not seconds
     utc_offset_hours: Annotated[float, Field(ge=-14, le=14)] = 0.0  # of timestamps without one

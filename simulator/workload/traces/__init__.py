@@ -1,4 +1,5 @@
-"""Recorded workloads: job traces (CSV) and Slurm accounting (``sacct --parsable2``, Open XDMoD).
+"""Recorded workloads: job traces (CSV), Slurm accounting (``sacct --parsable2``, Open XDMoD), LSF's
+``lsb.acct`` and PBS Pro / OpenPBS accounting logs.
 
 Reading follows the Slurm rules (docs/MODEL.md, "Traces"): job steps (``123.batch``) are
 skipped, not added; GPUs are the ``gres/gpu`` count of AllocTRES (the untyped entry when both
@@ -9,9 +10,9 @@ compressed array records (``123_[1-3,5]``) become one job per index; ``Elapsed``
 be read is counted and reported with its number, never dropped silently and never fatal.
 
 The package holds one module per concern: ``fields`` (Slurm field parsers), ``records`` (the jobs
-read and the report of what was skipped), ``csv_trace`` and ``sacct`` (the formats), ``normalised``
-(tco's own CSV), ``stats`` (what a trace holds). Reading a trace is I/O at the edge: the rest of
-the simulator sees only :class:`TraceJobs`.
+read and the report of what was read and skipped), ``csv_trace``, ``sacct``, ``lsf`` and ``pbs``
+(the formats), ``normalised`` (tco's own CSV), ``stats`` (what a trace holds). Reading a trace
+is I/O at the edge: the rest of the simulator sees only :class:`TraceJobs`.
 """
 
 from __future__ import annotations
@@ -26,10 +27,14 @@ from tco.simulator.workload.traces.fields import (
     parse_elapsed,
     parse_time,
 )
+from tco.simulator.workload.traces.lsf import read_lsf
 from tco.simulator.workload.traces.normalised import write_normalised
+from tco.simulator.workload.traces.pbs import read_pbs
 from tco.simulator.workload.traces.records import LoadReport, TraceJobs
 from tco.simulator.workload.traces.sacct import XDMOD_FIELDS, read_sacct
 from tco.simulator.workload.traces.stats import TraceStats, stats
+
+READERS = {"lsf": read_lsf, "pbs": read_pbs}  # accounting logs read whole, in UTC epoch seconds
 
 __all__ = [
     "DEFAULT_COLUMNS",
@@ -58,15 +63,24 @@ def read(
     utc_offset_hours: float = 0.0,
     field_name: str = "workload.trace",
     max_rows: int | None = None,
+    sacct_format: str | None = None,
+    allow_empty: bool = False,
 ) -> tuple[TraceJobs, LoadReport]:
-    """Read a trace in ``fmt`` (csv, sacct, xdmod). A file from which no job can be read is an
-    error in every format (``max_rows``: read only the first rows, to check a file quickly)."""
+    """Read a trace in ``fmt`` (csv, sacct, xdmod, lsf, pbs). A file from which no job can be
+    read is an error in every format, unless ``allow_empty`` (``tco workload stats`` describes a
+    log of CPU jobs; a replay of it stays an error). ``max_rows``: read only the first rows, to
+    check a file quickly."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
     if fmt == "csv":
         jobs, report = read_csv(path, columns, timestamps, utc_offset_hours, field_name, max_rows)
+    elif fmt in READERS:
+        jobs, report = READERS[fmt](path, field_name, max_rows)
     else:
-        jobs, report = read_sacct(path, fmt, utc_offset_hours, field_name, max_rows=max_rows)
-    if len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count):
+        jobs, report = read_sacct(
+            path, fmt, utc_offset_hours, field_name, max_rows=max_rows, sacct_format=sacct_format
+        )
+    empty = len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count)
+    if empty and not allow_empty:
         raise ScenarioError(str(path), field_name, f"no job to replay: {report.summary()}")
     return jobs, report

@@ -130,6 +130,7 @@ def read_csv(
         except (ValueError, IndexError, OverflowError) as exc:
             report.bad(line_no, str(exc))
             continue
+        report.held += 1
         if not replayable(report, gpus, duration, keep_empty=False):
             continue
 

@@ -24,6 +24,10 @@ class LoadReport:
     skipped: Counter[str] = field(default_factory=Counter)
     bad_lines: list[tuple[int, str]] = field(default_factory=list)  # first few (line, why)
     bad_count: int = 0
+    held: int = 0  # jobs the file holds (a job's steps folded into it; unreadable lines apart)
+    with_gpus: int = 0  # of them, jobs that asked for GPUs
+    steps_folded: int = 0  # step lines (sacct) folded into their job
+    from_steps: int = 0  # jobs known only by their steps, kept from them
 
     def bad(self, line: int, why: str) -> None:
         self.bad_count += 1
@@ -31,8 +35,15 @@ class LoadReport:
             self.bad_lines.append((line, why))
 
     def summary(self) -> str:
-        """One sentence for people."""
-        parts = [f"{self.file}: {self.jobs:,} jobs from {self.rows:,} rows"]
+        """One sentence for people: what the file held, what was kept, and why the rest was not."""
+        parts = [
+            f"{self.file}: {_n(self.held, 'job')} in the file, {self.with_gpus:,} of them with"
+            f" GPUs; {self.jobs:,} kept from {_n(self.rows, 'row')}"
+        ]
+        if self.steps_folded:
+            parts.append(f"{_n(self.steps_folded, 'job step')} folded into their jobs")
+        if self.from_steps:
+            parts.append(f"{_n(self.from_steps, 'job')} known only by their steps, kept from them")
         if self.skipped:
             parts.append(
                 "skipped " + ", ".join(f"{n:,} {why}" for why, n in sorted(self.skipped.items()))
@@ -63,6 +74,14 @@ class TraceJobs:
         return float((self.duration_s * self.gpus).sum() / 3600.0)
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+class NotStarted(Exception):
+    """A job's end record of a job that never started (counted, not unreadable)."""
+
+
 def check_values(gpus: int, duration_s: float) -> None:
     """Raise ValueError (an unreadable line) for a GPU count or duration no job can have."""
     if not math.isfinite(duration_s):
@@ -77,6 +96,8 @@ def check_values(gpus: int, duration_s: float) -> None:
 
 def replayable(report: LoadReport, gpus: int, duration: float, keep_empty: bool) -> bool:
     """Whether a job uses GPU time; jobs that do not are counted by reason (unless kept)."""
+    if gpus > 0:
+        report.with_gpus += 1
     if keep_empty:
         return True
     if gpus == 0:

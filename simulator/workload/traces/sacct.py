@@ -1,8 +1,14 @@
-"""Slurm accounting: ``sacct --parsable2`` (header optional) and Open XDMoD's headerless export.
+"""Slurm accounting: ``sacct --parsable2`` as sites export it, and Open XDMoD's headerless export.
 
-Reading follows the Slurm rules in the package docstring (``tco.simulator.workload.traces``): steps
-skipped, GPUs from AllocTRES, jobs not started or not ended skipped and counted, compressed
-arrays expanded.
+The header may list sacct's fields in any order, after leading blank or ``#`` lines; it is found
+by its field names. A headerless file is read by the field list the user gives in sacct's own
+syntax (``--sacct-format "State,JobID,..."``, ``sacct_format:``), else in Open XDMoD's 26-field
+order when it has 26 fields; any other headerless file is refused, naming the layouts known.
+
+Reading follows the Slurm rules in the package docstring (``tco.simulator.workload.traces``):
+steps (``123.batch``, ``123.extern``, ``123.0``, ``123.interactive``) fold into their job; a job
+known only by its steps is kept, from its steps' times and GPUs, and counted; GPUs from
+AllocTRES; jobs not started or not ended skipped and counted; compressed arrays expanded.
 """
 
 from __future__ import annotations
@@ -69,13 +75,86 @@ class _Layout:
         return parts
 
 
-def _layout(lines: list[str], fmt: str, path: Path, field_name: str) -> _Layout:
-    fields, start = list(XDMOD_FIELDS), 0
-    first = lines[0].split("|") if lines else []
-    if fmt == "sacct" and first and first[0].strip().lower() in ("jobid", "jobidraw"):
-        fields, start = [f.strip() for f in first], 1
+# sacct's field names (sacct --helpformat, Slurm 23.02), lower case: a line made of them is a
+# header wherever it sits after leading blank or comment lines.
+SACCT_FIELDS = frozenset(
+    """account admincomment alloccpus allocnodes alloctres associd avecpu avecpufreq avediskread
+    avediskwrite avepages averss avevmsize blockid cluster comment constraints consumedenergy
+    consumedenergyraw container cputime cputimeraw dbindex derivedexitcode elapsed elapsedraw
+    eligible end exitcode extra failednode flags gid group jobid jobidraw jobname layout licenses
+    maxdiskread maxdiskreadnode maxdiskreadtask maxdiskwrite maxdiskwritenode maxdiskwritetask
+    maxpages maxpagesnode maxpagestask maxrss maxrssnode maxrsstask maxvmsize maxvmsizenode
+    maxvmsizetask mcslabel mincpu mincpunode mincputask ncpus nnodes nodelist ntasks partition
+    planned plannedcpu plannedcpuraw priority qos qosraw reason reqcpufreq reqcpufreqgov
+    reqcpufreqmax reqcpufreqmin reqcpus reqmem reqnodes reqtres reservation reservationid
+    start state submit submitline suspended systemcomment systemcpu timelimit timelimitraw
+    totalcpu tresusageinave tresusageinmax tresusageinmaxnode tresusageinmaxtask tresusageinmin
+    tresusageinminnode tresusageinmintask tresusageintot tresusageoutave tresusageoutmax
+    tresusageoutmaxnode tresusageoutmaxtask tresusageoutmin tresusageoutminnode
+    tresusageoutmintask tresusageouttot uid user usercpu wckey wckeyid workdir""".split()
+)
+FIX = (
+    "export with a header (sacct --parsable2 without --noheader), or give the field list it"
+    ' was exported with: --sacct-format "JobID,State,Submit,Start,End,AllocTRES"'
+    " (sacct_format: in a scenario's trace)"
+)
+
+
+def _is_header(fields: list[str]) -> bool:
+    names = [f.strip().lower() for f in fields if f.strip()]
+    known = sum(n in SACCT_FIELDS for n in names)
+    return bool(names) and ("jobid" in names or "jobidraw" in names) and known >= 0.8 * len(names)
+
+
+def _xdmod_state(first: list[str]) -> bool:
+    """Whether a 26-field line has a Slurm state where Open XDMoD's order puts it (else it is
+    another export of 26 fields, which the XDMoD order would misread field by field)."""
+    state = first[XDMOD_FIELDS.index("State")].strip().upper().split(" ", 1)[0]
+    return state in ENDED_STATES or state in NOT_ENDED_STATES
+
+
+def parse_sacct_format(text: str) -> list[str]:
+    """sacct's ``--format`` syntax: comma-separated names, each maybe ``%width`` (ignored)."""
+    return [f.split("%", 1)[0].strip() for f in text.split(",") if f.strip()]
+
+
+def _layout(
+    lines: list[str], fmt: str, path: Path, field_name: str, sacct_format: str | None
+) -> _Layout:
+    start = 0
+    while start < len(lines) and (not lines[start].strip() or lines[start].lstrip()[:1] == "#"):
+        start += 1  # leading blank and comment lines
+    first = lines[start].split("|") if start < len(lines) else []
+    if sacct_format is not None:
+        fields = parse_sacct_format(sacct_format)
+        unknown = [f for f in fields if f.lower() not in SACCT_FIELDS]
+        if unknown:
+            raise ScenarioError(
+                str(path),
+                f"{field_name}.sacct_format",
+                f"unknown sacct field(s) {', '.join(map(repr, unknown))}: names as in"
+                " sacct --helpformat, e.g. JobID,State,Submit,Start,End,Elapsed,AllocTRES",
+            )
+        if _is_header(first):
+            start += 1  # the file has its header too: the header's names are the same fields
+    elif fmt == "sacct" and _is_header(first):
+        fields, start = [f.strip() for f in first], start + 1
+    elif (len(first) == len(XDMOD_FIELDS) and _xdmod_state(first)) or (fmt == "xdmod" and first):
+        fields = list(XDMOD_FIELDS)
+    elif first:
+        raise ScenarioError(
+            str(path),
+            field_name,
+            f"a headerless sacct export of {len(first)} fields matches no layout tco knows"
+            f" (a header naming sacct's fields, or Open XDMoD's {len(XDMOD_FIELDS)}-field"
+            f" order); {FIX}",
+        )
+    else:
+        fields = list(XDMOD_FIELDS)
     lower = {f.lower() for f in fields}
-    missing = [n for n in ("JobID", "State", "AllocTRES", "Start") if n.lower() not in lower]
+    # Without AllocTRES every job reads as without GPUs (counted so: tco workload stats can
+    # still account for such a log; a replay of it has no job to replay).
+    missing = [n for n in ("JobID", "State", "Start") if n.lower() not in lower]
     if "end" not in lower and "elapsed" not in lower:
         missing.append("End (or Elapsed)")
     if missing:
@@ -120,9 +199,7 @@ def _line(
     get = {
         k: parts[index[k]].strip() if k in index and index[k] < len(parts) else "" for k in names
     }
-    if "." in get["jobid"]:
-        report.skipped["job steps"] += 1
-        return
+    report.held += 1
     state = get["state"].upper().split(" ", 1)[0]  # 'CANCELLED by 102216'
     if state in NOT_ENDED_STATES or get["start"] in ("", "Unknown", "None"):
         report.skipped["not started or not ended (pending, running...)"] += 1
@@ -145,6 +222,34 @@ def _line(
         rows.add(one, submit, duration, gpus, model, state, get["cluster"])
 
 
+def _step_job(steps: list[list[str]], layout: _Layout) -> list[str]:
+    """A job known only by its steps, as one line: its id, the earliest submit and start, the
+    latest end (or the longest elapsed), the most GPUs, and its state (COMPLETED if any step
+    completed, else the first step's)."""
+    index = layout.index
+    out = list(steps[0])
+
+    def col(name: str) -> list[str]:
+        i = index.get(name)
+        return [] if i is None else [p[i].strip() for p in steps if p[i].strip()]
+
+    def put(name: str, value: str) -> None:
+        if name in index:
+            out[index[name]] = value
+
+    put("jobid", out[index["jobid"]].split(".", 1)[0])
+    for name, pick in (("submit", min), ("start", min), ("end", max)):
+        known = [v for v in col(name) if v not in ("Unknown", "None")]
+        put(name, pick(known) if known else "")  # ISO times sort as text
+    elapsed = col("elapsed")
+    put("elapsed", max(elapsed, key=parse_elapsed) if elapsed and "end" not in index else "")
+    tres = col("alloctres")
+    put("alloctres", max(tres, key=lambda t: gpus_from_tres(t)[0]) if tres else "")
+    states = [v.upper().split(" ", 1)[0] for v in col("state")]
+    put("state", "COMPLETED" if "COMPLETED" in states else (states[0] if states else ""))
+    return out
+
+
 def read_sacct(
     path: Path,
     fmt: str = "sacct",
@@ -152,28 +257,58 @@ def read_sacct(
     field_name: str = "workload.trace",
     keep_empty: bool = False,
     max_rows: int | None = None,
+    sacct_format: str | None = None,
 ) -> tuple[TraceJobs, LoadReport]:
-    """``sacct --parsable2`` (header optional: without one, Open XDMoD's 26-field order).
+    """``sacct --parsable2`` (see the module's rules for the header and the steps).
 
     ``keep_empty`` keeps allocations without GPUs or of zero duration (to inspect a log); a
     replay leaves them out, counted. ``max_rows``: read only that many lines (a quick check).
     """
     lines = open_text(path, f"{field_name}.file").splitlines()
     report = LoadReport(str(path))
-    layout = _layout(lines, fmt, path, field_name)
+    layout = _layout(lines, fmt, path, field_name, sacct_format)
     rows = RowCollector(str(path), field_name)
     n_fields = len(layout.fields)
-    for line_no, line in enumerate(lines[layout.first_line :], start=layout.first_line + 1):
-        if not line.strip():
+    at = layout.index["jobid"]
+    body = lines[layout.first_line :]
+    # The jobs with a line of their own; a step of one of them folds into it.
+    jobs_seen = {
+        parts[at].strip()
+        for line in body
+        if line.strip() and not line.lstrip().startswith("#")
+        for parts in (layout.split(line),)
+        if len(parts) > at and "." not in parts[at]
+    }
+    orphans: dict[str, list[list[str]]] = {}
+    first_line: dict[str, int] = {}
+    for line_no, line in enumerate(body, start=layout.first_line + 1):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         if max_rows is not None and report.rows >= max_rows:
             break
         parts = layout.split(line)
         report.rows += 1
         if len(parts) != n_fields:
-            report.bad(line_no, f"{len(parts)} fields, expected {n_fields}")
+            report.bad(line_no, f"{len(parts)} fields, expected {n_fields} (a truncated line?)")
+            continue
+        job = parts[at].strip()
+        if "." in job:
+            parent = job.split(".", 1)[0]
+            if parent in jobs_seen:
+                report.steps_folded += 1
+            else:
+                orphans.setdefault(parent, []).append(parts)
+                first_line.setdefault(parent, line_no)
             continue
         _line(parts, line_no, layout, report, rows, utc_offset_hours, keep_empty)
+    for parent, steps in orphans.items():
+        report.from_steps += 1
+        report.steps_folded += len(steps)
+        merged = _step_job(steps, layout)
+        _line(merged, first_line[parent], layout, report, rows, utc_offset_hours, keep_empty)
+    if "alloctres" not in layout.index and report.skipped["without GPUs"]:
+        n = report.skipped.pop("without GPUs")
+        report.skipped["without GPUs known (the export has no AllocTRES: add it to --format)"] = n
     jobs = rows.done()
     report.jobs = len(jobs)
     return jobs, report
