@@ -144,7 +144,9 @@ def _write(path: Path, data: bytes) -> Path:
 
 
 def test_etc_passwd_is_not_a_slurm_log(capsys: pytest.CaptureFixture[str]) -> None:
-    one_line_error(*_stats(Path("/etc/passwd"), "sacct", capsys), "no job to replay")
+    one_line_error(
+        *_stats(Path("/etc/passwd"), "sacct", capsys), "matches no layout", "--sacct-format"
+    )
 
 
 def test_a_submit_time_far_in_the_past_is_refused(
@@ -170,7 +172,7 @@ def test_nonsense_rows_are_unreadable_lines_not_jobs(
     f = _write(tmp_path / "t.csv", ("\n".join(rows) + "\n").encode())
     code, err = _stats(f, "csv", capsys)
     assert code == 0 and "Traceback" not in err, err
-    assert "1 jobs from 6 rows" in err and "5 unreadable" in err, err
+    assert "1 kept from 6 rows" in err and "5 unreadable" in err, err
 
 
 def test_sacct_negative_gres_and_backward_arrays_are_unreadable_lines(
@@ -183,7 +185,7 @@ def test_sacct_negative_gres_and_backward_arrays_are_unreadable_lines(
     ]
     f = _write(tmp_path / "s.txt", (SACCT_HEADER + "".join(lines)).encode())
     code, err = _stats(f, "sacct", capsys)
-    assert code == 0 and "1 jobs from 3 rows" in err and "2 unreadable" in err, err
+    assert code == 0 and "1 kept from 3 rows" in err and "2 unreadable" in err, err
     assert "negative GPU count" in err and "runs backwards" in err, err
 
 

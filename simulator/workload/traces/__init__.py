@@ -67,8 +67,8 @@ def read(
     allow_empty: bool = False,
 ) -> tuple[TraceJobs, LoadReport]:
     """Read a trace in ``fmt`` (csv, sacct, xdmod, lsf, pbs). A file from which no job can be
-    read is an error in every format, unless ``allow_empty`` (``tco workload stats`` describes a
-    log of CPU jobs; a replay of it stays an error). ``max_rows``: read only the first rows, to
+    read is an error in every format, unless ``allow_empty`` and it held jobs (``tco workload
+    stats`` describes a log of CPU jobs; a replay of it stays an error). ``max_rows``: read only the first rows, to
     check a file quickly."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
@@ -81,6 +81,6 @@ def read(
             path, fmt, utc_offset_hours, field_name, max_rows=max_rows, sacct_format=sacct_format
         )
     empty = len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count)
-    if empty and not allow_empty:
+    if empty and not (allow_empty and report.held > 0):  # a file of no job at all: an error
         raise ScenarioError(str(path), field_name, f"no job to replay: {report.summary()}")
     return jobs, report
