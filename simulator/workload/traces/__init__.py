@@ -68,8 +68,8 @@ def read(
 ) -> tuple[TraceJobs, LoadReport]:
     """Read a trace in ``fmt`` (csv, sacct, xdmod, lsf, pbs). A file from which no job can be
     read is an error in every format, unless ``allow_empty`` and it held jobs (``tco workload
-    stats`` describes a log of CPU jobs; a replay of it stays an error). ``max_rows``: read only the first rows, to
-    check a file quickly."""
+    stats`` describes a log of CPU jobs; a replay of it stays an error). ``max_rows``: read
+    only the first rows, to check a file quickly."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
     if fmt == "csv":
