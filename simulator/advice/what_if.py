@@ -26,7 +26,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.findings import FlipPoint, WhatIf
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.simulate import revised, simulate_options
+from tco.simulator.engine.simulate import repriced, revised, simulate_options
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import WhatIfInput
 
@@ -103,15 +103,23 @@ def describe(name: str, change: float | str) -> str:
     return f"{name} {change:+.2g} {u.removesuffix('s')}" if u else f"{name} {change:+.0%}"
 
 
-def _changed(base: Prepared, book: PriceBook, name: str, change: float | str) -> Result | None:
+def _changed(
+    base: Prepared, book: PriceBook, name: str, change: float | str, result: Result
+) -> Result | None:
     """The run with one input changed (None: the scenario has no such input, or the change
-    makes it invalid, e.g. a longer lead time bringing a refresh past the horizon)."""
-    if not inputs()[name].apply(base.scenario.model_dump(), change):
+    makes it invalid, e.g. a longer lead time bringing a refresh past the horizon); a change of
+    money only reprices the base ``result``'s runs instead of playing them again."""
+    found = inputs()[name]
+    if not found.apply(base.scenario.model_dump(), change):
         return None
     try:
-        return simulate_options(
-            revised(base, book, lambda data: inputs()[name].apply(data, change))
-        )
+        prepared = revised(base, book, lambda data: found.apply(data, change))
+    except ScenarioError:
+        return None
+    if not found.input.replays:
+        return repriced(prepared, result)
+    try:
+        return simulate_options(prepared)
     except ScenarioError:
         return None
 
@@ -132,21 +140,23 @@ def what_ifs(
     now = result.recommendation.option
     out: list[WhatIf] = []
     for name, change in changes():
-        changed = _changed(base, frozen, name, change)
+        changed = _changed(base, frozen, name, change, result)
         if changed is not None:
             out.append(_what_if(name, change, now, changed))
     numeric = [w for w in out if w.flips and not isinstance(w.change, str)]  # (a basis: none)
-    flips = [_flip_point(base, frozen, now, w) for w in numeric]
+    flips = [_flip_point(base, frozen, now, w, result) for w in numeric]
     return out, flips
 
 
-def _flip_point(base: Prepared, book: PriceBook, now: str | None, w: WhatIf) -> FlipPoint:
+def _flip_point(
+    base: Prepared, book: PriceBook, now: str | None, w: WhatIf, result: Result
+) -> FlipPoint:
     """Bisection on the size of the change: the recommendation is ``now`` at ``lo`` and another
     one at ``hi``."""
     lo, hi, to = 0.0, float(w.change), w.recommended
     for _ in range(BISECTION_STEPS):
         mid = (lo + hi) / 2
-        changed = _changed(base, book, w.input, mid)
+        changed = _changed(base, book, w.input, mid, result)
         assert changed is not None  # the same input applied at the full change
         option = changed.recommendation.option
         if option == now:

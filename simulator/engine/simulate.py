@@ -141,9 +141,14 @@ def prepare(
 
 def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
     """One option: play, ledgers, metrics (break-even is filled in once all are known)."""
+    runs = play_option(prepared, plan, option_rng(prepared.scenario.seed, plan.option.name, "play"))
+    return _priced(prepared, plan, runs)
+
+
+def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
+    """One option's ledgers and metrics from its runs."""
     kind = registry.of(plan.option)
     sc = prepared.scenario
-    runs = play_option(prepared, plan, option_rng(sc.seed, plan.option.name, "play"))
     ledger = registry.costs(plan, runs, prepared.edges)
     return OptionResult(
         name=plan.option.name,
@@ -180,6 +185,14 @@ def simulate_options(
             progress(plan.option.name)
         played.append(_play_option(prepared, plan))
     return _assembled(prepared, played)
+
+
+def repriced(prepared: Prepared, base: Result) -> Result:
+    """``prepared``'s options priced on ``base``'s runs of them: for a change that moves money
+    only (a ledger's input), which re-playing would leave the runs of. Pure, and the same
+    result as :func:`simulate_options` on those inputs."""
+    runs = {o.name: o.runs for o in base.options}
+    return _assembled(prepared, [_priced(prepared, p, runs[p.option.name]) for p in prepared.plans])
 
 
 def with_option(

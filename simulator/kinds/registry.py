@@ -104,6 +104,9 @@ class WhatIfInput:
     apply: Callable[[dict[str, Any], float | str], bool]
     unit: str | None = None  # e.g. "months"; None: a fraction
     words: Mapping[float, str] = field(default_factory=dict)  # changes said in words (-1: "none")
+    # False: the input moves money only (a ledger's input, not a play's): a change keeps every
+    # option's runs and rebuilds the ledgers, as re-playing would give the same runs.
+    replays: bool = True
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,8 @@ def _life(o: dict[str, Any], change: float | str) -> bool:
 # only where resale is at book value).
 WHAT_IFS = (
     WhatIfInput("lead time", (-1.0, 1.0), _lead, unit="months"),
-    WhatIfInput("resale value", (*BASES, -1.0), _resale, words={-1.0: "none"}),
-    WhatIfInput("depreciation life", (-0.25, 0.25), _life),
+    WhatIfInput("resale value", (*BASES, -1.0), _resale, words={-1.0: "none"}, replays=False),
+    WhatIfInput("depreciation life", (-0.25, 0.25), _life, replays=False),
 )
 
 
