@@ -117,3 +117,29 @@ def test_market_resale_is_the_curve_at_the_servers_age(seven: Result) -> None:
     assert w.input == "resale value" and w.recommended == "own"
     assert w.recommended_cash_usd is not None
     assert abs(w.recommended_cash_usd - booked.option("own").total_cash_usd) < 0.01
+
+
+def test_a_money_only_change_reprices_the_runs_as_a_replay_would() -> None:
+    """Resale and depreciation life move ledgers only: repricing the base runs gives what
+    playing every option again gives, to the cent."""
+    from tco.pricing.book import PriceBook
+    from tco.simulator.engine.simulate import prepare, repriced, revised, simulate_options
+    from tests.conftest import make_scenario
+
+    book = PriceBook("snapshot")
+    base = prepare(make_scenario(horizon_months=12), book)
+    result = simulate_options(base)
+
+    def booked(data: dict[str, object]) -> None:
+        for o in data["options"]:  # type: ignore[attr-defined]
+            if o["kind"] == "owned":
+                o["resale_value"] = "book"
+                o["depreciation"]["months"] = 30
+
+    changed = revised(base, book, booked)
+    again, priced = simulate_options(changed), repriced(changed, result)
+    for a, b in zip(again.options, priced.options, strict=True):
+        assert a.total_cash_usd == b.total_cash_usd and a.npv_usd == b.npv_usd
+    own = next(o for o in again.options if o.kind == "owned")
+    base_own = next(o for o in result.options if o.kind == "owned")
+    assert own.total_cash_usd != base_own.total_cash_usd  # the change did move money
