@@ -143,3 +143,23 @@ def test_a_money_only_change_reprices_the_runs_as_a_replay_would() -> None:
     own = next(o for o in again.options if o.kind == "owned")
     base_own = next(o for o in result.options if o.kind == "owned")
     assert own.total_cash_usd != base_own.total_cash_usd  # the change did move money
+
+
+def test_brents_method_finds_the_roots_scipy_finds() -> None:
+    """The break-even volume's root finder against scipy.optimize.brentq (a smooth root, a
+    flat-then-steep one, and a step function as a ledger's billing rounding makes)."""
+    import math
+
+    import numpy as np
+    from scipy.optimize import brentq
+
+    from tco.simulator.advice.breakeven import brent
+
+    cases = [
+        (lambda x: x**3 - 2 * x - 5, 2.0, 3.0),
+        (lambda x: math.exp(x) - 10, 0.0, 5.0),
+        (lambda x: float(np.floor(x * 10) / 10 - 0.55), 0.0, 1.0),
+        (lambda x: math.log(x) + 3, 1e-6, 50.0),
+    ]
+    for f, a, b in cases:
+        assert brent(f, a, b) == pytest.approx(brentq(f, a, b, xtol=1e-12), abs=1e-11)

@@ -5,9 +5,11 @@ Computed from the simulated ledgers, not a formula typed beside them: each optio
 scaled by a factor k (GPUs and instances held, so work volume) and its kind's own ledger is
 computed again; owned cost is then affine in busy GPU-hours (the same servers, more power), cloud
 cost follows the billed instance-hours (a Savings Plan keeps its commitment). The k at which the
-two totals are equal is found by bisection; the owned cluster's utilisation there, and the
-reference GPU-hours of work a month, are the answer. Queueing is not re-simulated: this is the
-cost of the same job timing at another volume (an owned cluster past full load would queue).
+two totals are equal is found by Brent's method on log k (the 0.10.0 geometric bisection took 60
+steps of two ledgers each; Brent's takes about ten for the same root); the owned cluster's
+utilisation there, and the reference GPU-hours of work a month, are the answer. Queueing is not
+re-simulated: this is the cost of the same job timing at another volume (an owned cluster past
+full load would queue).
 """
 
 from __future__ import annotations
@@ -21,6 +23,49 @@ from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 
 MAX_SCALE = 50.0  # searched up to 50x the scenario's work
+X_TOLERANCE = 1e-12  # on log k: k to a relative 1e-12
+MAX_STEPS = 200  # Brent's method converges in tens; a bound, never reached on a bracketed root
+
+
+def brent(f: Callable[[float], float], a: float, b: float) -> float:
+    """A root of ``f`` in [a, b], where f(a) and f(b) have opposite signs: Brent's method
+    (inverse quadratic interpolation, the secant, or bisection, whichever keeps the bracket;
+    Brent 1973, as in Press et al., Numerical Recipes, 9.3). Tested against scipy's brentq."""
+    fa, fb = f(a), f(b)
+    c, fc = a, fa
+    d = e = b - a
+    for _ in range(MAX_STEPS):
+        if fb * fc > 0:  # keep the root between b and c
+            c, fc = a, fa
+            d = e = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        tol = 2 * 2.2e-16 * abs(b) + 0.5 * X_TOLERANCE
+        m = 0.5 * (c - b)
+        if abs(m) <= tol or fb == 0:
+            return b
+        if abs(e) >= tol and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:  # the secant
+                p, q = 2 * m * s, 1 - s
+            else:  # inverse quadratic interpolation
+                q, r = fa / fc, fb / fc
+                p = s * (2 * m * q * (q - r) - (b - a) * (r - 1))
+                q = (q - 1) * (r - 1) * (s - 1)
+            if p > 0:
+                q = -q
+            p = abs(p)
+            if 2 * p < min(3 * m * q - abs(tol * q), abs(e * q)):
+                e, d = d, p / q
+            else:
+                d = e = m  # bisection
+        else:
+            d = e = m
+        a, fa = b, fb
+        b += d if abs(d) > tol else (tol if m > 0 else -tol)
+        fb = f(b)
+    return b
 
 
 def _cost_at(prepared: Prepared, o: OptionResult, index: int, k: float) -> float:
@@ -61,10 +106,7 @@ def _solve(
     if f(hi) >= 0:
         note = f"renting costs less up to {MAX_SCALE:g}x this work"
         return BreakEvenVolume(own.name, rent.name, None, None, None, note)
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
-    k = hi
+    k = math.exp(brent(lambda x: f(math.exp(x)), math.log(lo), math.log(hi)))
     paid = float(own.ledger.gpu_hours_paid.sum())
     busy = float(own.ledger.gpu_hours_busy.sum()) * k
     months = len(prepared.months)
