@@ -69,7 +69,6 @@ def fit(segment: str) -> tuple[float, float, int, int] | None:
     groups = {k: v for k, v in groups.items() if len(v) >= 2}
     if not groups:
         return None
-    num = den = 0.0
     centred = []
     for points in groups.values():
         mt = sum(t for t, _ in points) / len(points)

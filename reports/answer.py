@@ -14,6 +14,7 @@ import numpy as np
 
 from tco.simulator.advice import sensitivity, what_if
 from tco.simulator.core.calendar import month_edges_h, month_index
+from tco.simulator.core.quote import PRICE_FACTOR_UNIT
 from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
@@ -147,7 +148,7 @@ def _moved_prices(o: OptionResult) -> list[str]:
         f"{o.name}: the server price quoted as of {q.as_of} is taken x{q.value:.3f} for the"
         f" month it is ordered in, by {q.detail}."
         for q in o.quotes
-        if q.unit == "x quoted price" and abs(q.value - 1.0) > MOVED
+        if q.unit == PRICE_FACTOR_UNIT and abs(q.value - 1.0) > MOVED
     ]
 
 

@@ -15,6 +15,7 @@ full load would queue).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 
 from tco.simulator.engine.findings import BreakEvenVolume
@@ -41,7 +42,7 @@ def brent(f: Callable[[float], float], a: float, b: float) -> float:
         if abs(fc) < abs(fb):
             a, b, c = b, c, b
             fa, fb, fc = fb, fc, fb
-        tol = 2 * 2.2e-16 * abs(b) + 0.5 * X_TOLERANCE
+        tol = 2 * sys.float_info.epsilon * abs(b) + 0.5 * X_TOLERANCE
         m = 0.5 * (c - b)
         if abs(m) <= tol or fb == 0:
             return b

@@ -96,7 +96,8 @@ class RepairTime(Strict):
 Repair = Pos | RepairTime  # days, or a distribution of them
 
 
-def _mean_h(value: float | RepairTime) -> float:
+def mean_repair_h(value: float | RepairTime) -> float:
+    """The mean hours of a repair time (a number of days, or a distribution)."""
     return value.mean_h if isinstance(value, RepairTime) else float(value) * 24.0
 
 
@@ -165,7 +166,7 @@ class Failures(Strict):
             return self.spare_gpus
         if gpus_per_server <= 1 or self.rate_per_gpu_h <= 0 or gpus <= 0:
             return 0
-        mean = self.rate_per_gpu_h * gpus * _mean_h(self.repair_days)
+        mean = self.rate_per_gpu_h * gpus * mean_repair_h(self.repair_days)
         # P(N = n) in logs, from far below the mean (exp(-mean) underflows past 745); at most a
         # spare per GPU (past that, every failure finds one however many more there are).
         n = max(0, int(mean - 12 * math.sqrt(mean) - 12))

@@ -192,6 +192,7 @@ class ServerLook:
     def __init__(self, srv: Servers) -> None:
         self.srv = srv
         self.free = list(srv.free)
+        self.out = list(srv.out)  # GPUs out per server, grown by deliveries in the look
 
     def release(self, alloc: Allocation, units: int, need: int) -> bool:
         """A job's GPUs back; whether a job of ``need`` GPUs could be placed then."""
@@ -210,14 +211,13 @@ class ServerLook:
             n = e.gpus // srv.size
             touched = list(range(len(free), len(free) + n))
             free.extend([srv.size] * n)
+            self.out.extend([0] * n)
         else:
             touched = [e.server]
             if isinstance(e, ServerDown):
                 free[e.server] = -srv.size
             elif isinstance(e, ServerUp):
-                # A server delivered within the look-ahead has nothing out in the real state.
-                out = srv.out[e.server] if e.server < len(srv.out) else 0
-                free[e.server] = srv.size - out
+                free[e.server] = srv.size - self.out[e.server]
             else:
                 assert isinstance(e, GpuChange)
                 free[e.server] += e.gpus

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from tco.pricing.records import Price
 from tco.simulator.core import defaults
 
+# The unit of a factor a rule applies to a quoted price (a later order, a refresh's order): the
+# answer names the rule of any such quote that moves a price by more than 5 %.
+PRICE_FACTOR_UNIT = "x quoted price"
+
 
 @dataclass(frozen=True)
 class Quote:

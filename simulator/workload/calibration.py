@@ -133,11 +133,8 @@ def _measured(gpu: str) -> GpuSpeed | None:
     single = _ratios(gpu, 1)
     if not single:
         return None
-    multi = _ratios(gpu, 8) or single  # no 8-GPU table: the 1-GPU ratios
-    scores = {
-        (f, n): _family_score(single if n == 1 else multi, f) for f in FAMILIES for n in MODES
-    }
-    if _newest(gpu, 1):
+    newest = bool(_newest(gpu, 1))
+    if newest:
         # The 2025 table lacks two of the family's workloads: its GPUs' speed-up over the H100
         # on the workloads it has, times the H100's score on the whole family, keeps every
         # GPU's score on the same mix of workloads.
@@ -148,9 +145,13 @@ def _measured(gpu: str) -> GpuSpeed | None:
             for f in FAMILIES
             for n in MODES
         }
+    else:
+        multi = _ratios(gpu, 8) or single  # no 8-GPU table: the 1-GPU ratios
+        scores = {
+            (f, n): _family_score(single if n == 1 else multi, f) for f in FAMILIES for n in MODES
+        }
     logs = np.log([single[w] for w in FAMILIES["all"] if w in single])
     proxy = PROXIES.get(gpu)
-    newest = bool(_newest(gpu, 1))
     return GpuSpeed(
         gpu=gpu,
         scores=scores,
@@ -232,7 +233,6 @@ def _scaling(gpu: str, without: frozenset[str]) -> tuple[float, str | None]:
     """8-GPU over 1-GPU score of the nearest measured GPU with an 8-GPU table and the same kind
     of link between GPUs (NVLink or NVSwitch, or PCIe only), nearest in log peak, bandwidth and
     link bandwidth; 1 and None where no such GPU was measured (PCIe-only cards)."""
-    mine = hardware.gpu(gpu)
     pool = [
         g
         for g in fit_points(without | {gpu})
@@ -241,23 +241,13 @@ def _scaling(gpu: str, without: frozenset[str]) -> tuple[float, str | None]:
     if not pool:
         return 1.0, None
 
+    def position(g: str) -> tuple[float, float, float]:
+        return (*_log_features(g), math.log(max(hardware.gpu(g).nvlink_gb_per_s, 1.0)))
+
+    mine = position(gpu)
+
     def distance(g: str) -> tuple[float, str]:
-        o = hardware.gpu(g)
-        return (
-            math.dist(
-                (
-                    math.log(mine.fp16_tensor_tflops or 1),
-                    math.log(mine.memory_bandwidth_gb_per_s),
-                    math.log(mine.nvlink_gb_per_s),
-                ),
-                (
-                    math.log(o.fp16_tensor_tflops or 1),
-                    math.log(o.memory_bandwidth_gb_per_s),
-                    math.log(o.nvlink_gb_per_s),
-                ),
-            ),
-            g,
-        )
+        return math.dist(mine, position(g)), g
 
     near = min(pool, key=distance)
     m = _measured(near)

@@ -34,7 +34,7 @@ from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import GpuCount, NonNeg, Strict
-from tco.simulator.core.quote import Quote
+from tco.simulator.core.quote import PRICE_FACTOR_UNIT, Quote
 from tco.simulator.costs.ledger import Category, declare
 from tco.simulator.kinds.owned.parts import (
     SEARCH_STEP_MONTHS,
@@ -258,7 +258,7 @@ def _quotes(
         Quote(
             f"{server.name} price factor in month {r.month + 1}",
             round(delivery.price_factor, 4),
-            "x quoted price",
+            PRICE_FACTOR_UNIT,
             "default" if catalog else "scenario",
             dated,
             "the option's price_decline_per_year (else its generation's fitted new-price"

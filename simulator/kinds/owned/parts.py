@@ -15,7 +15,7 @@ from tco.pricing.new_prices import trend
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_edges_h
 from tco.simulator.core.fields import Fraction, GpuCount, NonNeg, Strict
-from tco.simulator.core.quote import Quote
+from tco.simulator.core.quote import PRICE_FACTOR_UNIT, Quote
 from tco.simulator.workload.calibration import GpuSpeed
 from tco.simulator.workload.speed import Hardware
 
@@ -157,9 +157,6 @@ def order_decline(decline: float | None, gpu: str) -> float:
     return trend(gpu).decline_per_year if decline is None else decline
 
 
-ORDER_PRICE_ITEM = "server price by order month"
-
-
 def decline_quote(
     decline: float | None, gpu: str, dated: str, deliveries: tuple[Delivery, ...]
 ) -> Quote:
@@ -173,9 +170,9 @@ def decline_quote(
     else:
         rule, source = f"the scenario's price_decline_per_year {decline:g}", "scenario"
     return Quote(
-        ORDER_PRICE_ITEM,
+        "server price by order month",
         round(furthest, 4),
-        "x quoted price",
+        PRICE_FACTOR_UNIT,
         source,
         dated if dated != "undated" else "the first month",
         f"{rule}; orders: {factors}",

@@ -4,6 +4,7 @@ and power, the running-cost inputs, and its failures, swaps and spare pool."""
 from __future__ import annotations
 
 from tco.pricing import hardware
+from tco.simulator.cluster.failures import mean_repair_h
 from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.kinds.owned.costs import spare_gpus, spare_price
@@ -58,7 +59,7 @@ def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]
     gpus = sum(t.servers for t in o.purchase_plan()) * gps
     spares = spare_gpus(o, gpus, gps)
     price = spare_price(o.price_usd or server.price_usd, gps)
-    rma = f.repair_days if isinstance(f.repair_days, float | int) else f.repair_days.mean_h / 24
+    rma = mean_repair_h(f.repair_days) / 24
     return (
         input_quote(
             "GPU failures",
@@ -66,7 +67,7 @@ def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]
             "per 1,000 GPU-days",
             "gpu_failures_per_1000_gpu_days",
         ),
-        input_quote("failed part away (RMA)", float(rma), "days", "repair_days"),
+        input_quote("failed part away (RMA)", rma, "days", "repair_days"),
         input_quote("server drained before a swap", f.drain_hours, "h", "drain_hours"),
         input_quote("part swapped from a spare", f.swap_hours, "h", "swap_hours"),
         Quote(

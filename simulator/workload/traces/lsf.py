@@ -22,15 +22,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tco.simulator.workload.traces.records import (
-    LoadReport,
-    NotStarted,
-    RowCollector,
-    TraceJobs,
-    check_values,
-    replayable,
-)
-from tco.simulator.workload.traces.source import open_text
+from tco.simulator.workload.traces.job_ends import EndRecords, JobEnd, read_job_ends
+from tco.simulator.workload.traces.records import LoadReport, NotStarted, TraceJobs
 
 _TOKEN = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
 _GPU = (
@@ -63,50 +56,38 @@ def _per_host(t: list[str], after_command: int) -> int:
     return gpus_per_host(t[13])
 
 
-def _finish(t: list[str]) -> tuple[str, float, float, int, str]:
-    """(job id, submit, duration, GPUs, status) of a JOB_FINISH record's tokens."""
-    event, job_id, submit, start = float(t[2]), t[3], float(t[7]), float(t[10])
-    if start <= 0:
-        raise NotStarted
-    asked = int(t[22])
-    n_exec = int(t[23 + asked])
-    hosts = t[24 + asked : 24 + asked + n_exec]
+def _split(line: str) -> list[str] | None:
+    t = tokens(line)
+    return t if t[0] == "JOB_FINISH" else None
+
+
+def _finish(t: list[str]) -> JobEnd:
+    """The job of a JOB_FINISH record's tokens."""
+    try:
+        event, job_id, submit, start = float(t[2]), t[3], float(t[7]), float(t[10])
+        if start <= 0:
+            raise NotStarted
+        asked = int(t[22])
+        n_exec = int(t[23 + asked])
+        hosts = t[24 + asked : 24 + asked + n_exec]
+        status = STATUS.get(t[24 + asked + n_exec], "FAILED")
+        per_host = _per_host(t, 24 + asked + n_exec + 4)
+    except IndexError:
+        raise ValueError("the record ends early (truncated)") from None
     distinct = {h.split("*", 1)[-1] for h in hosts}
-    status = STATUS.get(t[24 + asked + n_exec], "FAILED")
-    per_host = _per_host(t, 24 + asked + n_exec + 4)
-    return job_id, submit, event - start, per_host * max(1, len(distinct)), status
+    return JobEnd(job_id, submit, event - start, per_host * max(1, len(distinct)), status)
+
+
+LSF = EndRecords(
+    _split,
+    _finish,
+    other="records other than a job's end (JOB_FINISH)",
+    not_started="not started (startTime 0)",
+)
 
 
 def read_lsf(
     path: Path, field_name: str = "workload.trace", max_rows: int | None = None
 ) -> tuple[TraceJobs, LoadReport]:
     """Every JOB_FINISH record of an lsb.acct file (see the module's rules)."""
-    report = LoadReport(str(path))
-    rows = RowCollector(str(path), field_name)
-    for line_no, line in enumerate(open_text(path, f"{field_name}.file").splitlines(), start=1):
-        if not line.strip():
-            continue
-        if max_rows is not None and report.rows >= max_rows:
-            break
-        report.rows += 1
-        t = tokens(line)
-        if t[0] != "JOB_FINISH":
-            report.skipped["records other than a job's end (JOB_FINISH)"] += 1
-            continue
-        report.held += 1
-        try:
-            job_id, submit, duration, gpus, status = _finish(t)
-            check_values(gpus, duration)
-        except NotStarted:
-            report.skipped["not started (startTime 0)"] += 1
-            continue
-        except (ValueError, IndexError, OverflowError) as exc:
-            why = "the record ends early (truncated)" if isinstance(exc, IndexError) else exc
-            report.bad(line_no, str(why))
-            continue
-        if not replayable(report, gpus, duration, keep_empty=False):
-            continue
-        rows.add(job_id, submit, duration, gpus, "", status, "")
-    jobs = rows.done()
-    report.jobs = len(jobs)
-    return jobs, report
+    return read_job_ends(path, LSF, field_name, max_rows)

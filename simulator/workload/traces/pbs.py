@@ -16,15 +16,8 @@ import re
 from pathlib import Path
 
 from tco.simulator.workload.traces.fields import parse_elapsed
-from tco.simulator.workload.traces.records import (
-    LoadReport,
-    NotStarted,
-    RowCollector,
-    TraceJobs,
-    check_values,
-    replayable,
-)
-from tco.simulator.workload.traces.source import open_text
+from tco.simulator.workload.traces.job_ends import EndRecords, JobEnd, read_job_ends
+from tco.simulator.workload.traces.records import LoadReport, NotStarted, TraceJobs
 
 _PAIR = re.compile(r'([^\s=]+)=("[^"]*"|\S*)')
 
@@ -46,54 +39,44 @@ def _gpus(values: dict[str, str]) -> int:
     return _select_gpus(values.get("Resource_List.select", ""))
 
 
-def _end_record(values: dict[str, str]) -> tuple[float, float, int]:
-    """(submit, duration, GPUs) of an E record; ValueError when unreadable."""
-    start = float(values.get("start", "0") or 0)
-    if start <= 0:
-        raise NotStarted
-    submit = float(values.get("qtime") or values.get("ctime") or start)
-    if "resources_used.walltime" in values:
-        duration = parse_elapsed(values["resources_used.walltime"])
-    else:
-        duration = float(values["end"]) - start
-    return submit, duration, _gpus(values)
+def _split(line: str) -> tuple[str, str] | None:
+    head = line.split(";", 3)
+    if len(head) != 4:
+        raise ValueError("not 'date time;type;job id;message' (a truncated line?)")
+    _, kind, job_id, message = head
+    return (job_id, message) if kind == "E" else None
+
+
+def _end_record(payload: tuple[str, str]) -> JobEnd:
+    """The job of an E record (submit, duration, GPUs, status and queue)."""
+    job_id, message = payload
+    values = {k: v.strip('"') for k, v in _PAIR.findall(message)}
+    try:
+        start = float(values.get("start", "0") or 0)
+        if start <= 0:
+            raise NotStarted
+        submit = float(values.get("qtime") or values.get("ctime") or start)
+        if "resources_used.walltime" in values:
+            duration = parse_elapsed(values["resources_used.walltime"])
+        else:
+            duration = float(values["end"]) - start
+        gpus = _gpus(values)
+    except KeyError as exc:
+        raise ValueError(f"no {exc.args[0]}= in the record") from None
+    status = "COMPLETED" if values.get("Exit_status", "0") == "0" else "FAILED"
+    return JobEnd(job_id, submit, duration, gpus, status, values.get("queue", ""))
+
+
+PBS = EndRecords(
+    _split,
+    _end_record,
+    other="records other than a job's end (E)",
+    not_started="not started (no start time)",
+)
 
 
 def read_pbs(
     path: Path, field_name: str = "workload.trace", max_rows: int | None = None
 ) -> tuple[TraceJobs, LoadReport]:
     """Every job's E record of a PBS accounting log (see the module's rules)."""
-    report = LoadReport(str(path))
-    rows = RowCollector(str(path), field_name)
-    for line_no, line in enumerate(open_text(path, f"{field_name}.file").splitlines(), start=1):
-        if not line.strip():
-            continue
-        if max_rows is not None and report.rows >= max_rows:
-            break
-        report.rows += 1
-        head = line.split(";", 3)
-        if len(head) != 4:
-            report.bad(line_no, "not 'date time;type;job id;message' (a truncated line?)")
-            continue
-        _, kind, job_id, message = head
-        if kind != "E":
-            report.skipped["records other than a job's end (E)"] += 1
-            continue
-        report.held += 1
-        values = {k: v.strip('"') for k, v in _PAIR.findall(message)}
-        try:
-            submit, duration, gpus = _end_record(values)
-            check_values(gpus, duration)
-        except NotStarted:
-            report.skipped["not started (no start time)"] += 1
-            continue
-        except (ValueError, KeyError, OverflowError) as exc:
-            report.bad(line_no, f"{type(exc).__name__}: {exc}")
-            continue
-        if not replayable(report, gpus, duration, keep_empty=False):
-            continue
-        status = "COMPLETED" if values.get("Exit_status", "0") == "0" else "FAILED"
-        rows.add(job_id, submit, duration, gpus, "", status, values.get("queue", ""))
-    jobs = rows.done()
-    report.jobs = len(jobs)
-    return jobs, report
+    return read_job_ends(path, PBS, field_name, max_rows)

@@ -13,6 +13,7 @@ AllocTRES; jobs not started or not ended skipped and counted; compressed arrays 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,15 @@ class _Layout:
     first_line: int  # index of the first data line
     fmt: str
 
-    @property
-    def index(self) -> dict[str, int]:
+    @functools.cached_property
+    def index(self) -> dict[str, int]:  # read for every line: built once
         return {f.lower(): i for i, f in enumerate(self.fields)}
+
+    def job_id(self, line: str) -> str | None:
+        """The line's JobID field, split no further than it (None: the line is too short)."""
+        at = self.index["jobid"]
+        parts = line.split("|", at + 1)
+        return parts[at].strip() if len(parts) > at else None
 
     def split(self, line: str) -> list[str]:
         n = len(self.fields)
@@ -273,11 +280,11 @@ def read_sacct(
     body = lines[layout.first_line :]
     # The jobs with a line of their own; a step of one of them folds into it.
     jobs_seen = {
-        parts[at].strip()
+        job
         for line in body
         if line.strip() and not line.lstrip().startswith("#")
-        for parts in (layout.split(line),)
-        if len(parts) > at and "." not in parts[at]
+        for job in (layout.job_id(line),)
+        if job is not None and "." not in job
     }
     orphans: dict[str, list[list[str]]] = {}
     first_line: dict[str, int] = {}
