@@ -63,16 +63,23 @@ def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[s
         ),
     ]
 
+    unknown: dict[str, list[str]] = {}  # why -> the rates the book has no figure for
+
     def add(label: str, fn: Any, *args: Any) -> None:
         try:
             p = fn(instance_type, region, *args)
             rows.append((label, f"${p.usd_per_hour:,}/h", where))
         except PricingError as exc:
-            rows.append((label, "unknown", str(exc).split(";")[0]))
+            if label.startswith("Savings Plan"):  # twelve rows of "unknown": one line
+                why = str(exc).split(";")[0]
+                unknown.setdefault(why.split(" is ", 1)[-1], []).append(label)
+            else:
+                rows.append((label, "unknown", str(exc).split(";")[0]))
 
     add("on-demand (Linux)", book.on_demand)
     add("spot (mean over AZs, Local Zones excluded)", book.spot, "average")
     add("spot (lowest AZ)", book.spot)
+    rows.append(_bucket_row(book, instance_type, region))
     for years in (1, 3):
         for klass in ("standard", "convertible"):
             for pay in ("No Upfront", "Partial Upfront", "All Upfront"):
@@ -87,7 +94,25 @@ def price_rows(book: PriceBook, instance_type: str, region: str) -> list[tuple[s
         for years in (1, 3):
             for pay in ("No Upfront", "Partial Upfront", "All Upfront"):
                 add(f"Savings Plan {plan} {years}yr {pay}", book.savings_plan, plan, years, pay)
+    rows += [
+        (
+            f"Savings Plan rates ({len(labels)} of 12)",
+            "unknown",
+            f"{why}; give one in the scenario: rate_usd_per_hour of a savings_plan option",
+        )
+        for why, labels in unknown.items()
+    ]
     return rows
+
+
+def _bucket_row(book: PriceBook, instance_type: str, region: str) -> tuple[str, str, str]:
+    """The Spot Instance Advisor's interruption bucket, next to the spot prices."""
+    bucket = book.spot_interruption_bucket(instance_type, region)
+    if bucket is None:
+        why = "not in the Spot Instance Advisor data: a spot option needs interruptions_per_hour"
+        return ("spot interruptions", "unknown", why)
+    where = "AWS Spot Instance Advisor's frequency of interruption, in the snapshot"
+    return ("spot interruptions", f"{bucket} a month", where)
 
 
 def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:

@@ -7,39 +7,22 @@ break-even in a table); :func:`sentences` gives all of them in the terminal's or
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from tco.simulator.advice import sensitivity, what_if
+from tco.reports.provenance import plain_source
+from tco.reports.robustness import robustness as robustness
+from tco.reports.words import hours as hours
+from tco.reports.words import pct as pct
+from tco.reports.words import reference_label as reference_label
+from tco.reports.words import usd as usd
 from tco.simulator.core.calendar import month_edges_h, month_index
 from tco.simulator.core.quote import PRICE_FACTOR_UNIT
-from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import declared_measures
-
-
-def usd(x: float, cur: Currency) -> str:
-    """A USD figure in the report's currency, whole units ('$1,234,567', 'EUR 1,061,728'), or
-    'n/a'."""
-    return "n/a" if math.isnan(x) else cur.text(x)
-
-
-def pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.0%}"
-
-
-def hours(x: float) -> str:
-    return f"{x:,.1f}"
-
-
-def reference_label(result: Result) -> str:
-    """'V100 SXM2 32GB' when every job class uses the same reference GPU."""
-    refs = result.jobs.reference_gpus
-    return refs[0] if len(refs) == 1 else "reference"
 
 
 def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
@@ -50,9 +33,18 @@ def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
 
 
 def break_even_cell(result: Result, o: OptionResult) -> str:
-    other = _cheapest_other(result, o)
-    if other is None or not result.verdicts[o.name].meets:
+    """For an owned option that meets the level: the month it breaks even against the cheapest
+    rented option that meets it too (renting against renting has no break-even to speak of)."""
+    if not registry.get(o.kind).buys_hardware or not result.verdicts[o.name].meets:
         return "-"
+    rented = [
+        x
+        for x in result.options
+        if not registry.get(x.kind).buys_hardware and result.verdicts[x.name].meets
+    ]
+    if not rented:
+        return "-"
+    other = min(rented, key=lambda x: x.total_cash_usd)
     m = o.break_even[other.name]
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
 
@@ -358,21 +350,22 @@ def remarks(result: Result) -> list[str]:
     return said
 
 
-def robustness(result: Result) -> list[str]:
-    """How far the answer moves with prices and with the other inputs."""
-    return _sensitivity(result) + _what_ifs(result)
-
-
-def price_sources(result: Result) -> list[str]:
-    """Where the cloud prices came from and as of when."""
-    sources = sorted(
+def cloud_sources(result: Result, words: Callable[[str], str], dated: str) -> list[str]:
+    """Each source of cloud prices (in ``words``) with its date after ``dated`` (none for an
+    undated one), sorted."""
+    return sorted(
         {
-            f"{q.source} as of {q.as_of}"
+            words(q.source) + ("" if q.as_of == "undated" else f"{dated}{q.as_of}")
             for o in result.options
             for q in o.quotes
             if q.unit == "USD/h"
         }
     )
+
+
+def price_sources(result: Result) -> list[str]:
+    """Where the cloud prices came from and as of when."""
+    sources = cloud_sources(result, plain_source, " as of ")
     if not sources:
         return []
     return [f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."]
@@ -397,53 +390,4 @@ def sentences(result: Result) -> list[str]:
         *robustness(result),
         *(f"Trace: {note}." for note in result.jobs.notes),
         *price_sources(result),
-    ]
-
-
-def _sensitivity(result: Result) -> list[str]:
-    """The input group the answer depends on most, and whether ±20 % changes the answer."""
-    cur = result.scenario.money
-    top = sensitivity.most_sensitive(result)
-    if top is None:
-        return []
-    best = result.cheapest().name
-    flips = sorted(
-        {
-            f"{s.group} {s.change:+.0%} ({s.cheapest} would be cheapest)"
-            for s in sensitivity.swings(result)
-            if s.cheapest != best
-        }
-    )
-    runner, group, moved = top
-    line = (
-        f"The lead of {best} over {runner} depends most on {group}: ±{sensitivity.CHANGE:.0%}"
-        f" there moves it by {usd(moved, cur)}."
-    )
-    if flips:
-        line += " These changes alone would change the answer: " + "; ".join(flips) + "."
-    else:
-        line += (
-            f" No ±{sensitivity.CHANGE:.0%} change in cloud prices, server prices,"
-            " electricity, facility or staff alone changes which option is cheapest."
-        )
-    return [line]
-
-
-def _what_ifs(result: Result) -> list[str]:
-    """Which inputs beyond prices change the recommendation, and how far each must move."""
-    if not result.what_ifs:
-        return []
-    tried = sorted({w.input for w in result.what_ifs})
-    if not result.flip_points:
-        return [
-            "Beyond prices: no single change in " + ", ".join(tried) + " changes the"
-            " recommendation (what_ifs in summary.json)."
-        ]
-    turns = [
-        f"{what_if.describe(f.input, f.change)} ({f.to or 'no option meets the level'})"
-        for f in result.flip_points
-    ]
-    return [
-        "Beyond prices, the recommendation turns at: " + "; ".join(turns) + " (flip_points in"
-        " summary.json)."
     ]

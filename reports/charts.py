@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
+from tco.reports import decision
 from tco.simulator.advice import what_if
 from tco.simulator.core.atomic import replacing
 from tco.simulator.costs import ledger
@@ -82,25 +83,55 @@ def _blank() -> Line2D:
     return Line2D([], [], linestyle="", marker="", label=" ")
 
 
+def decision_options(result: Result) -> list[str]:
+    """The options the decision is about: the recommendation, its runner-up, and the cheapest
+    owned and the cheapest rented option (each once, in the scenario's order)."""
+    named = {decision.chosen(result), decision.runner_up(result)}
+    for owns in (True, False):
+        side = [o for o in result.options if registry.get(o.kind).buys_hardware == owns]
+        if side:
+            named.add(min(side, key=lambda o: o.total_cash_usd).name)
+    return [o.name for o in result.options if o.name in named]
+
+
 def cumulative_cost(result: Result) -> Chart:
-    """Cumulative cash cost per option, with break-even points of owned options marked."""
-    fig, ax = plt.subplots(layout="constrained", figsize=(9, 5.5 + 0.13 * len(result.options)))
+    """The decision's cumulative cash cost, on its own scale: the recommendation, its
+    runner-up, the cheapest owned and rented options; break-evens of the recommendation."""
+    chart = _cumulative(result, decision_options(result), for_decision=True)
+    return Chart("cumulative_cost", "Cumulative cost of the options the decision is about", chart)
+
+
+def cumulative_cost_all(result: Result) -> Chart:
+    """Every option's cumulative cash cost (the decision's chart leaves the far ones out)."""
+    chart = _cumulative(result, [o.name for o in result.options], for_decision=False)
+    return Chart("cumulative_cost_all", "Cumulative cost of every option", chart)
+
+
+def _cumulative(result: Result, names: list[str], for_decision: bool) -> Figure:
+    """Cumulative cash of ``names``; with ``for_decision``, break-even points of owning against
+    renting where one side is the recommendation (both meeting the service level)."""
+    shown = [result.option(n) for n in names]
+    fig, ax = plt.subplots(layout="constrained", figsize=(9, 5.5 + 0.13 * len(shown)))
     col = colours(result)
     x = _x(result)
     cur = result.scenario.money
-    cum = {o.name: np.cumsum(o.ledger.cash_total()) * cur.per_usd for o in result.options}
-    for o in result.options:
+    cum = {o.name: np.cumsum(o.ledger.cash_total()) * cur.per_usd for o in shown}
+    rec = decision.chosen(result)
+    for o in shown:
         label = f"{o.name} ({registry.get(o.kind).label})"  # plain words, not the code name
-        ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=2)
+        if o.name == rec:
+            label += ", recommended"
+        width = 3.2 if o.name == rec else 2
+        ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=width)
     meets = {o.name: result.verdicts[o.name].meets for o in result.options}
     points: list[tuple[str, str, int]] = []
-    for o in result.options:
+    for o in shown if for_decision else ():
         if not registry.get(o.kind).buys_hardware or not meets[o.name]:
             continue  # no break-even for, or against, an option that misses the service level
         for other, m in o.break_even.items():
             if m is None or m <= 1 or registry.get(result.option(other).kind).buys_hardware:
                 continue
-            if meets[other]:
+            if meets[other] and other in cum and rec in (o.name, other):
                 points.append((o.name, other, m))
     # Each break-even point is a numbered marker; the words go in the legend under the plot, so
     # labels of nearby points never collide with each other or with the axis.
@@ -129,7 +160,8 @@ def cumulative_cost(result: Result) -> Chart:
                 label=f"{i}: {name} cheaper than {other} from {result.months[m - 1]}",
             )
         )
-    ax.set_title(f"{result.scenario.name}: cumulative cost (cash)")
+    what = "the options the decision is about" if for_decision else "every option"
+    ax.set_title(f"{result.scenario.name}: cumulative cost (cash), {what}")
     ax.set_ylabel(f"cumulative cost ({cur.unit()})")
     ax.set_xlabel("month")
     ax.yaxis.set_major_formatter(FuncFormatter(cur.label))
@@ -141,7 +173,7 @@ def cumulative_cost(result: Result) -> Chart:
         lines += [_blank()] * (rows - len(lines))
         handles += [_blank()] * (rows - len(handles))
     fig.legend(handles=lines + handles, loc="outside lower center", ncol=2, fontsize=7.5)
-    return Chart("cumulative_cost", "Cumulative cost per option, break-even points marked", fig)
+    return fig
 
 
 def monthly_cash(result: Result) -> Chart:
@@ -351,6 +383,7 @@ def all_charts(result: Result) -> list[Chart]:
     return [
         cumulative_cost(result),
         monthly_cash(result),
+        cumulative_cost_all(result),
         utilisation(result),
         waits(result),
         cost_per_gpu_hour(result),

@@ -234,3 +234,110 @@ def to_markdown(diff: dict[str, Any]) -> str:
 
 def _q(q: dict[str, Any] | None) -> str:
     return "-" if q is None else f"{q['value']} ({q['source']}, {q['as_of']})"
+
+
+def to_github(diff: dict[str, Any], failed: list[str] | None = None) -> str:
+    """A pull-request comment: the recommendation and its cash in one sentence, the thresholds
+    that failed, the options whose totals moved, and the prices and inputs folded away
+    (GitHub renders ``<details>``)."""
+    o, n, r = diff["old"], diff["new"], diff["recommendation"]
+    rows = {t["option"]: t for t in diff["totals"]}
+    rec = rows.get(r["new"])
+    head = f"### tco: {md_text(n['scenario'])}, recommended {md_text(str(r['new']))}"
+    head += f" (was {md_text(str(r['old']))})" if r["changed"] else " (unchanged)"
+    lines = [head, ""]
+    if rec is not None and rec["cash_usd"]["delta"] is not None:
+        c = rec["cash_usd"]
+        share = "" if c["share"] is None else f", {c['share']:+.1%}"
+        lines.append(
+            f"Cash over the horizon: {_usd(c['old'])} -> {_usd(c['new'])}"
+            f" ({_usd(c['delta'])}{share}; tco {o['tco_version']} -> {n['tco_version']})."
+        )
+        lines.append("")
+    if failed:
+        lines += ["**Failed:** " + md_text("; ".join(failed)), ""]
+    moved = [t for t in diff["totals"] if t["cash_usd"]["delta"] != 0]
+    if moved:
+        lines += ["| option | cash old | cash new | change |", "|---|---:|---:|---:|"]
+        for t in moved:
+            c = t["cash_usd"]
+            share = "" if c["share"] is None else f" ({c['share']:+.1%})"
+            lines.append(
+                f"| {md_cell(t['option'])} | {_usd(c['old'])} | {_usd(c['new'])}"
+                f" | {_usd(c['delta'])}{share} |"
+            )
+    else:
+        lines.append("No option's cash moved.")
+    rest = to_markdown(diff).split("\n## ", 1)
+    if len(rest) == 2:
+        lines += [
+            "",
+            f"<details><summary>Prices ({len(diff['prices'])}) and inputs"
+            f" ({len(diff['inputs'])}) that changed</summary>",
+            "",
+            "## " + rest[1].rstrip("\n"),
+            "",
+            "</details>",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def to_html(diff: dict[str, Any]) -> str:
+    """The comparison as a page built like the report (its template and styles): the
+    recommendation in a sentence, then the totals, prices and inputs that changed."""
+    import pandas as pd
+
+    from tco.reports.document import Section, Table, render_page
+
+    o, n, r = diff["old"], diff["new"], diff["recommendation"]
+    rec = next((t for t in diff["totals"] if t["option"] == r["new"]), None)
+    head = f"Recommended: {r['new']}" + (f" (was {r['old']})." if r["changed"] else " (unchanged).")
+    if rec is not None and rec["cash_usd"]["delta"] is not None:
+        c = rec["cash_usd"]
+        share = "" if c["share"] is None else f", {c['share']:+.1%}"
+        head += f" Its cash: {_usd(c['old'])} -> {_usd(c['new'])} ({_usd(c['delta'])}{share})."
+    totals = pd.DataFrame(
+        {
+            "option": [t["option"] for t in diff["totals"]],
+            "cash old (USD)": [_usd(t["cash_usd"]["old"]) for t in diff["totals"]],
+            "cash new (USD)": [_usd(t["cash_usd"]["new"]) for t in diff["totals"]],
+            "change (USD)": [_usd(t["cash_usd"]["delta"]) for t in diff["totals"]],
+            "p95 wait h, old -> new": [
+                f"{_num(t['p95_wait_h']['old'])} -> {_num(t['p95_wait_h']['new'])}"
+                for t in diff["totals"]
+            ],
+        }
+    )
+    prices = pd.DataFrame(
+        [(p["option"], p["item"], _q(p["old"]), _q(p["new"])) for p in diff["prices"]],
+        columns=["option", "item", "old", "new"],
+    )
+    inputs = pd.DataFrame(
+        [(p["path"], str(p["old"]), str(p["new"])) for p in diff["inputs"]],
+        columns=["path", "old", "new"],
+    )
+    parts = [
+        Section(
+            "answer",
+            "The answer",
+            headline=head,
+            tables=[Table("Totals over the horizon", totals, cards=True)],
+        ),
+        Section(
+            "prices",
+            f"Prices that changed ({len(prices)})",
+            tables=[Table("", prices, prose=("item", "old", "new"))] if len(prices) else [],
+        ),
+        Section(
+            "inputs",
+            f"Inputs that changed ({len(inputs)})",
+            tables=[Table("", inputs, prose=("old", "new"))] if len(inputs) else [],
+        ),
+    ]
+    return render_page(
+        f"{o['scenario']} (tco {o['tco_version']}) -> {n['scenario']} (tco {n['tco_version']})",
+        "tco compare",
+        "",
+        parts,
+        {},
+    )

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import answer, how_sure, provenance, tables
+from tco.reports import answer, decision, how_sure, lead, provenance, tables
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
@@ -31,6 +31,7 @@ class Table:
     frame: pd.DataFrame
     cards: bool = False  # on a narrow screen, one card per row (a few columns that all matter)
     prose: tuple[str, ...] = ()  # columns of sentences, which wrap
+    marked: int | None = None  # the row to set apart (the recommendation)
 
 
 @dataclass
@@ -43,8 +44,12 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     charts: list[str] = field(default_factory=list)  # chart names
     box: str = ""  # "warnings": set apart from the answer
+    folded: str = ""  # shown folded (HTML <details>) under this summary; printed folded too
     new_page: bool = False  # printed from a new page (the answer, comparison and break-even
     # share the first pages)
+
+
+DECISION_CHARTS = 2  # cumulative cost and monthly cash by category (charts.all_charts' order)
 
 
 def _answer(result: Result) -> Section:
@@ -61,7 +66,11 @@ def _answer(result: Result) -> Section:
         "answer",
         "The answer",
         headline=answer.headline(result, with_level=False),
-        text=[*how_sure.odds(result), f"Service level: {answer.level_text(result)}."],
+        text=[
+            *how_sure.odds(result),
+            *(line for line in lead.lead(result) if line.startswith("Runner-up:")),
+            f"Service level: {answer.level_text(result)}.",
+        ],
         lists=[
             (t, items) for t, items in (("What it rests on", rests_on), ("Also", found)) if items
         ],
@@ -71,17 +80,26 @@ def _answer(result: Result) -> Section:
 def _comparison(result: Result) -> Section:
     ref = answer.reference_label(result)
     code = result.scenario.money.code
+    frame = tables.comparison(result)
+    named = decision.chosen(result)
+    order = sorted(range(len(result.options)), key=lambda i: result.options[i].total_cash_usd)
+    frame = frame.iloc[order].reset_index(drop=True)  # by cost, the cheapest first
+    rows = [result.options[i].name for i in order]
+    marked = rows.index(named) if named in rows else None
+    if marked is not None:
+        frame.loc[marked, "option"] = f"{named} (recommended)"
     return Section(
         "comparison",
         "Comparison",
         text=[
             f"Cash over {result.scenario.horizon_months} months, {code}; NPV at"
             f" {result.scenario.discount_rate:.1%} a year; {code} per GPU-hour of work delivered,"
-            f" counted in {ref} GPU-hours; utilisation: GPU-hours used / paid for; break-even: the"
-            " first month from which the option stays cheaper than the cheapest other option"
-            " that meets the service level. Every figure is in summary.json and budget.xlsx."
+            f" counted in {ref} GPU-hours; utilisation: GPU-hours used / paid for; break-even: for"
+            " an owned option, the first month from which it stays cheaper than the cheapest"
+            " rented option that meets the service level. Sorted by cash; the recommendation is"
+            " highlighted. Every figure is in summary.json and budget.xlsx."
         ],
-        tables=[Table("", tables.comparison(result), cards=True)],
+        tables=[Table("", frame, cards=True, marked=marked)],
     )
 
 
@@ -108,16 +126,10 @@ def _budget(result: Result, name: str) -> Section:
         f"budget-{name}",
         f"Budget: {name}",
         text=[f"{registry.get(o.kind).label}: {o.description}."],
-        new_page=True,
     )
-    for view, frame in tables.by_view(tables.monthly(result, o)):
-        s.tables.append(Table(f"Month by month, {view}", frame))
-    for by, title in (
-        ("quarter", f"Quarters (fiscal year starts in month {sc.fiscal_year_start_month})"),
-        ("year", "Fiscal years"),
-    ):
-        for view, frame in tables.by_view(tables.periods(result, o, by)):
-            s.tables.append(Table(f"{title}, {view}", frame))
+    for view, frame in tables.by_view(tables.periods(result, o, "year")):
+        title = f"Fiscal years (starting in month {sc.fiscal_year_start_month})"
+        s.tables.append(Table(f"{title}, {view}", frame))
     s.tables.extend(Table(c, f) for c, f in tables.kind_tables(result, o))
     if o.cannot_run:
         rows = [(r, n, ", ".join(o.cannot_run_examples[r])) for r, n in o.cannot_run.items()]
@@ -130,6 +142,21 @@ def _budget(result: Result, name: str) -> Section:
     ]
     if notes:
         s.lists.append(("Notes", notes))
+    return s
+
+
+def _months(result: Result, name: str) -> Section:
+    """An option's budget by quarter and month by month (folded: the longest tables)."""
+    o = result.option(name)
+    s = Section(
+        f"months-{name}",
+        f"Quarters and months: {name}",
+        folded=f"Quarters and {result.scenario.horizon_months} months of {name} (folded)",
+    )
+    for view, frame in tables.by_view(tables.periods(result, o, "quarter")):
+        s.tables.append(Table(f"Quarters, {view}", frame))
+    for view, frame in tables.by_view(tables.monthly(result, o)):
+        s.tables.append(Table(f"Month by month, {view}", frame))
     return s
 
 
@@ -148,8 +175,28 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
     be = _break_even(result)
     if be is not None:
         out.append(be)
-    out.append(Section("charts", "Charts", charts=chart_names, new_page=True))
-    out.extend(_budget(result, o.name) for o in result.options)
+    # The charts of the decision open, the others folded (a print keeps to the decision).
+    first, more = chart_names[:DECISION_CHARTS], chart_names[DECISION_CHARTS:]
+    out.append(Section("charts", "Charts", charts=first, new_page=True))
+    if more:
+        out.append(
+            Section("more-charts", "More charts", charts=more, folded=f"{len(more)} more charts")
+        )
+    # The budgets of the recommendation and its runner-up open; the others folded (a reader
+    # opens one; the print keeps to the decision).
+    shown = {decision.chosen(result), decision.runner_up(result)}
+    for o in sorted(result.options, key=lambda x: (x.name not in shown, x.total_cash_usd)):
+        s = _budget(result, o.name)
+        if o.name not in shown:
+            s.folded = f"Quarters, fiscal years and what {o.name} holds (folded)"
+        s.new_page = o.name == decision.chosen(result)  # the budgets start on a page of their own
+        out += [s, _months(result, o.name)]
+    return out + _back_matter(result)
+
+
+def _back_matter(result: Result) -> list[Section]:
+    """Prices and their sources, every price (folded), assumptions (folded), what is left out."""
+    out: list[Section] = []
     out.append(
         Section(
             "prices",
@@ -158,11 +205,16 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
             text=[provenance.mode(result)],
             tables=[
                 Table("Sources and their dates", provenance.dates(result), prose=("used by",)),
-                Table(
-                    "Every price and cost figure used",
-                    tables.prices(result, plain=True),
-                    prose=("item", "source", "detail"),
-                ),
+            ],
+        )
+    )
+    out.append(
+        Section(
+            "every-price",
+            "Every price and cost figure used",
+            folded="Every price with its source, date and detail (folded; also in budget.xlsx)",
+            tables=[
+                Table("", tables.prices(result, plain=True), prose=("item", "source", "detail"))
             ],
         )
     )
@@ -170,7 +222,7 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
         Section(
             "assumptions",
             "Assumptions",
-            new_page=True,
+            folded="Every input and default with its source (folded)",
             text=[
                 "Every input of the scenario, with the defaults it did not override, then the"
                 " model's own defaults and their sources. The key is where to change it in the"
@@ -212,6 +264,7 @@ class HtmlTable:
     numeric: list[bool]
     prose: list[bool]
     cards: bool
+    marked: int | None
 
 
 def _html_table(t: Table) -> HtmlTable:
@@ -224,6 +277,7 @@ def _html_table(t: Table) -> HtmlTable:
         numeric=[pd.api.types.is_numeric_dtype(t.frame[c]) for c in t.frame.columns],
         prose=[c in t.prose for c in cols],
         cards=t.cards,
+        marked=t.marked,
     )
 
 

@@ -27,6 +27,10 @@ JOB_COLUMNS = (
     "wait_h",
     "status",
     "reason",
+    "ran_on",
+    "cost_usd",
+    "interruptions",
+    "lost_gpu_h",
 )
 
 
@@ -70,6 +74,10 @@ def jobs_csv(result: Result) -> str:
                 _floats(f["wait_h"].to_numpy()),
                 f["status"].tolist(),
                 f["reason"].tolist(),
+                [sheet_text(v) for v in f["ran_on"].tolist()],
+                _floats(f["cost_usd"].to_numpy(np.float64)),
+                f["interruptions"].tolist(),
+                _floats(f["lost_gpu_h"].to_numpy(np.float64)),
                 strict=True,
             )
         )

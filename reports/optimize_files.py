@@ -4,15 +4,14 @@ frontier drawn through the configurations no other beats on both), then manifest
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
 import json
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from tco.reports import manifest
+from tco.reports.document import Section, Table, render_page
 from tco.reports.formats import MANIFEST
 from tco.simulator.advice.optimize import GIVEN, Config, best
 from tco.simulator.core.atomic import write_text
@@ -80,7 +79,7 @@ def optimize_document(prepared: Prepared, configs: list[Config]) -> dict[str, An
     }
 
 
-def _chart(prepared: Prepared, configs: list[Config]) -> str:
+def _chart(prepared: Prepared, configs: list[Config]) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -113,29 +112,62 @@ def _chart(prepared: Prepared, configs: list[Config]) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
     plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
+    return buf.getvalue()
 
 
 def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]) -> str:
+    """optimize.html, built like the report (its template, styles, phone and print layout):
+    the best configuration in a sentence, the frontier as a table, the chart."""
+    import pandas as pd
+
     b = doc["best"]
     cur = prepared.scenario.money
-    answer = (
-        "No configuration meets the service level."
+    headline = (
+        "No configuration meets the service level: the frontier below shows how close each"
+        " option comes."
         if b is None
-        else f"Best: {escape(b['option'])}: {escape(b['words'])}, at"
-        f" {cur.text(b['cash_usd'])} cash (p95 delay {b['p95_delay_h']:,.1f} h)."
-        f" {escape(cur.note())}"
+        else f"Best: {b['option']} with {b['words']}, at {cur.text(b['cash_usd'])} cash over the"
+        f" horizon (p95 delay {b['p95_delay_h']:,.1f} h), the cheapest of {doc['evaluated']:,}"
+        " configurations that meets the service level."
     )
-    return (
-        '<!doctype html><html><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(prepared.scenario.name)}: optimize</title><style>"
-        "body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"
-        "img{max-width:100%}</style></head><body>"
-        f"<h1>{escape(prepared.scenario.name)}: {doc['evaluated']} configurations</h1>"
-        f"<p>{answer}</p>"
-        f'<img alt="cost against p95 wait" src="data:image/png;base64,{_chart(prepared, configs)}">'
-        "<p>Every configuration is in frontier.csv.</p></body></html>\n"
+    front = sorted((c for c in configs if c.on_frontier), key=lambda c: (c.option, c.cash_usd))
+    code = cur.code
+    frame = pd.DataFrame(
+        {
+            "option": [c.option for c in front],
+            "configuration": [c.words for c in front],
+            f"cash ({code})": [round(cur.of(c.cash_usd), 2) for c in front],
+            "p95 delay (h)": [round(c.p95_delay_h, 1) for c in front],
+            "service level": ["meets" if c.meets_service_level else "misses" for c in front],
+        }
+    )
+    parts = [
+        Section(
+            "answer",
+            "The answer",
+            headline=headline,
+            text=[
+                f"{cur.note()} Service level: {prepared.scenario.service_level.words()}. Every"
+                " configuration evaluated is in frontier.csv; optimize.json holds the best."
+            ],
+            tables=[
+                Table(
+                    "The frontier: none cheaper at a shorter delay",
+                    frame,
+                    cards=True,
+                    prose=("configuration",),
+                )
+            ],
+        ),
+        Section("charts", "Chart", charts=["frontier"], new_page=True),
+    ]
+    title = "Cash against p95 delay, every configuration (large: meets the level)"
+    return render_page(
+        f"{prepared.scenario.name}: {doc['evaluated']:,} configurations",
+        f"tco {prepared.version}, {prepared.file}",
+        (prepared.scenario.description or "").strip(),
+        parts,
+        {"frontier": (title, _chart(prepared, configs))},
     )
 
 

@@ -239,8 +239,8 @@ def _periods_sheet(
 
 def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
     """Inputs finance may change: the prices each option's kind declares its ledger multiplies
-    (``Kind.unit_prices``: an owned cluster's electricity), which its monthly cells of that
-    category multiply. Returns option -> its inputs."""
+    (``Kind.unit_prices``: an owned cluster's electricity, staff and support contract), which
+    its monthly cells of that category multiply. Returns option -> its inputs."""
     cur = result.scenario.money
     rows = []
     for o in result.options:
@@ -248,29 +248,44 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
         for p in registry.of(spec).unit_prices(spec):
             if p.usd_per_unit and p.category in o.ledger.cash:
                 rows.append((o, p))
-    kinds = {(p.category, p.label, p.unit) for _, p in rows}
-    category, label, unit = next(iter(kinds)) if len(kinds) == 1 else ("priced", "price", "unit")
-    ws["A1"] = f"Inputs: change a value and every {category} cost, total and period follows."
+    ws["A1"] = "Inputs: change a value and every cost, total and period it prices follows."
     ws["A1"].font = Font(bold=True, size=12)
-    quantity = rows[0][1].quantity if len(kinds) == 1 else "quantity (its own column)"
     ws["A2"] = (
-        f"{category.capitalize()} cells are the month's {quantity} x this price; where running"
-        " costs escalate, the escalation is folded into the quantity."
+        "A priced category's monthly cells are the month's quantity (a column of its own) x this"
+        " price; where running costs escalate, the escalation is folded into the quantity."
     )
-    header = ("option", f"{label} ({cur.code}/{unit})", "source")
+    header = ("option", "value", "unit", "price of", "source")
     for j, h in enumerate(header, start=1):
         c = ws.cell(row=4, column=j, value=h)
         c.font, c.fill = Font(bold=True), HEADER_FILL
     out: dict[str, list[_Input]] = {}
     for r, (o, p) in enumerate(rows, start=5):
-        value = float(cur.of(p.usd_per_unit))
+        value = float(p.usd_per_unit if _is_share(p) else cur.of(p.usd_per_unit))
         ws.cell(row=r, column=1, value=o.name)
         ws.cell(row=r, column=2, value=value).number_format = "0.0000"
+        unit = p.unit if _is_share(p) else f"{cur.code}/{p.unit}"
+        ws.cell(row=r, column=3, value=unit)
+        ws.cell(row=r, column=4, value=p.label)
         quote = next((q for q in o.quotes if q.item == p.label), None)
-        ws.cell(row=r, column=3, value=quote.detail if quote else "")
+        ws.cell(row=r, column=5, value=quote.detail if quote else "the scenario's option")
         out.setdefault(o.name, []).append(_Input(p, f"Inputs!$B${r}", value))
     _widths(ws, first=28, other=24)
     return out
+
+
+def _is_share(p: UnitPrice) -> bool:
+    """A price that is a share (of the server price), not money: no currency to convert."""
+    return p.unit.startswith("share of ")
+
+
+def _discount_rate_cell(ws: Worksheet, result: Result) -> str:
+    """The discount rate (a year) as an input below the prices: every NPV is a formula on it
+    (monthly rate (1 + r)^(1/12) - 1, costs at the end of each month: ``costs.finance.npv``)."""
+    r = ws.max_row + 2
+    ws.cell(row=r, column=1, value="discount rate (a year)").font = Font(bold=True)
+    ws.cell(row=r, column=2, value=result.scenario.discount_rate).number_format = "0.00%"
+    ws.cell(row=r, column=3, value="the scenario's discount_rate; every NPV follows it")
+    return f"Inputs!$B${r}"
 
 
 def _table(ws: Worksheet, ref: str, kind: str) -> None:
@@ -301,10 +316,13 @@ def write(result: Result, path: Path) -> Path:
     _write_frame(ws, summary, 4)
     _widths(ws)
     used = {"summary", "inputs", "prices", "assumptions"}
-    inputs = _inputs_sheet(wb.create_sheet("Inputs"), result)
+    inputs_ws = wb.create_sheet("Inputs")
+    inputs = _inputs_sheet(inputs_ws, result)
+    rate = _discount_rate_cell(inputs_ws, result)
     code = sc.money.code
     cash_col = list(summary.columns).index(f"total cash ({code})") + 1
     acc_col = list(summary.columns).index(f"total accounting ({code})") + 1
+    npv_col = next((j for j, c in enumerate(summary.columns, 1) if str(c).startswith("NPV")), 0)
     for i, o in enumerate(result.options):
         name = sheet_name(o.name, used)
         total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name, []))
@@ -312,6 +330,14 @@ def write(result: Result, path: Path) -> Path:
         totals = ((cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})"))
         for col, key in totals:
             _formula(ws, 5 + i, col, f"={ref}!{money[key]}{total_row}")
+        if npv_col:  # the monthly cash discounted at the Inputs' rate, as finance.npv does
+            cash = money[f"cash total ({code})"]
+            _formula(
+                ws,
+                5 + i,
+                npv_col,
+                f"=NPV((1+{rate})^(1/12)-1,{ref}!{cash}5:{cash}{total_row - 1})",
+            )
         for by, suffix in (("quarter", " Q"), ("year", " FY")):
             sheet = wb.create_sheet(sheet_name(name[: 31 - len(suffix)] + suffix, used))
             _periods_sheet(sheet, result, o, name, by, money)

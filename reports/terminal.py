@@ -1,31 +1,39 @@
-"""The terminal summary: the answer and how sure it is first, then one table comparing the
-options, then the rest of the answer in plain sentences."""
+"""The terminal summary: the decision first (``lead``: what, for how much, the level, how sure,
+the runner-up), then one table comparing the options by cost with the recommendation marked,
+then the few sentences the decision needs; ``details`` adds every column and every sentence.
+
+Width: the terminal's; into a pipe or a file, ``$COLUMNS``, else 100 columns."""
 
 from __future__ import annotations
 
 import io
 import math
+import os
 from collections.abc import Callable
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from tco.reports.answer import (
     break_even_cell,
-    headline,
     hours,
     pct,
     reference_label,
     sentences,
     usd,
 )
+from tco.reports.decision import chosen
 from tco.reports.how_sure import odds
+from tco.reports.lead import key_sentences, lead
 from tco.simulator.engine.result import OptionResult, Result
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
 # 80 columns show option, total, utilisation, p95 wait, level and break-even; 100 add NPV;
 # 150 show everything.
 FULL_WIDTH, MEDIUM_WIDTH = 150, 100
+PIPE_WIDTH = 100  # into a pipe or a file without $COLUMNS
+MARK = "*"  # the recommended row
 
 
 def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResult], str], int]]:
@@ -57,59 +65,95 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
     ]
 
 
-def table(result: Result, width: int = FULL_WIDTH) -> Table:
-    """The comparison table, with the columns that fit ``width`` terminal columns."""
+def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Table:
+    """The comparison table sorted by cash, the recommended row marked, with the columns that
+    fit ``width`` terminal columns (without ``details``: the columns of 80, whatever the
+    width, and a short caption)."""
     ref = reference_label(result)
     cur = result.scenario.money
-    t = Table(
-        title=f"{result.scenario.name}: {result.scenario.horizon_months} months from "
+    what = (
+        f"{result.scenario.name}: {result.scenario.horizon_months} months from "
         f"{result.scenario.start}, {len(result.jobs):,} jobs, seed {result.scenario.seed}"
     )
-    t.caption = (
-        f"Cash {cur.code} over the horizon; NPV at {result.scenario.discount_rate:.1%} a year; "
-        f"{cur.code} per GPU-hour of work delivered, counted in {ref} GPU-hours; break-even: "
-        "first month from which the option stays cheaper than the cheapest other that meets the"
-        " service level (none for an option that misses it)."
-    )
-    if width < FULL_WIDTH:  # fewer columns: say what the short headers mean
+    mark = f"{MARK} the recommendation; sorted by cash. "
+    if not details:  # compact: no frame, and the legend below it at the console's width
+        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        width = min(width, MEDIUM_WIDTH - 1)
+    elif width >= FULL_WIDTH:
+        t = Table(title=what)
+        t.caption = (
+            f"{mark}Cash {cur.code} over the horizon; NPV at"
+            f" {result.scenario.discount_rate:.1%} a year; {cur.code} per GPU-hour of work"
+            f" delivered, counted in {ref} GPU-hours; break-even: for an owned option, the first"
+            " month from which it stays cheaper than the cheapest rented option that meets the"
+            " service level (none for an option that misses it)."
+        )
+    else:  # fewer columns: say what the short headers mean
+        t = Table(title=what)
         npv = (
             f"NPV at {result.scenario.discount_rate:.1%} a year; " if width >= MEDIUM_WIDTH else ""
         )
         t.caption = (
-            f"Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid; p95 h: the 95th"
-            " percentile wait in hours; break-even: first month from which the option stays"
-            " cheaper than the cheapest other that meets the level. Wider terminals show more;"
-            " every figure is in summary.json."
+            f"{mark}Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid; p95 h:"
+            " the 95th percentile wait in hours; break-even: for an owned option, the first"
+            " month from which it stays cheaper than the cheapest rented option that meets the"
+            " level. Wider terminals show more; every figure is in summary.json."
         )
-    if not cur.is_usd:
+    if not cur.is_usd and t.caption:
         t.caption = f"{cur.note()} {t.caption}"
     columns = [c for c in _columns(result, width) if width >= c[2]]
+    if not details:
+        columns = [c for c in columns if c[0] != "break-even"]
     for header, _, _ in columns:
         right = header not in ("option", "kind", "level", "break-even")
-        t.add_column(header, justify="right" if right else "left", no_wrap=True)
-    for o in result.options:
-        t.add_row(*(cell(o) for _, cell, _ in columns))
+        t.add_column(header, justify="right" if right else "left", no_wrap=header != "option")
+    named = chosen(result)
+    for o in sorted(result.options, key=lambda x: x.total_cash_usd):
+        cells = [cell(o) for _, cell, _ in columns]
+        cells[0] = f"{MARK} {cells[0]}" if o.name == named else f"  {cells[0]}"
+        t.add_row(*cells)
     return t
 
 
-def render(result: Result, width: int = 160) -> str:
+def legend(result: Result) -> str:
+    """What the compact table's marks and short headers mean, and where the rest is."""
+    sc, cur = result.scenario, result.scenario.money
+    text = (
+        f"{MARK} recommended. Cash {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
+        f" {sc.seed}; util: GPU-hours used/paid; p95 h: 95th pct wait. More: --details."
+    )
+    return text if cur.is_usd else f"{cur.note()} {text}"
+
+
+def render(result: Result, width: int = 160, details: bool = True) -> str:
     """The whole summary as plain text (no colour), e.g. for a golden test or a log."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, color_system=None, force_terminal=False)
-    print_summary(result, console)
+    print_summary(result, console, details)
     return buf.getvalue()
 
 
-def print_summary(result: Result, console: Console | None = None) -> None:
-    """Print the summary to a console (the terminal by default)."""
+def terminal_console() -> Console:
+    """A console of the terminal's width; into a pipe or a file, ``$COLUMNS`` columns, else
+    100 (a log is read in an editor, not wrapped at 80)."""
+    console = Console()
+    if console.is_terminal:
+        return console
+    columns = os.environ.get("COLUMNS", "")
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH)
+
+
+def print_summary(result: Result, console: Console | None = None, details: bool = False) -> None:
+    """Print the summary to a console (the terminal by default): the decision, the table and
+    the sentences it needs; ``details``: every column that fits and every sentence."""
     if console is None:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=160)  # a log file or a pipe: do not wrap at 80 columns
-    first = [headline(result), *odds(result)]
+        console = terminal_console()
+    first = [*lead(result), *(odds(result)[1:] if details else [])]
     for s in first:
         console.print(s, highlight=False, soft_wrap=False)
-    console.print(table(result, console.width))
-    for s in sentences(result):
-        if s != first[0]:
-            console.print(s, highlight=False, soft_wrap=False)
+    console.print(table(result, console.width, details))
+    if not details:
+        console.print(legend(result), highlight=False, soft_wrap=False)
+    rest = sentences(result)[1:] + odds(result)[:1] if details else key_sentences(result)
+    for s in rest:
+        console.print(s, highlight=False, soft_wrap=False)

@@ -26,7 +26,7 @@ from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import prepare, resolve_plans, simulate_options, version
 from tco.simulator.scenario.model import Scenario, read_scenario_file, validate
 from tco.simulator.scenario.yaml_input import parse_yaml
-from tco.simulator.sweep.odds import answer_odds, recommendation_after
+from tco.simulator.sweep.odds import answer_odds, draw_futures, recommendation_after
 
 __all__ = [
     "OddsRun",
@@ -74,29 +74,35 @@ def simulate(
     # Advice re-plans with the prices this run resolved, never asking AWS again.
     frozen = (book or PriceBook("snapshot")).frozen()
     prepared, result, found = with_portfolio(prepared, result, frozen)
-    changes, flips = what_ifs(prepared, result, frozen)
-    rec = recommend(prepared, result, frozen, found)
     how = odds or OddsRun()
     try:
         futures = prepared.scenario.odds.count() if how.futures is None else how.futures
     except ValueError as exc:
         raise ScenarioError(prepared.file, "odds.futures", str(exc)) from None
-    answered = answer_odds(
-        prepared,
-        replace(result, recommendation=rec),
-        frozen,
-        futures,
-        how.workers,
-        how.engine,
-        how.scheduler,
-        how.progress,
+    advice: list[Result] = []
+
+    def the_rest() -> None:  # while the workers play the futures of the odds
+        changes, flips = what_ifs(prepared, result, frozen)
+        rec = recommend(prepared, result, frozen, found)
+        advice.append(
+            replace(
+                result,
+                recommendation=rec,
+                break_even_volumes=tuple(break_even_volumes(prepared, result)),
+                what_ifs=tuple(changes),
+                flip_points=tuple(flips),
+            )
+        )
+
+    reps = draw_futures(
+        prepared, frozen, futures, how.workers, how.engine, how.scheduler, how.progress, the_rest
     )
+    advised = advice[0]
+    answered = answer_odds(prepared, advised, reps)
+    if answered is None:
+        return advised
     return replace(
-        result,
-        recommendation=rec if answered is None else recommendation_after(rec, answered, result),
-        break_even_volumes=tuple(break_even_volumes(prepared, result)),
-        what_ifs=tuple(changes),
-        flip_points=tuple(flips),
+        advised, recommendation=recommendation_after(advised.recommendation, answered, result)
     )
 
 

@@ -111,14 +111,18 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
       tco catalog gpus
       tco catalog gpus H100:8
       tco catalog gpus A100 --spot --provider gcp
+      tco catalog instances H100:8 --provider lambda
     """
     from rich.table import Table
 
     from tco.pricing import views
 
     if gpu is not None or provider is not None or spot or doubtful:
-        if kind != "gpus":
-            raise BadInput("a GPU, --provider, --spot and --doubtful go with `tco catalog gpus`")
+        if kind not in ("gpus", "instances"):  # both list the instances with that GPU
+            raise BadInput(
+                "a GPU, --provider, --spot and --doubtful go with `tco catalog gpus` or"
+                " `tco catalog instances`"
+            )
         _offers(gpu, provider, spot, doubtful)
         return
     header, rows = views.catalog_rows(kind)
@@ -181,32 +185,55 @@ def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], l
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["md", "json"]),
+    type=click.Choice(["md", "json", "github", "html"]),
     default="md",
     show_default=True,
-    help="Markdown tables for people, JSON for tools.",
+    help="Markdown tables for people, JSON for tools, github: a pull-request comment, html:"
+    " a page built like the report.",
 )
-def compare(old: Path, new: Path, fmt: str) -> None:
+@click.option(
+    "--fail-if",
+    "fail_if",
+    multiple=True,
+    metavar="CONDITION",
+    help="Exit 1 when the change passes a threshold, e.g. 'cash > +10%',"
+    " 'recommended.cash > 5000', 'own-8xA40.p95_wait > 12', 'recommendation changed'"
+    " (repeatable; grammar: tco.reports.gate).",
+)
+def compare(old: Path, new: Path, fmt: str, fail_if: tuple[str, ...]) -> None:
     """What changed between two runs: totals, recommendation, prices, inputs.
 
-    OLD and NEW are summary.json files or report folders.
+    OLD and NEW are summary.json files or report folders. With --fail-if the command exits 1
+    when any condition holds (2 for bad input), so a build can gate on a budget.
 
     \b
     Example:
       tco compare tco-report/research-lab-2026 tco-report/research-lab
+      tco compare old/ new/ --format github --fail-if 'cash > +10%'
     """
     import json
 
     from tco.reports import compare as diff
+    from tco.reports import gate
 
     try:
+        gates = [gate.parse(g) for g in fail_if]
         result = diff.compare(diff.load(old), diff.load(new))
-    except diff.CompareError as exc:
+        failed = [f"{g.text}: {', '.join(h)}" for g in gates if (h := gate.hits(result, g))]
+    except (diff.CompareError, gate.GateError) as exc:
         raise BadInput(str(exc)) from None
     if fmt == "json":
-        click.echo(json.dumps(result, indent=2))
+        click.echo(json.dumps({**result, "failed": failed} if fail_if else result, indent=2))
+    elif fmt == "github":
+        click.echo(diff.to_github(result, failed), nl=False)
+    elif fmt == "html":
+        click.echo(diff.to_html(result), nl=False)
     else:
         click.echo(diff.to_markdown(result), nl=False)
+    if failed:
+        for f in failed:
+            click.echo(f"tco: --fail-if {f}", err=True)
+        raise SystemExit(1)
 
 
 cli.add_command(optimize)

@@ -105,8 +105,7 @@ def progress(quiet: bool) -> Iterator[Callable[[str], None]]:
 
 
 def console() -> Console:
-    """A console for tables: the terminal's width, or 160 columns into a pipe or file."""
-    from rich.console import Console
+    """A console for tables: the terminal's width; into a pipe or file, $COLUMNS, else 100."""
+    from tco.reports.terminal import terminal_console
 
-    console = Console()
-    return console if console.is_terminal else Console(width=160)
+    return terminal_console()

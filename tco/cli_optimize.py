@@ -23,7 +23,7 @@ def optimize(scenario: Path, out_dir: str | None, quiet: bool) -> None:
     payment) for the cheapest configuration meeting the service level, on the same jobs; write
     frontier.csv, optimize.json and optimize.html.
 
-    \\b
+    \b
     Example:
       tco optimize scenarios/lab.yaml
     """

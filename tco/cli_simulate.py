@@ -69,6 +69,14 @@ FORMAT_OPTION = click.option(
 )
 
 
+DETAILS_OPTION = click.option(
+    "--details",
+    is_flag=True,
+    help="Print every column that fits and every sentence of the answer (by default: the"
+    " decision, the comparison and what it rests on).",
+)
+
+
 @click.command()
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -85,6 +93,7 @@ FORMAT_OPTION = click.option(
 @PRICES_OPTION
 @OFFLINE_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors and warnings.")
+@DETAILS_OPTION
 def simulate(
     scenario: Path,
     out_dir: str | None,
@@ -99,6 +108,7 @@ def simulate(
     prices: str,
     offline: bool,
     quiet: bool,
+    details: bool,
 ) -> None:
     """Simulate SCENARIO on every option; print the comparison and write the report.
 
@@ -132,15 +142,15 @@ def simulate(
         written = write_report(result, target, chosen)
     warn(book)
     if not quiet:
-        _print_answer(result, target, written)
+        _print_answer(result, target, written, details)
 
 
-def _print_answer(result: Any, target: Path, written: list[Path]) -> None:
+def _print_answer(result: Any, target: Path, written: list[Path], details: bool) -> None:
     """The comparison, the answer and where the report is, on the terminal."""
     from tco.reports import terminal
 
     out = console()
-    terminal.print_summary(result, out)
+    terminal.print_summary(result, out, details)
     names = sorted({p.relative_to(target).parts[0] for p in written})
     # Folded at the terminal's width like the rest (a long path breaks, not the layout).
     out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")

@@ -118,7 +118,8 @@ def test_simulate_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixtur
         ["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(tmp_path), "--months", "6"]
     )
     out = capsys.readouterr().out
-    assert "Cheapest over 6 months" in out
+    assert out.startswith("Recommended: ") and "cash over 6 months" in out.splitlines()[0]
+    assert "Cheapest over 6 months" not in out  # a detail: behind --details
     doc = json.loads((tmp_path / "summary.json").read_text())
     assert doc["scenario"]["horizon_months"] == 6 and len(doc["months"]) == 6
     assert (tmp_path / "monthly.csv").read_text().startswith("option,month,view,category,usd")
@@ -188,7 +189,10 @@ def test_prices_snapshot_regenerated_offline_round_trips(tmp_path: Path) -> None
         assert entry["reserved"] == pytest.approx(want.reserved), t
 
 
-def test_catalog_lists_servers(capsys: pytest.CaptureFixture[str]) -> None:
+def test_catalog_lists_servers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # a pipe is 100 wide by default: names would fold
     main(["catalog", "servers"])
     out = capsys.readouterr().out
     assert "8x A40 NVLink server" in out and "76,660" in out
@@ -242,3 +246,49 @@ def test_bad_format_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         main(["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--format", "html,pdf"])
     assert exc.value.code == 2
     assert "unknown part(s) pdf" in capsys.readouterr().err
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for name, cmd in group.commands.items():
+        path = (*prefix, name)
+        out.append(path)
+        if isinstance(cmd, click.Group):
+            out += _commands(cmd, path)
+    return out
+
+
+def test_no_help_shows_a_literal_backslash_b() -> None:
+    """click reads a line holding only \\b (a backspace) as "do not rewrap"; written as the two
+    characters backslash and b it shows up in the help (issue 29: tco optimize --help)."""
+    runner = CliRunner()
+    for path in _commands(cli):
+        out = runner.invoke(cli, [*path, "--help"]).output
+        assert "\\b" not in out, path
+
+
+def test_prices_show_the_spot_interruption_bucket_and_one_line_of_unknown_plans() -> None:
+    from tco.pricing import views
+    from tco.pricing.book import PriceBook
+
+    rows = views.price_rows(PriceBook("snapshot"), "p4d.24xlarge", "us-east-1")
+    what = [r[0] for r in rows]
+    bucket = rows[what.index("spot interruptions")]
+    assert bucket[1] == ">20% a month" and "Spot Instance Advisor" in bucket[2]
+    plans = [r for r in rows if r[0].startswith("Savings Plan")]
+    assert len(plans) == 1 and plans[0][1] == "unknown" and "rate_usd_per_hour" in plans[0][2]
+    assert "(12 of 12)" in plans[0][0]
+
+
+def test_catalog_instances_takes_a_gpu_and_a_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["catalog", "instances", "H100:8", "--provider", "lambda"])
+    out = capsys.readouterr().out
+    assert "lambda" in out and "H100" in out and "p5.48xl" not in out and "aws" not in out
+
+
+def test_a_scenario_given_as_a_trace_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import cli as run_cli
+    from tests.conftest import one_line_error
+
+    code, err = run_cli(["workload", "stats", str(ROOT / "scenarios" / "lab.yaml")], capsys)
+    one_line_error(code, err, "this looks like a scenario, not a trace", "tco simulate")

@@ -19,21 +19,25 @@ def _write(tmp_path: Path, name: str, **over: object) -> Path:
     return out
 
 
-def test_compare_lists_totals_prices_and_inputs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    old = _write(tmp_path, "old")
-    options = [
+def _options(usd_per_kwh: float) -> list[dict[str, object]]:
+    """make_scenario's two options, the owned one's electricity at ``usd_per_kwh``."""
+    return [
         {
             "name": "own",
             "kind": "owned",
             "server": "8x A40 NVLink server",
             "servers": 1,
-            "power": {"usd_per_kwh": 0.2},
+            "power": {"usd_per_kwh": usd_per_kwh},
         },
         {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
     ]
-    new = _write(tmp_path, "new", options=options)
+
+
+def test_compare_lists_totals_prices_and_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _write(tmp_path, "old")
+    new = _write(tmp_path, "new", options=_options(0.2))
     main(["compare", str(old), str(new / "summary.json"), "--format", "json"])
     diff = json.loads(capsys.readouterr().out)
     own = next(t for t in diff["totals"] if t["option"] == "own")
@@ -64,3 +68,71 @@ def test_compare_refuses_what_is_not_a_summary(
     with pytest.raises(SystemExit):
         main(["compare", str(tmp_path / "missing"), str(bad)])
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, float]]:
+    """Two runs, made once for the tests of this module (see ``_pair``)."""
+    return _pair(tmp_path_factory.mktemp("pair"))
+
+
+def _pair(tmp_path: Path) -> tuple[Path, Path, dict[str, float]]:
+    """Two runs whose owned option's electricity doubles: its cash moves, on-demand's not."""
+    old = _write(tmp_path, "old")
+    new = _write(tmp_path, "new", options=_options(0.4))
+    cash = {}
+    for name, d in (("old", old), ("new", new)):
+        doc = json.loads((d / "summary.json").read_text())
+        cash[name] = next(o for o in doc["options"] if o["name"] == "own")["totals_usd"]["cash"]
+    return old, new, cash
+
+
+def _code(args: list[str]) -> int:
+    try:
+        main(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def test_fail_if_exits_1_past_the_threshold_and_0_below_it(
+    pair: tuple[Path, Path, dict[str, float]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, cash = pair
+    grew = (cash["new"] - cash["old"]) / cash["old"]
+    assert grew > 0.001
+    below, above = f"{grew * 100 * 1.01:.3f}%", f"{grew * 100 * 0.99:.3f}%"
+    assert _code(["compare", str(old), str(new), "--fail-if", f"own.cash > +{below}"]) == 0
+    capsys.readouterr()
+    assert _code(["compare", str(old), str(new), "--fail-if", f"cash > {above}"]) == 1
+    err = capsys.readouterr().err
+    assert f"--fail-if cash > {above}: own cash +" in err
+    delta = cash["new"] - cash["old"]
+    assert _code(["compare", str(old), str(new), "--fail-if", f"own.cash > {delta * 0.99}"]) == 1
+    assert _code(["compare", str(old), str(new), "--fail-if", f"own.cash > {delta * 1.01}"]) == 0
+    assert _code(["compare", str(old), str(new), "--fail-if", "od.cash > 0"]) == 0  # unmoved
+    assert _code(["compare", str(old), str(new), "--fail-if", "own.cash < 0"]) == 0
+    assert _code(["compare", str(old), str(new), "--fail-if", "recommendation changed"]) == 0
+
+
+@pytest.mark.parametrize("bad", ["cash >> 10%", "price > 10%", "nobody.cash > 1", "cash > ten"])
+def test_a_bad_condition_is_one_line_and_exit_2(
+    bad: str, pair: tuple[Path, Path, dict[str, float]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, _ = pair
+    assert _code(["compare", str(old), str(new), "--fail-if", bad]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--fail-if" in err
+
+
+def test_github_comment_leads_with_the_recommendation_and_folds_the_details(
+    pair: tuple[Path, Path, dict[str, float]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, _ = pair
+    code = _code(["compare", str(old), str(new), "--format", "github", "--fail-if", "cash > 0"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith("### tco: ") and "(unchanged)" in out.splitlines()[0]
+    assert "**Failed:** cash > 0: own cash +" in out
+    assert "| own |" in out and "| od |" not in out  # only what moved
+    assert "<details><summary>Prices" in out and out.rstrip().endswith("</details>")

@@ -102,9 +102,15 @@ def test_the_report_files_in_the_currency(tmp_path: Path) -> None:
     header = [c.value for c in wb["Summary"][4]]
     assert "total cash (XTS)" in header and not [h for h in header if h and "USD" in str(h)]
     inputs = wb["Inputs"]
-    assert inputs["B4"].value == "electricity (XTS/kWh)"
+    assert (inputs["C5"].value, inputs["D5"].value) == ("XTS/kWh", "electricity")
     scenario_price = xts.scenario.options[0].power.usd_per_kwh
     assert inputs["B5"].value == pytest.approx(1000 * scenario_price)
+    shares = [
+        r for r in range(5, inputs.max_row + 1) if inputs.cell(r, 4).value == "support contract"
+    ]
+    for r in shares:  # a share of the server price has no currency to convert
+        assert inputs.cell(r, 3).value == "share of the server price a year"
+        assert inputs.cell(r, 2).value < 1
     doc = json.loads((tmp_path / "summary.json").read_text())
     assert doc["scenario"]["currency"] == "USD"  # summary.json stays in USD, with the rate
     assert doc["scenario"]["reporting_currency"] == {"code": "XTS", **RATE}

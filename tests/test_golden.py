@@ -37,7 +37,8 @@ def test_summary_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    _compare(GOLDEN / "lab.terminal.txt", terminal.render(shipped("lab")))
+    # What a user sees by default in a pipe or a log: the compact summary at 100 columns.
+    _compare(GOLDEN / "lab.terminal.txt", terminal.render(shipped("lab"), 100, details=False))
 
 
 def test_every_scenario_has_a_golden_file_and_every_golden_a_scenario() -> None:

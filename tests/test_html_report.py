@@ -64,7 +64,23 @@ def test_answer_first_then_warnings_in_their_own_box(html: str, lab: Result) -> 
         "Comparison",
         "Break-even: owning against renting",
     ]
-    assert heads[-3:] == ["Prices and their sources", "Assumptions", "What this model leaves out"]
+    assert heads[-4:] == [
+        "Prices and their sources",
+        "Every price and cost figure used",
+        "Assumptions",
+        "What this model leaves out",
+    ]
+    # Sorted by cash, the recommendation highlighted (issue 29).
+    comparison = html[
+        html.index('<section id="comparison"') : html.index('<section id="break-even"')
+    ]
+    assert '<tr class="marked">' in comparison and "fleet-spot (recommended)" in comparison
+    cash = [
+        float(v.replace(",", ""))
+        for v in re.findall(r'data-label="total cash \(USD\)" class="num">([\d,.]+)<', comparison)
+    ]
+    assert len(cash) == len(lab.options) and cash == sorted(cash)
+    assert "<details>" in html  # the budgets of other options folded
     answer = html[html.index('<section id="answer"') : html.index('<section id="warnings"')]
     assert "Recommended: fleet-spot" in answer
     assert "AWS credentials" not in answer  # the warning is in its box, not in the answer
@@ -122,10 +138,14 @@ def test_printed_pdf_keeps_every_column_on_landscape_pages(html: str, tmp_path: 
         assert all(0 <= x < width - 25 for x in xs), "text placed beyond the page's edge"
     text = re.sub(r"\s+", "", "".join(words))
     # Every table's last column is printed (a clipped table loses its last columns first).
+    # Budgets other than the recommendation's and its runner-up's are folded (<details>): they
+    # print folded too, which keeps the print to the decision.
+    shown = re.sub(r"<details>.*?</details>", "", html, flags=re.S)
     last_headers = [
         unescape(re.findall(r'<th[^>]*scope="col">([^<]*)</th>', t)[-1])
-        for t in re.findall(r"<thead>.*?</thead>", html, flags=re.S)
+        for t in re.findall(r"<thead>.*?</thead>", shown, flags=re.S)
     ]
-    assert len(last_headers) > 20
+    assert len(last_headers) > 5
+    assert len(pdf.pages) <= 12  # the short print: the decision, its budgets, the sources
     missing = {h for h in last_headers if re.sub(r"\s+", "", h) not in text}
     assert missing == set()

@@ -125,9 +125,11 @@ def test_nebius_spot_runs_at_its_quoted_price() -> None:
 
 
 def test_catalog_gpus_lists_h100_across_providers_offline(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tco.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")  # a pipe is 100 wide by default: names would fold
     from tco.pricing import offers_view
 
     rows = offers_view.rows("H100:8")

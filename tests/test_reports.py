@@ -24,6 +24,7 @@ from tests.conftest import ROOT
 CHARTS = [
     "cumulative_cost",
     "monthly_cash",
+    "cumulative_cost_all",
     "utilisation",
     "waits",
     "cost_per_gpu_hour",
@@ -128,10 +129,36 @@ def test_spreadsheet_totals_are_live_formulas_equal_to_the_ledger(
     np.testing.assert_allclose(totals, [o.total_cash_usd for o in lab.options])
 
 
+def _input(ws: Any, row: int) -> tuple[Any, Any]:
+    """(option, what the price is of) of an Inputs row."""
+    return ws.cell(row=row, column=1).value, ws.cell(row=row, column=4).value
+
+
+def test_staff_and_support_are_inputs_their_cells_use(report: Path, lab: Result) -> None:
+    """Finance changes the staff cost and the support share: the option's cash moves by the
+    amounts computed by hand (each category is linear in its price)."""
+    wb = load_workbook(report / "budget.xlsx")
+    inputs, ws = wb["Inputs"], wb["own-8xA40"]
+    own = lab.option("own-8xA40")
+    rows = {_input(inputs, r)[1]: r for r in range(5, 30) if _input(inputs, r)[0] == "own-8xA40"}
+    assert inputs.cell(rows["staff"], 2).value == 120000  # the scenario's usd_per_fte_year
+    assert inputs.cell(rows["support contract"], 2).value == pytest.approx(0.10)
+    header = [c.value for c in ws[4]]
+    cash = header.index("cash total (USD)") + 1
+    total = ws.max_row  # the column totals
+    before = _cell_value(wb, ws, ws.cell(row=total, column=cash).value)
+    assert before == pytest.approx(own.total_cash_usd)
+    inputs.cell(rows["staff"], 2).value = 180000  # +50 %
+    inputs.cell(rows["support contract"], 2).value = 0.20  # doubled
+    after = _cell_value(wb, ws, ws.cell(row=total, column=cash).value)
+    staff, support = (float(own.ledger.cash[c].sum()) for c in ("staff", "support"))
+    assert after - before == pytest.approx(0.5 * staff + support)
+
+
 def test_the_electricity_price_is_an_input_the_power_cells_use(report: Path, lab: Result) -> None:
     wb = load_workbook(report / "budget.xlsx")
     inputs = wb["Inputs"]
-    (row,) = [r for r in range(5, 12) if inputs.cell(row=r, column=1).value == "own-8xA40"]
+    (row,) = [r for r in range(5, 30) if _input(inputs, r) == ("own-8xA40", "electricity")]
     assert inputs.cell(row=row, column=2).value == pytest.approx(0.0826)  # EIA/Epoch default
     ws = wb["own-8xA40"]
     header = [c.value for c in ws[4]]
@@ -243,3 +270,98 @@ def test_options_with_the_same_waits_share_one_line_in_the_waits_chart(lab: Resu
     rented = [o for o in lab.options[2:] if o.kind != "spot"]
     assert len(shared) == 1 and all(o.name in shared[0] for o in rented)
     assert "fleet-spot" not in shared[0] and len(labels) == 4
+
+
+def _npv_cell(wb: Any, ws: Any, value: str) -> float:
+    """An NPV formula of the Summary sheet as Excel computes it: NPV(rate, cells) is the sum of
+    cell_i / (1 + rate)^i, i = 1..n, the rate itself a formula on the Inputs sheet's cell."""
+    m = re.fullmatch(r"=NPV\(\(1\+(.+?)\)\^\(1/12\)-1,(.+)\)", value)
+    assert m, value
+    annual = _cell_value(wb, ws, "=" + m.group(1))
+    sheet, _, cells = m.group(2).rpartition("!")
+    target = wb[sheet.strip("'").replace("''", "'")]
+    cash = [_cell_value(wb, target, row[0].value) for row in target[cells]]
+    r = (1 + annual) ** (1 / 12) - 1
+    return float(sum(c / (1 + r) ** (i + 1) for i, c in enumerate(cash)))
+
+
+def test_npv_is_a_live_formula_on_the_discount_rate_and_the_prices(
+    report: Path, lab: Result
+) -> None:
+    """Finance doubles electricity and changes the discount rate: each NPV moves by the amount
+    computed by hand (numpy-financial's NPV of the monthly cash, at the end of each month)."""
+    import numpy_financial as npf
+
+    wb = load_workbook(report / "budget.xlsx")
+    summary_ws, inputs = wb["Summary"], wb["Inputs"]
+    col = [c.value for c in summary_ws[4]].index("NPV of cash (USD)") + 1
+    (rate_row,) = [
+        r
+        for r in range(1, inputs.max_row + 1)
+        if inputs.cell(r, 1).value == "discount rate (a year)"
+    ]
+    own = lab.option("own-8xA40")
+    i = [o.name for o in lab.options].index("own-8xA40")
+    cell = summary_ws.cell(row=5 + i, column=col).value
+    assert isinstance(cell, str) and cell.startswith("=NPV(")
+    assert _npv_cell(wb, summary_ws, cell) == pytest.approx(own.npv_usd, abs=0.01)
+    (power_row,) = [r for r in range(5, 30) if _input(inputs, r) == ("own-8xA40", "electricity")]
+    inputs.cell(row=power_row, column=2).value *= 2
+    monthly = own.ledger.cash_total() + own.ledger.cash["power"]
+    r = (1 + lab.scenario.discount_rate) ** (1 / 12) - 1
+    want = npf.npv(r, [0.0, *monthly])
+    assert _npv_cell(wb, summary_ws, cell) == pytest.approx(want, abs=0.01)
+    inputs.cell(row=rate_row, column=2).value = 0.10
+    r10 = 1.10 ** (1 / 12) - 1
+    assert _npv_cell(wb, summary_ws, cell) == pytest.approx(npf.npv(r10, [0.0, *monthly]), abs=0.01)
+
+
+def test_the_decision_chart_is_about_the_decision(lab: Result) -> None:
+    """The recommendation, its runner-up, the cheapest owned and the cheapest rented option, on
+    their own scale: the far dearer options are in the chart of every option (issue 29)."""
+    from tco.reports import charts, decision
+    from tco.simulator.kinds import registry
+
+    shown = charts.decision_options(lab)
+    assert decision.chosen(lab) in shown and decision.runner_up(lab) in shown
+    owned = [o for o in lab.options if registry.get(o.kind).buys_hardware]
+    rented = [o for o in lab.options if not registry.get(o.kind).buys_hardware]
+    assert min(owned, key=lambda o: o.total_cash_usd).name in shown
+    assert min(rented, key=lambda o: o.total_cash_usd).name in shown
+    assert "p4d-on-demand" not in shown and "bare-metal-8xA100" not in shown
+    assert len(shown) <= 4
+
+
+def test_jobs_csv_says_where_each_job_ran_and_what_it_cost(report: Path, lab: Result) -> None:
+    """Per-job truth (issue 29): the instance type (with its provider) or server model each job
+    ran on, its cost there, its interruptions and lost GPU-hours. A rented job's cost is its
+    instance-hours at its type's list price, so an on-demand fleet's jobs add up to its compute
+    bill (jobs still running at the horizon are billed only up to it); an owned option's
+    cash is shared out by GPU-hours, to the cent."""
+    import pandas as pd
+
+    jobs = pd.read_csv(report / "jobs.csv")
+    jobs["ran_on"] = jobs["ran_on"].fillna("")  # a job that did not run
+    for col in ("ran_on", "cost_usd", "interruptions", "lost_gpu_h"):
+        assert col in jobs.columns
+    fleet = jobs[jobs["option"] == "fleet-on-demand"]
+    assert set(fleet["ran_on"]) - {""} <= {
+        "g5.xlarge",
+        "g6.xlarge",
+        "g6e.xlarge",
+        "g5.12xlarge",
+        "g6e.48xlarge",
+        "p4d.24xlarge",
+    }
+    assert len(set(fleet["ran_on"]) - {""}) >= 2  # the fleet sizes jobs to types
+    bill = float(lab.option("fleet-on-demand").ledger.cash["cloud_compute"].sum())
+    assert fleet["cost_usd"].sum() == pytest.approx(bill, rel=0.02)
+    multi = jobs[jobs["option"] == "multi-cloud-fleet"]
+    assert any(str(v).startswith(("lambda:", "nebius:")) for v in multi["ran_on"])
+    own = jobs[jobs["option"] == "own-8xA40"]
+    assert set(own["ran_on"]) - {""} == {"8x A40 NVLink server"}
+    assert own["cost_usd"].sum() == pytest.approx(lab.option("own-8xA40").total_cash_usd, abs=0.01)
+    spot = jobs[jobs["option"] == "fleet-spot"]
+    runs = lab.option("fleet-spot").runs
+    assert runs.interruptions is not None
+    assert spot["interruptions"].sum() == runs.interruptions.sum() > 0

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tco.simulator.cluster import backfill
 from tco.simulator.cluster.scheduler import Cluster, QueueInput, simulate
 from tests.oracles.heapq_reference import fifo_heapq
 
@@ -56,14 +57,14 @@ def test_backfill_never_delays_the_head(monkeypatch: pytest.MonkeyPatch) -> None
     shadow time), it starts no later than that, whatever is backfilled around it."""
     arrival, k, hold = _workload(5, 10_000, 64, 0.9)
     reservations: list[tuple[int, float]] = []
-    real = Cluster.shadow
+    real = backfill.shadow_of
 
-    def spy(self: Cluster, head: int) -> tuple[float, int]:
-        t, extra = real(self, head)
+    def spy(c: Cluster, head: int) -> tuple[float, int]:
+        t, extra = real(c, head)
         reservations.append((head, t))
         return t, extra
 
-    monkeypatch.setattr(Cluster, "shadow", spy)
+    monkeypatch.setattr(backfill, "shadow_of", spy)
     cap = [(0.0, 64)]
     bf = simulate(QueueInput(arrival, k, hold, cap, 1e9, policy="backfill"))
     assert len(reservations) > 1000

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tco.pricing import snapshot
-from tco.simulator.cluster.interruptions import Checkpointing, run_job
+from tco.simulator.cluster.interruptions import Checkpointing, run_job, run_jobs
 from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
@@ -73,6 +73,62 @@ def test_lost_work_is_bounded_by_the_checkpoint_interval() -> None:
     # (a truncated exponential on [0, 0.5] with rate 1 has mean 0.2459).
     want = 1 / 1.0 - 0.5 * math.exp(-0.5) / (1 - math.exp(-0.5))
     assert lost.mean() == pytest.approx(want, rel=0.05)
+
+
+def _many(work: float, rate: float, c: Checkpointing, n: int, seed: int = 7):  # type: ignore[no-untyped-def]
+    ones = np.ones(n)
+    return run_jobs(
+        np.zeros(n),
+        work * ones,
+        rate * ones,
+        c.write_h * ones,
+        0 * ones,
+        0 * ones,
+        c,
+        np.random.default_rng(seed),
+    )
+
+
+@pytest.mark.parametrize("fallback", [None, 2])
+def test_jobs_run_together_take_the_attempts_of_one_job_run_alone(fallback: int | None) -> None:
+    """One job without capacity shortage draws the same numbers in the same order both ways."""
+    c = Checkpointing(
+        interval_h=0.7, write_h=0.05, restart_h=0.2, wait_h=0.3, fallback_after=fallback
+    )
+    for seed in range(30):
+        alone = run_job(3.0, 6.3, 0.6, c, np.random.default_rng(seed))
+        together = _many(6.3, 0.6, c, 1, seed)
+        assert together.start_h.tolist() == pytest.approx([a.start_h - 3.0 for a in alone])
+        assert together.end_h.tolist() == pytest.approx([a.end_h - 3.0 for a in alone])
+        assert together.fallback.tolist() == [a.fallback for a in alone]
+        assert together.lost_h.tolist() == pytest.approx([a.lost_h for a in alone])
+
+
+def test_jobs_run_together_match_young_daly() -> None:
+    tau, write, rate, pieces, n = 1.0, 0.1, 0.4, 6, 40000
+    c = Checkpointing(interval_h=tau, write_h=write, restart_h=0.0, wait_h=0.0, fallback_after=None)
+    tries = _many(pieces * tau, rate, c, n)
+    end = np.zeros(n)
+    end[tries.job] = tries.end_h  # the last attempt of each job is its last row
+    want = (pieces - 1) * _piece(tau + write, rate) + _piece(tau, rate)
+    assert abs(end.mean() - want) < 4 * end.std() / math.sqrt(n), (end.mean(), want)
+
+
+def test_capacity_shortage_waits_its_mean_and_gives_up_past_the_limit() -> None:
+    """Without interruptions each job launches once: it waits Exp(mean) with chance p, and one
+    that would wait past fallback_wait_h waits exactly that long and runs uninterruptible."""
+    n, p, mean, limit = 40000, 0.3, 2.0, 3.0
+    c = Checkpointing(1.0, 0.0, 0.0, 0.0, None, fallback_wait_h=limit)
+    ones = np.ones(n)
+    tries = run_jobs(
+        np.zeros(n), ones, 0 * ones, 0 * ones, p * ones, mean * ones, c, np.random.default_rng(3)
+    )
+    assert len(tries.job) == n
+    gave_up = p * math.exp(-limit / mean)
+    assert tries.fallback.mean() == pytest.approx(gave_up, abs=4 * math.sqrt(gave_up / n))
+    # E[min(W, limit)] for W ~ Exp(mean): mean (1 - e^{-limit/mean}), with chance p.
+    want = p * mean * (1 - math.exp(-limit / mean))
+    assert tries.start_h.mean() == pytest.approx(want, rel=0.03)
 
 
 def _spot(**over: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
-def _run_in_pty(width: int, out: Path) -> str:
+def _run_in_pty(width: int, out: Path, *extra: str) -> str:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
@@ -35,6 +35,7 @@ def _run_in_pty(width: int, out: Path) -> str:
         "json",
         "--out",
         str(out),
+        *extra,
     ]
     proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
     os.close(slave)
@@ -58,15 +59,18 @@ def _run_in_pty(width: int, out: Path) -> str:
 
 @pytest.mark.parametrize("width", [80, 100, 160])
 def test_the_summary_fits_the_terminal(width: int, tmp_path: Path) -> None:
-    text = _run_in_pty(width, tmp_path)
+    details = width >= 150  # the default is the compact summary; --details shows every column
+    text = _run_in_pty(width, tmp_path, *(["--details"] if details else []))
     # Warnings are one line each on stderr, as errors are (the terminal wraps them).
     lines = [line for line in text.split("\n") if line.strip() and not line.startswith("tco: ")]
     assert max(len(line) for line in lines) <= width
+    lines = [line for line in lines if not "\u2800" <= line[0] <= "\u28ff"]  # no spinner
     assert "…" not in text  # no cell cut short
-    rows = [line for line in lines if line.startswith("│")]
-    assert len(rows) == 8  # one per option of the lab
-    for row in rows:
-        assert re.search(r"\$\d{1,3}(,\d{3})+", row), row  # the whole total shows
-    assert any(line.startswith("Recommended:") for line in lines)
-    if width >= 150:
+    row = re.compile(r"^│? ?[* ] \S+ .*\$\d{1,3}(,\d{3})+")  # the whole total shows
+    rows = [line for line in lines if row.match(line)]
+    assert len(rows) == 8, text  # one per option of the lab
+    assert lines[0].startswith("Recommended:")
+    if details:
         assert "savings_plan" in text and "USD/GPU-h" in text
+    else:
+        assert len(lines) <= 33  # about 30: the decision, the table, what it rests on

@@ -39,16 +39,35 @@ def _totals(result: Result, group: str | None, factor: float) -> dict[str, float
     return out
 
 
-def swings(result: Result) -> list[Swing]:
-    """For every group and direction: the cheapest option and its lead after the change."""
+def swings(result: Result, among: set[str] | None = None) -> list[Swing]:
+    """For every group and direction: the cheapest option and its lead after the change
+    (``among``: of these options only, e.g. those that meet the service level)."""
     out = []
     for group in ledger.groups():
         for change in (-CHANGE, CHANGE):
             totals = _totals(result, group, 1.0 + change)
-            ranked = sorted(totals, key=lambda n: totals[n])
+            names = [n for n in totals if among is None or n in among]
+            ranked = sorted(names, key=lambda n: totals[n])
+            if not ranked:
+                continue
             gap = totals[ranked[1]] - totals[ranked[0]] if len(ranked) > 1 else 0.0
             out.append(Swing(group, change, ranked[0], gap))
     return out
+
+
+def lead_moves(result: Result, best: str, runner: str) -> tuple[str, float] | None:
+    """(group, USD): the group whose ±20 % moves ``best``'s lead over ``runner`` most, and by
+    how much (None when no group moves it)."""
+    base = _totals(result, None, 1.0)
+    moves = {}
+    for group in ledger.groups():
+        deltas = []
+        for change in (-CHANGE, CHANGE):
+            t = _totals(result, group, 1.0 + change)
+            deltas.append(abs((t[runner] - t[best]) - (base[runner] - base[best])))
+        moves[group] = max(deltas)
+    group = max(moves, key=lambda g: moves[g])
+    return (group, moves[group]) if moves[group] > 0 else None
 
 
 def most_sensitive(result: Result) -> tuple[str, str, float] | None:
@@ -59,12 +78,5 @@ def most_sensitive(result: Result) -> tuple[str, str, float] | None:
     base = _totals(result, None, 1.0)
     best = min(base, key=lambda n: base[n])
     runner = min((n for n in base if n != best), key=lambda n: base[n])
-    moves = {}
-    for group in ledger.groups():
-        deltas = []
-        for change in (-CHANGE, CHANGE):
-            t = _totals(result, group, 1.0 + change)
-            deltas.append(abs((t[runner] - t[best]) - (base[runner] - base[best])))
-        moves[group] = max(deltas)
-    group = max(moves, key=lambda g: moves[g])
-    return (runner, group, moves[group]) if moves[group] > 0 else None
+    found = lead_moves(result, best, runner)
+    return None if found is None else (runner, *found)

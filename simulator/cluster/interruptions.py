@@ -157,3 +157,100 @@ def capacity_wait(c: Checkpointing, rng: np.random.Generator) -> tuple[float, bo
     if c.fallback_wait_h is not None and wait > c.fallback_wait_h:
         return c.fallback_wait_h, True
     return wait, False
+
+
+@dataclass(frozen=True)
+class Attempts:
+    """Every attempt of many jobs (the rows of ``run_jobs``), ordered by job then attempt:
+    the job's position in the input, start and end (h), whether it ran uninterruptible, and the
+    work hours it lost."""
+
+    job: np.ndarray
+    start_h: np.ndarray
+    end_h: np.ndarray
+    fallback: np.ndarray
+    lost_h: np.ndarray
+
+
+def run_jobs(
+    start_h: np.ndarray,
+    work_h: np.ndarray,
+    rate_h: np.ndarray,
+    write_h: np.ndarray,
+    short_p: np.ndarray,
+    short_wait_h: np.ndarray,
+    c: Checkpointing,
+    rng: np.random.Generator,
+    max_attempts: float = math.inf,
+) -> Attempts:
+    """``run_job`` for jobs that do not interact (each holds its own instances), as arrays:
+    the model of :func:`run_job` with each job's checkpoint write, rate and capacity
+    (``short_p``, ``short_wait_h``) its own, and ``c``'s interval, restart, wait and fallbacks.
+
+    All jobs still running take their next attempt together, so the work is a few array steps
+    per round of attempts, not a Python loop per attempt. Random numbers are drawn per round
+    (capacity, when any job can find none, then the time to the next interruption of every
+    job), so the draws differ from ``run_job``'s; for one job without capacity shortage they
+    are the same, attempt for attempt (``tests/test_spot.py``)."""
+    n = len(start_h)
+    active = np.arange(n)
+    t = np.asarray(start_h, np.float64).copy()
+    done, restart = np.zeros(n), np.zeros(n)
+    tries = np.zeros(n, np.int64)
+    rows: list[tuple[np.ndarray, ...]] = []
+    step = c.interval_h + np.asarray(write_h, np.float64)
+    while active.size:
+        left = work_h[active] - done[active]
+        writes = np.maximum(0.0, np.ceil(np.round(left / c.interval_h, 9)) - 1)
+        need = restart[active] + left + writes * write_h[active]
+        gave_up = np.zeros(active.size, bool)
+        if (short_p[active] > 0).any():
+            short = rng.random(active.size) < short_p[active]
+            mean = short_wait_h[active]
+            wait = np.where(short & (mean > 0), rng.exponential(np.where(mean > 0, mean, 1.0)), 0.0)
+            if c.fallback_wait_h is not None:
+                gave_up = short & (wait > c.fallback_wait_h)
+                wait = np.where(gave_up, c.fallback_wait_h, wait)
+            t[active] += wait
+        rate = rate_h[active]
+        safe = np.where(rate > 0, rate, 1.0)
+        x = np.where(rate > 0, rng.exponential(1.0 / safe), math.inf)
+        fell_back = gave_up
+        if c.fallback_after is not None:
+            fell_back = fell_back | (tries[active] >= c.fallback_after)
+        ends = fell_back | (x >= need)
+        now = t[active]
+        rows.append((active[ends], now[ends], now[ends] + need[ends], fell_back[ends]))
+        cut = active[~ends]
+        if cut.size:
+            if tries[cut].max() >= max_attempts:
+                found = f"a job was interrupted more than {max_attempts:,.0f} times"
+                raise LimitExceeded("", MAX_EVENTS.exceeded(found))
+            held, r = x[~ends], restart[cut]
+            ran = np.maximum(0.0, held - r)
+            pieces = np.minimum(ran // step[cut], np.ceil(left[~ends] / c.interval_h))
+            done[cut] += np.minimum(left[~ends], pieces * c.interval_h)
+            lost = np.where(pieces == 0, held, ran - pieces * step[cut])
+            rows.append((cut, t[cut], t[cut] + held, np.zeros(cut.size, bool), lost))
+            t[cut] += held + c.wait_h
+            restart[cut] = c.restart_h
+            tries[cut] += 1
+        active = cut
+    return _attempts(rows)
+
+
+def _attempts(rows: list[tuple[np.ndarray, ...]]) -> Attempts:
+    """The rounds' rows in one table, by job then attempt (a stable sort: rounds are in order)."""
+    if not rows:
+        empty = np.zeros(0)
+        return Attempts(np.zeros(0, np.int64), empty, empty, np.zeros(0, bool), empty)
+    job = np.concatenate([r[0] for r in rows])
+    lost = np.concatenate([r[4] if len(r) > 4 else np.zeros(len(r[0])) for r in rows])
+    order = np.argsort(job, kind="stable")
+    return Attempts(
+        job=job[order],
+        start_h=np.concatenate([r[1] for r in rows])[order],
+        end_h=np.concatenate([r[2] for r in rows])[order],
+        fallback=np.concatenate([r[3] for r in rows])[order],
+        lost_h=lost[order],
+    )

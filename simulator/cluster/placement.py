@@ -10,6 +10,11 @@ the GPU-hours left idle that way (:attr:`Servers.stranded_gpu_h`).
 A GPU that fails leaves its server (its count of free GPUs may go below zero while a job still
 runs on it; the job's GPUs come back to the server when it ends, paying the debt), and comes
 back when repaired. Capacity changes name their server; a delivery adds whole new servers.
+
+First fit is found without scanning the servers: for each count of free GPUs the servers that
+have exactly that many are one bit set each in an integer (bit ``s`` for server ``s``), so "the
+first server with at least ``need`` free" is the lowest bit of the union of the counts from
+``need`` up, a few integer operations whatever the number of servers.
 """
 
 from __future__ import annotations
@@ -34,15 +39,27 @@ class Servers:
         self.stranded_gpu_h = 0.0
         self._stranded = 0  # GPUs idle by fragmentation since _since
         self._since = 0.0
+        # with[v]: bit s set when server s has exactly v free GPUs (1 <= v <= size)
+        self.with_free = [0] * (size + 1)
+
+    def _moved(self, server: int, before: int, after: int) -> None:
+        """Server ``server``'s free GPUs went from ``before`` to ``after`` (the index)."""
+        bit, at = 1 << server, self.with_free
+        if before > 0:
+            at[before] ^= bit
+        if after > 0:
+            at[after] |= bit
 
     def add_servers(self, gpus: int) -> None:
         """A delivery: ``gpus`` / size new servers, every GPU free."""
         n, rest = divmod(gpus, self.size)
         if rest:
             raise ValueError(f"{gpus} GPUs are not whole servers of {self.size}")
+        first = len(self.free)
         self.free.extend([self.size] * n)
         self.out.extend([0] * n)
         self.total_free += gpus
+        self.with_free[self.size] |= ((1 << n) - 1) << first
 
     def change(self, server: int, gpus: int, now: float = 0.0) -> int:
         """GPUs leaving (negative: a failure) or coming back to (a repair) ``server``; the
@@ -57,6 +74,7 @@ class Servers:
         self.out[server] -= gpus
         self.total_free += gpus
         self.in_debt += (self.free[server] < 0) - (before < 0)
+        self._moved(server, before, self.free[server])
         return gpus
 
     def server_down(self, server: int, now: float) -> int:
@@ -66,6 +84,7 @@ class Servers:
         self._down_since[server] = now
         self.free[server] = 0
         self.total_free -= gone
+        self._moved(server, gone, 0)
         return gone
 
     def server_up(self, server: int, now: float) -> int:
@@ -75,6 +94,7 @@ class Servers:
         del self._down_since[server]
         self.free[server] = back
         self.total_free += back
+        self._moved(server, 0, back)
         return back
 
     def _count_down(self, server: int, now: float) -> None:
@@ -83,7 +103,18 @@ class Servers:
 
     def room(self) -> tuple[int, int]:
         """The most GPUs free on one server, and how many servers are wholly free."""
-        return max(self.free, default=0), self.free.count(self.size)
+        at = self.with_free
+        most = next((v for v in range(self.size, 0, -1) if at[v]), 0)
+        if not most and self.free:
+            most = max(self.free)  # none free anywhere: the largest count (0, or a debt)
+        return most, at[self.size].bit_count()
+
+    def _at_least(self, need: int) -> int:
+        """The servers with at least ``need`` free GPUs, as bits."""
+        at, bits = self.with_free, 0
+        for v in range(max(need, 1), self.size + 1):
+            bits |= at[v]
+        return bits
 
     def may_hold(self, need: int, room: tuple[int, int]) -> bool:
         """False when ``place(need)`` surely finds nothing, given ``room()`` (a quick test)."""
@@ -93,8 +124,9 @@ class Servers:
     def place(self, need: int, free: list[int] | None = None) -> Allocation | None:
         """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
         ``free`` (a copy, for looking ahead) instead of the servers' own counts."""
-        f = self.free if free is None else free
-        size = self.size
+        if free is None:
+            return self._place_indexed(need)
+        f, size = free, self.size
         if need <= size:
             for s, n in enumerate(f):
                 if n >= need:
@@ -117,17 +149,56 @@ class Servers:
             taken.append((part, rest))
         return taken
 
+    def _place_indexed(self, need: int) -> Allocation | None:
+        """``place`` on the servers' own counts, by the index (the same first fit)."""
+        size = self.size
+        if need <= size:
+            at, bits = self.with_free, 0
+            for v in range(max(need, 1), size + 1):
+                bits |= at[v]
+            return [((bits & -bits).bit_length() - 1, need)] if bits else None
+        whole, rest = divmod(need, size)
+        left = self.with_free[size]
+        if left.bit_count() < whole:
+            return None
+        taken: Allocation = []
+        for _ in range(whole):
+            low = left & -left
+            taken.append((low.bit_length() - 1, size))
+            left ^= low
+        if rest:
+            used = self.with_free[size] ^ left
+            bits = self._at_least(rest) & ~used
+            if not bits:
+                return None
+            taken.append(((bits & -bits).bit_length() - 1, rest))
+        return taken
+
     def take(self, alloc: Allocation) -> None:
-        for s, n in alloc:
-            self.free[s] -= n
+        free, at = self.free, self.with_free
+        for s, n in alloc:  # (_moved, inline: one call fewer on every start)
+            before = free[s]
+            free[s] = after = before - n
             self.total_free -= n
+            bit = 1 << s
+            if before > 0:
+                at[before] ^= bit
+            if after > 0:
+                at[after] |= bit
 
     def release(self, alloc: Allocation) -> None:
+        free = self.free
         for s, n in alloc:
-            if self.free[s] < 0 <= self.free[s] + n:
+            before = free[s]
+            if before < 0 <= before + n:
                 self.in_debt -= 1
-            self.free[s] += n
+            free[s] = after = before + n
             self.total_free += n
+            bit, at = 1 << s, self.with_free  # (_moved, inline)
+            if before > 0:
+                at[before] ^= bit
+            if after > 0:
+                at[after] |= bit
 
     def free_gpus(self) -> int:
         """GPUs free now (a server in debt counts none, not fewer than none)."""
@@ -140,9 +211,12 @@ class Servers:
         ``blocked_need`` GPUs and could not be placed (None: nobody waits, or the head
         started). If a pool of the same free GPUs would have started it, those free GPUs are
         idle by fragmentation until the next pass."""
-        self.stranded_gpu_h += self._stranded * (now - self._since)
+        if self._stranded:
+            self.stranded_gpu_h += self._stranded * (now - self._since)
+        elif blocked_need is None:
+            return  # none stranded before or now: nothing to count (the common pass)
         self._since = now
-        free = self.free_gpus()
+        free = self.total_free if not self.in_debt else self.free_gpus()
         self._stranded = free if blocked_need is not None and free >= blocked_need else 0
 
     def close(self, horizon_h: float) -> float:

@@ -42,8 +42,10 @@ import numpy as np
 import simpy
 
 from tco.simulator.cluster import capacity
+from tco.simulator.cluster.backfill import backfill_pass
 from tco.simulator.cluster.capacity import Delivery, Event, GpuChange, ServerDown, ServerUp
-from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup, changes
+from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup
+from tco.simulator.cluster.patience import Patience
 from tco.simulator.cluster.placement import Allocation
 from tco.simulator.cluster.queue_records import Cutover, Queued, QueueInput, Requeued
 from tco.simulator.cluster.requeue import Requeue, back_in_line, requeued
@@ -92,10 +94,10 @@ class Cluster:
         self.cut_h = inf if cut is None else cut.at_h
         if cut is not None and cut.at_h < inp.horizon_h:  # created first: it runs before any
             self.env.timeout(cut.at_h).callbacks.append(self.cutover)  # pass at at_h
-        self.patience: list[float] | None = None
+        self.patience: Patience | None = None
         if inp.patience_h is not None:
             each = np.broadcast_to(np.asarray(inp.patience_h, np.float64), self.start.shape)
-            self.patience = each.tolist()
+            self.patience = Patience(self.env, each.tolist(), self.waiting, self._give_up)
 
     # ------------------------------------------------------------------ state changes
 
@@ -110,6 +112,17 @@ class Cluster:
             ev = self.env.event()
             ev.callbacks.append(self.schedule_pass)
             ev.succeed()
+
+    def wake_last(self) -> None:
+        """``wake`` from the last thing a handler does: when no other event is due at this
+        instant the pass runs here and then, as its own event would have, without the event
+        (an arrival and a completion each asked for one: a third of a job's events)."""
+        if self.pass_pending:
+            return
+        if self.env.peek() > self.env.now:
+            self.schedule_pass(None)
+        else:
+            self.wake()
 
     def ended(self, ev: simpy.Event) -> int | None:
         """The job ``ev`` ends, or None when a failure had stopped it (that end is void)."""
@@ -133,7 +146,7 @@ class Cluster:
             entry = (self.ends.pop(job), self.units[job], job)
             del self.running[bisect.bisect_left(self.running, entry)]
         if self.queue:  # with nobody waiting a pass would start nothing: no event for it
-            self.wake()
+            self.wake_last()
 
     def off(self, job: int, group: Group) -> None:
         """The job gives its GPUs back (it ended, or a failure stopped it)."""
@@ -210,26 +223,7 @@ class Cluster:
                 return group, alloc
         return None
 
-    def place_around(
-        self, job: int, shadow: float, extra: int
-    ) -> tuple[Group, Allocation, bool] | None:
-        """Where a later ``job`` may start now without delaying the head: the newest active
-        group that holds it decides (it must end before ``shadow`` there, or, on a pool, use
-        only the ``extra`` units); and whether it ends in time. The last group to try is not
-        searched when the job could not start there anyway (placing is the costly part)."""
-        need, now = self.units[job], self.env.now
-        last = len(self.newest_first) - 1
-        for i, group in enumerate(self.newest_first):
-            in_time = now + group.hold[job] <= shadow
-            usable = in_time or need <= extra
-            if not usable and i == last:
-                return None
-            alloc = group.place_now(job, need)
-            if alloc is not None:
-                return (group, alloc, in_time) if usable else None
-        return None
-
-    def schedule_pass(self, _: simpy.Event) -> None:
+    def schedule_pass(self, _: simpy.Event | None) -> None:
         self.pass_pending = False
         q, units = self.queue, self.units
         if len(self.newest_first) == 1:  # one group (most clusters): the head loop inline
@@ -245,91 +239,19 @@ class Cluster:
         # head's shadow time the same, the clock later): only the new ones are looked at.
         first, seen = max(1, self.scanned * self.remember), len(q)  # seen: none can start
         if self.backfill and first < min(len(q), self.inp.depth) and self.any_free():
-            seen = self.backfill_pass(first)
+            seen = backfill_pass(self, first)
         self.note_head(q[0] if q else None)
         self.scanned = seen
 
     def any_free(self) -> bool:
         return any(g.any_free() for g in self.active)
 
-    def backfill_pass(self, first: int) -> int:
-        """Later jobs started around the head's reservation; how many of the jobs looked at
-        (from the front, up to ``depth``) still cannot start."""
-        q = self.queue
-        if self.head_shadow is None or not self.remember:
-            self.head_shadow = self.shadow(q[0])
-        shadow, extra = self.head_shadow
-        started: list[int] = []
-        for group in self.active:
-            group.look_for_room()
-        now, units = self.env.now, self.units
-        only = self.newest_first[0] if len(self.newest_first) == 1 else None
-        for pos in range(first, min(len(q), self.inp.depth)):
-            job = q[pos]
-            if only is not None:  # one group (most clusters): the cheap test first, inline
-                ends_in_time = now + only.hold[job] <= shadow
-                if not ends_in_time and units[job] > extra:
-                    continue
-                alloc = only.place_now(job, units[job])
-                if alloc is None:
-                    continue
-                group = only
-            else:
-                found = self.place_around(job, shadow, extra)
-                if found is None:
-                    continue
-                group, alloc, ends_in_time = found
-            if not ends_in_time:
-                extra -= units[job]
-            started.append(pos)
-            self.start_job(job, group, alloc)
-            group.look_for_room()
-            if not self.any_free():
-                break
-        for pos in reversed(started):
-            del q[pos]
-        for group in self.active:
-            group.end_of_pass()
-        # Jobs started around the head end before its shadow time, which stands; a pool's
-        # units spare then are found anew (a start may have taken some).
-        if started and not all(g.keeps_shadow for g in self.active):
-            self.head_shadow = None
-        return min(len(q) + len(started), self.inp.depth) - len(started)  # (not beyond)
-
     def note_head(self, head: int | None) -> None:
         """After a pass: the head that could not start (None: nobody waits), for each group's
         GPUs idle by fragmentation."""
+        need = None if head is None else self.units[head]
         for group in self.active:
-            group.note(self.env.now, head, None if head is None else self.units[head])
-
-    def shadow(self, head: int) -> tuple[float, int]:
-        """The first instant some group could hold the head, releasing running jobs' GPUs and
-        applying capacity changes in time order (those after a cutover are the successor's);
-        and on a pool how many units beyond its need are free then."""
-        need = self.units[head]
-        looks = [g.look_ahead() for g in self.groups]
-        # Only the group a change touches can newly hold the head (none could now): the
-        # groups it may run on, by index.
-        able = {g.index for g in self.active if g.hold[head] < inf}
-        for t, _, _, job, event in changes(self.groups, self.running, self.future, self.next_event):
-            if t >= self.cut_h > self.env.now:
-                break  # what ends on retired servers frees nothing after the cutover
-            if event is None:
-                g = self.where[job]
-                holds = looks[g].release(self.alloc[job], self.units[job], need)
-            else:
-                g = event.group
-                holds = looks[g].apply(event, need)
-            if holds and g in able:
-                return t, looks[g].spare(need)
-        return self.after_cutover(need)
-
-    def after_cutover(self, need: int) -> tuple[float, int]:
-        """A shadow time that only the successor brings: its instant if it holds ``need``."""
-        cut = self.inp.cutover
-        if cut is None or self.env.now >= cut.at_h or need > cut.gpus:
-            return inf, 0
-        return cut.at_h, self.groups[1].spare_with(cut.gpus, need)
+            group.note(self.env.now, head, need)
 
     # ------------------------------------------------------------------ arrivals and capacity
 
@@ -346,19 +268,12 @@ class Cluster:
 
     def _arrive(self, _: simpy.Event) -> None:
         arrival, n, i = self.arrival, len(self.arrival), self.next_arrival
+        first = i
         while True:
-            t, first = arrival[i], i
+            t = arrival[i]
             while i < n and arrival[i] == t:
                 self.queue.append(i)
                 i += 1
-            self.wake()
-            if self.patience is not None:
-                # After the pass is asked for: a job whose patience is 0 leaves only if that
-                # pass could not start it ("burst what cannot start now"; before, its timeout
-                # fired first and every such job left an idle cluster).
-                for job in range(first, i):
-                    ev = self.env.timeout(self.patience[job], value=job)
-                    ev.callbacks.append(self._give_up)
             # As the process did: an arrival not after the clock (now + (t - now) can pass t by
             # an ulp) joins in this same step; a later one gets its own timeout.
             if i >= n or arrival[i] > self.env.now:
@@ -366,19 +281,29 @@ class Cluster:
         self.next_arrival = i
         if i < n:
             self._arrive_after(arrival[i] - self.env.now)
+        # The pass is asked for before the patience limits are set: a job whose patience is 0
+        # leaves only if that pass could not start it ("burst what cannot start now"; before,
+        # its limit came first and every such job left an idle cluster).
+        self.wake_last()
+        if self.patience is not None:
+            self.patience.arrived(first, i)
 
-    def _give_up(self, ev: simpy.Event) -> None:
-        """A job still queued when its patience runs out leaves, wherever it stands (as in
-        Starburst's waiting policies); the jobs behind it may now start."""
-        job = int(ev.value)  # type: ignore[arg-type]
-        if np.isnan(self.start[job]) and np.isnan(self.left[job]):  # (a cutover may drop it)
+    def waiting(self, job: int) -> bool:
+        """Still queued: not started, not gone (a cutover may drop a job)."""
+        s, gone = self.start[job], self.left[job]
+        return bool(s != s and gone != gone)  # both NaN
+
+    def _give_up(self, jobs: list[int]) -> None:
+        """Jobs still queued when their patience runs out leave, wherever they stand (as in
+        Starburst's waiting policies); the jobs behind them may now start."""
+        for job in jobs:
             self.queue.remove(job)
-            self.changed()
             self.left[job] = self.env.now
-            if self.queue:
-                self.wake()
-            else:
-                self.note_head(None)  # nobody waits: nothing is stranded
+        self.changed()
+        if self.queue:
+            self.wake_last()
+        else:
+            self.note_head(None)  # nobody waits: nothing is stranded
 
     def capacity_changes(self) -> simpy.events.ProcessGenerator:
         for i, e in enumerate(list(self.future)):

@@ -7,8 +7,9 @@ source and date, so any result can be traced and reproduced.
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from tco.simulator.engine.findings import (
     WhatIf,
 )
 from tco.simulator.engine.metrics import Metrics, Waits, WorkBalance
-from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.runs import JobPlaces, JobRuns
 from tco.simulator.scenario.model import Scenario
 from tco.simulator.workload.jobs import Jobs
 
@@ -43,9 +44,19 @@ class OptionResult:
     metrics: Metrics
     cannot_run_examples: dict[str, list[str]]  # reason text -> first job ids
     break_even: dict[str, int | None]  # other option -> month (1-based) or None
+    # Where each job ran and what it cost (``places``, for jobs.csv): computed when asked, so a
+    # sweep's futures, which never write one, do not pay for it.
+    places_of: Callable[[], JobPlaces | None] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def __repr__(self) -> str:
         return f"OptionResult({self.name!r}, {self.kind}, cash ${self.total_cash_usd:,.0f})"
+
+    @property
+    def places(self) -> JobPlaces | None:
+        """Where each job ran and what it cost there (None: the kind does not say)."""
+        return None if self.places_of is None else self.places_of()
 
     @property
     def total_cash_usd(self) -> float:
@@ -162,21 +173,41 @@ class Result:
                 "wait_h": out.start_h - self.jobs.arrival_h,
                 "status": status,
                 "reason": [out.reason_text.get(r, "") for r in out.reason.tolist()],
+                **self._places(option),
             }
         )
+
+    def _places(self, option: str) -> dict[str, Any]:
+        """Where each job ran, what it cost there, and what interruptions did to it."""
+        o = self.option(option)
+        n, runs, p = len(self.jobs), o.runs, o.places
+        names = [] if p is None else [*p.names, ""]  # index -1: did not run
+        return {
+            "ran_on": [""] * n if p is None else [names[w] for w in p.where.tolist()],
+            "cost_usd": np.full(n, np.nan) if p is None else p.usd,
+            "interruptions": np.zeros(n, np.int64)
+            if runs.interruptions is None
+            else runs.interruptions,
+            "lost_gpu_h": np.zeros(n) if runs.lost_gpu_h is None else runs.lost_gpu_h,
+        }
 
     def comparison_frame(self) -> pd.DataFrame:
         """One row per option: the comparison table's figures (USD, hours, shares), whether it
         meets the service level, and the month from which it stays cheaper than the cheapest
-        other option that meets the level (None: never, or it misses the level)."""
+        rented option that meets the level, for an owned option that meets it (None: never,
+        renting, or it misses the level: renting against renting has no break-even)."""
         import pandas as pd
 
+        from tco.simulator.kinds import registry
+
         ok = {o.name: v.meets for o, v in ((o, self.verdicts[o.name]) for o in self.options)}
+        owns = {o.name: registry.get(o.kind).buys_hardware for o in self.options}
+        rented = [x for x in self.options if ok[x.name] and not owns[x.name]]
+        cheapest_rented = min(rented, key=lambda x: x.total_cash_usd) if rented else None
         rows = []
         for o in self.options:
-            others = [x for x in self.options if x.name != o.name and ok[x.name]]
-            other = min(others, key=lambda x: x.total_cash_usd) if others else None
-            month = o.break_even.get(other.name) if other is not None and ok[o.name] else None
+            other = cheapest_rented if owns[o.name] and ok[o.name] else None
+            month = o.break_even.get(other.name) if other is not None else None
             rows.append(
                 {
                     "option": o.name,

@@ -5,6 +5,7 @@ that run the engine again (resized clusters, what-ifs), which is why they live a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import metadata
@@ -167,6 +168,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
         ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},
+        places_of=functools.partial(kind.job_places, plan, runs, ledger),
     )
 
 

@@ -34,7 +34,11 @@ def choose(
             option=best.name,
             cash_usd=best.total_cash_usd,
             npv_usd=best.npv_usd,
-            reason=f"the cheapest of the {len(meeting)} option(s) that meet the service level",
+            reason=(
+                f"the cheapest of the {len(meeting)} options that meet the service level"
+                if len(meeting) > 1
+                else "the only option that meets the service level"
+            ),
             closest=None,
             resizes=resizes,
         )

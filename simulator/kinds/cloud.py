@@ -44,7 +44,7 @@ from tco.simulator.kinds.fleet import Placement, Shape, place
 from tco.simulator.kinds.packing import pack
 from tco.simulator.kinds.plan import Plan, speed_quote
 from tco.simulator.kinds.registry import Context, Kind, KnownInput
-from tco.simulator.kinds.runs import JobRuns, Rentals
+from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
 
@@ -219,6 +219,18 @@ class CloudKind(Kind[C, CP]):
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
+
+    def job_places(self, plan: CP, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
+        """Each job on its instance type, at that type's price per instance-hour for the hours
+        it held them (start to end: interruptions and restarts included)."""
+        n = len(runs.run_h)
+        shape = np.zeros(n, np.int64) if runs.shape is None else runs.shape.astype(np.int64)
+        ran = ~np.isnan(runs.start_h) & (runs.reason == "")
+        where = np.where(ran, shape, -1)
+        price = np.array([s.price.usd_per_hour for s in plan.shapes])
+        held = np.where(ran, np.nan_to_num(runs.end_h - runs.start_h), 0.0)
+        usd = held * runs.units * price[np.where(ran, shape, 0)]
+        return JobPlaces(tuple(s.name for s in plan.shapes), where, usd)
 
     def gpus_of(self, plan: CP) -> set[str]:
         return {s.hardware.gpu for s in plan.shapes}

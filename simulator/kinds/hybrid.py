@@ -24,7 +24,7 @@ from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Context, Kind, Mix, QueueingKind, Sale, register
-from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure
+from tco.simulator.kinds.runs import JobPlaces, JobRuns, Measure, count, declare_measure
 from tco.simulator.workload.jobs import Jobs
 
 # Each waiting policy: the field holding its figure, and the figure's unit in words.
@@ -325,6 +325,15 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             parts=dict(zip(REFERENCES, (own, cloud), strict=True)),
             burst=burst,
         )
+
+    def job_places(self, plan: HybridPlan, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
+        """On the owned servers, or burst to the cloud option; the option's cash shared out
+        by GPU-hours used (the servers are paid for whether or not a job bursts)."""
+        names = (plan.owned_plan.option.name, f"burst: {plan.burst_plan.option.name}")
+        ran = ~np.isnan(runs.start_h)
+        burst = np.zeros(len(ran), bool) if runs.burst is None else runs.burst
+        where = np.where(ran, burst.astype(np.int64), -1)
+        return JobPlaces.shared(names, where, runs, float(ledger.cash_total().sum()))
 
     def ledger(self, plan: HybridPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         """Both parts' ledgers in one: categories of the same name add up."""

@@ -31,7 +31,7 @@ from tco.simulator.costs import ledger as ledger_module
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.runs import JobRuns, declared_measures, forget_measures
+from tco.simulator.kinds.runs import JobPlaces, JobRuns, declared_measures, forget_measures
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
 
@@ -196,6 +196,11 @@ class Kind(abc.ABC, Generic[Opt, P]):
         searchable knobs. ``evaluate(option_variant, knobs)`` plays a variant on the prepared
         jobs and returns its figures. Default: nothing to search."""
         return []
+
+    def job_places(self, plan: P, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
+        """Where each job ran and what it cost (``runs.JobPlaces``); None: the kind does not
+        say (jobs.csv leaves the columns empty)."""
+        return None
 
     def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
         """What an answer recommending option ``name`` of this kind rests on beyond its prices'

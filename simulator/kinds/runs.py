@@ -60,6 +60,29 @@ class Gaps:
         return cls(a[:, 0].astype(np.int64), a[:, 1], a[:, 2])
 
 
+@dataclass(frozen=True)
+class JobPlaces:
+    """Where each job ran and what it cost there (jobs.csv): ``names`` of the places (instance
+    types with their provider, or server models), ``where`` per job an index into them (-1:
+    it did not run), and ``usd`` per job: a rented job's instance-hours at its type's price
+    (before commitments), an owned job's share of the option's cash by GPU-hours used."""
+
+    names: tuple[str, ...]
+    where: np.ndarray
+    usd: np.ndarray
+
+    @classmethod
+    def shared(
+        cls, names: tuple[str, ...], where: np.ndarray, runs: JobRuns, cash: float
+    ) -> JobPlaces:
+        """The option's ``cash`` shared out by each job's GPU-hours (an owner pays for the
+        cluster, not per job: this is the allocation a chargeback would use)."""
+        span = np.nan_to_num(runs.end_h - runs.start_h)
+        held = np.where(where >= 0, span * runs.gpus, 0.0)
+        total = float(held.sum())
+        return cls(names, where, held * (cash / total) if total > 0 else np.zeros(len(held)))
+
+
 @dataclass(frozen=True, kw_only=True)
 class JobRuns:
     """Per job: run time, GPUs used, units held (GPUs or instances), compute start and end (NaN

@@ -28,7 +28,7 @@ from pydantic import Field, model_validator
 
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
-from tco.simulator.cluster.interruptions import Checkpointing, check_interruptions, run_job
+from tco.simulator.cluster.interruptions import Checkpointing, check_interruptions, run_jobs
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
@@ -341,7 +341,6 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         n = len(jobs)
         start, end = np.full(n, np.nan), np.full(n, np.nan)
         interrupted, lost = np.zeros(n, np.int64), np.zeros(n)
-        rows: list[tuple[int, float, float, float, bool, float]] = []
         ok = np.nonzero(at.reason == "")[0]
         rates = at.units[ok] * np.asarray(plan.rate_per_instance_h)[at.shape[ok]]
         # A checkpoint holds the job's state: its GPU memory, written at the assumed rate.
@@ -351,35 +350,40 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             else np.full(n, plan.checkpointing.write_h)
         )
         check_interruptions(at.run_h[ok], rates, plan.checkpointing, RATE_FIELD, write_h[ok])
-        cap = MAX_EVENTS.value()
-        per_shape = [
-            replace(plan.checkpointing, short_p=p, short_wait_h=w) for p, w in plan.capacity
-        ]
-        checkpointing: dict[tuple[int, float], Checkpointing] = {}
-        for j in ok.tolist():
-            s, k = int(at.shape[j]), int(at.units[j])
-            t0 = float(jobs.arrival_h[j]) + plan.delay_h
-            if t0 >= horizon_h:
-                continue
-            rate = k * plan.rate_per_instance_h[s]
-            # Few distinct writes (a class's memory x GPUs): one Checkpointing for each.
-            key = (s, float(write_h[j]))
-            c = checkpointing.get(key)
-            if c is None:
-                c = checkpointing[key] = replace(per_shape[s], write_h=key[1])
-            tries = run_job(t0, float(at.run_h[j]), rate, c, rng, cap)
-            start[j], end[j] = tries[0].start_h, tries[-1].end_h
-            interrupted[j] = len(tries) - 1  # every attempt but the last was cut short
-            lost[j] = sum(a.lost_h for a in tries) * jobs.gpus[j]
-            rows.extend((s, a.start_h, a.end_h, k, a.fallback, jobs.gpus[j]) for a in tries)
-        cols: list[tuple[object, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 6
+        # Jobs on spot do not interact (each holds its own instances): every job's attempts
+        # at once, as arrays (interruptions.run_jobs).
+        go = ok[jobs.arrival_h[ok] + plan.delay_h < horizon_h]
+        shape = at.shape[go]
+        p_short = np.array([p for p, _ in plan.capacity] or [0.0])[shape]
+        w_short = np.array([w for _, w in plan.capacity] or [0.0])[shape]
+        tries = run_jobs(
+            jobs.arrival_h[go] + plan.delay_h,
+            at.run_h[go],
+            at.units[go] * np.asarray(plan.rate_per_instance_h)[shape],
+            write_h[go],
+            p_short,
+            w_short,
+            plan.checkpointing,
+            rng,
+            MAX_EVENTS.value(),
+        )
+        job = go[tries.job]
+        first = np.ones(len(job), bool)
+        first[1:] = job[1:] != job[:-1]
+        last = np.ones(len(job), bool)
+        last[:-1] = first[1:]
+        start[job[first]], end[job[last]] = tries.start_h[first], tries.end_h[last]
+        np.add.at(interrupted, job, 1)
+        interrupted[job[last]] -= 1  # every attempt but the last was cut short
+        np.add.at(lost, job, tries.lost_h)
+        lost *= jobs.gpus
         rentals = Rentals(
-            shape=np.asarray(cols[0], np.int64),
-            start_h=np.asarray(cols[1], np.float64),
-            end_h=np.asarray(cols[2], np.float64),
-            count=np.asarray(cols[3], np.float64),
-            fallback=np.asarray(cols[4], bool),
-            busy_gpus=np.asarray(cols[5], np.float64),
+            shape=at.shape[job].astype(np.int64),
+            start_h=tries.start_h,
+            end_h=tries.end_h,
+            count=at.units[job].astype(np.float64),
+            fallback=tries.fallback,
+            busy_gpus=jobs.gpus[job].astype(np.float64),
         )
         return JobRuns(
             run_h=np.where(np.isnan(end), at.run_h, end - start),

@@ -109,6 +109,7 @@ def _pool(
     )
     try:
         futures = {pool.submit(_worker_batch, t): first for first, t in left.items()}
+        yield []  # every batch is out: the caller may work in this process meanwhile
         for f in cf.as_completed(futures):
             chunk = f.result()
             del left[futures[f]]

@@ -152,31 +152,37 @@ def cash_of(o: OptionResult) -> float:
     return o.total_cash_usd
 
 
-def answer_odds(
+def draw_futures(
     prepared: Prepared,
-    result: Result,
     book: PriceBook,
     futures: int,
     workers: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
-) -> Odds | None:
-    """The odds of ``result``'s recommendation (its closest option when none meets the level)
-    over ``futures`` futures of ``prepared`` (which holds every option of ``result``, the best
-    mix included), rooted at the scenario's seed; None when there is nothing uncertain or no
-    future to draw."""
-    drawn = inputs(prepared)
-    if futures <= 0 or not drawn:
-        return None
-    rec = result.recommendation
-    chosen = rec.option or rec.closest
-    if chosen is None:
+    meanwhile: Callable[[], None] | None = None,
+) -> list[Replication] | None:
+    """``futures`` futures of ``prepared`` (which holds every option the answer may name, the
+    best mix included), rooted at the scenario's seed; None when there is nothing uncertain or
+    no future to draw. ``meanwhile`` runs in this process as the workers play them (the rest
+    of the advice: the futures do not depend on it)."""
+    if futures <= 0 or not inputs(prepared):
+        if meanwhile is not None:
+            meanwhile()
         return None
     seed = prepared.scenario.seed
-    reps = run_sweep(prepared, book, futures, seed, workers, engine, scheduler, progress)
+    return run_sweep(prepared, book, futures, seed, workers, engine, scheduler, progress, meanwhile)
+
+
+def answer_odds(prepared: Prepared, result: Result, reps: list[Replication] | None) -> Odds | None:
+    """The odds of ``result``'s recommendation (its closest option when none meets the level)
+    over the futures ``reps`` (``draw_futures``); None without futures."""
+    rec = result.recommendation
+    chosen = rec.option or rec.closest
+    if reps is None or chosen is None:
+        return None
     odds = odds_of(reps, chosen, runner_up_of(result, chosen))
-    named = tuple((i.path, i.known is not None, i.source) for i in drawn)
+    named = tuple((i.path, i.known is not None, i.source) for i in inputs(prepared))
     if rec.option is not None:  # no option meets the level today: nothing to follow
         odds = followed(odds, reps)
     return replace(odds, inputs=named)

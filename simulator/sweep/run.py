@@ -40,8 +40,11 @@ def run_sweep(
     engine: str = "local",
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[Replication]:
-    """Every replication, in index order. ``progress`` is called with the count done so far."""
+    """Every replication, in index order. ``progress`` is called with the count done so far;
+    ``meanwhile`` once in this process, while local worker processes play the futures (with
+    one worker, or on Dask, before them)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     seed = base.scenario.seed if seed is None else seed
@@ -59,8 +62,14 @@ def run_sweep(
         chunks = run_on_processes(base, frozen, seed, tasks, workers)
     else:
         chunks = (replicate_batch(base, frozen, seed, t) for t in tasks)
+    if meanwhile is not None and (engine == "dask" or workers <= 1):
+        meanwhile()  # nothing runs beside this process: first what it asked, then the futures
+        meanwhile = None
     out: list[Replication] = []
     for chunk in chunks:
+        if meanwhile is not None:  # the first chunk of local workers: their batches are out
+            meanwhile()
+            meanwhile = None
         out += chunk
         if progress is not None:
             progress(len(out))

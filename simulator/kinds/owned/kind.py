@@ -53,7 +53,7 @@ from tco.simulator.kinds.registry import (
     WhatIfInput,
     register,
 )
-from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.runs import JobPlaces, JobRuns
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
 
@@ -393,6 +393,14 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def ledger(self, plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         return owned_ledger(plan, runs, edges)
+
+    def job_places(self, plan: OwnedPlan, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
+        """Each job on its server model; the cluster's cash shared out by GPU-hours used."""
+        names = (plan.option.server, *(g.server for g in plan.mix))
+        ran = ~np.isnan(runs.start_h)
+        model = np.zeros(len(ran), np.int64) if runs.generation is None else runs.generation
+        where = np.where(ran, np.clip(model, 0, len(names) - 1), -1)
+        return JobPlaces.shared(names, where, runs, float(ledger.cash_total().sum()))
 
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
         return basis_word(option.resale_value) if option.sell_at_horizon else None

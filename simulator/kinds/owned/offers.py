@@ -66,6 +66,9 @@ def sale(option: Owned, ledger: Ledger) -> Sale | None:
 
 
 def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
+    """The prices an owned cluster's running costs multiply (costs.owned_ledger): electricity
+    per kWh, staff per FTE-year, the support contract's share of the server price a year. Each
+    category is linear in its price, so a spreadsheet cell of quantity x price is exact."""
     return (
         UnitPrice(
             "power",
@@ -73,6 +76,20 @@ def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
             "electricity used (kWh, PUE included)",
             "kWh",
             "electricity",
+        ),
+        UnitPrice(
+            "staff",
+            option.staff.usd_per_fte_year,
+            "staff time (FTE-years)",
+            "FTE-year",
+            "staff",
+        ),
+        UnitPrice(
+            "support",
+            option.support_pct_per_year / 100.0,
+            "server price under support (a year's worth, in the report's money)",
+            "share of the server price a year",
+            "support contract",
         ),
     )
 

@@ -72,6 +72,13 @@ def read(
     only the first rows, to check a file quickly."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
+    if path.is_file() and _looks_like_a_scenario(path):
+        raise ScenarioError(
+            str(path),
+            field_name,
+            "this looks like a scenario, not a trace (it has the keys of one): run `tco"
+            f" simulate {path}`, or give a job trace ({', '.join(('csv', 'sacct', *READERS))})",
+        )
     if fmt == "csv":
         jobs, report = read_csv(path, columns, timestamps, utc_offset_hours, field_name, max_rows)
     elif fmt in READERS:
@@ -84,3 +91,14 @@ def read(
     if empty and not (allow_empty and report.held > 0):  # a file of no job at all: an error
         raise ScenarioError(str(path), field_name, f"no job to replay: {report.summary()}")
     return jobs, report
+
+
+SCENARIO_KEYS = ("options:", "workload:", "horizon_months:")
+
+
+def _looks_like_a_scenario(path: Path) -> bool:
+    """A YAML file with a scenario's top-level keys (read from its first 64 KiB)."""
+    with path.open("rb") as f:
+        head = f.read(65536).decode("utf-8", errors="replace")
+    keys = {line.split("#")[0].strip() for line in head.splitlines() if line[:1].isalpha()}
+    return sum(any(k.startswith(key) for k in keys) for key in SCENARIO_KEYS) >= 2

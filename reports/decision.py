@@ -1,0 +1,25 @@
+"""Which options the decision is between: the one the answer names and its runner-up (shared
+by the terminal, the report's sentences and its charts)."""
+
+from __future__ import annotations
+
+from tco.simulator.engine.result import Result
+from tco.simulator.sweep.odds import runner_up_of
+
+
+def chosen(result: Result) -> str | None:
+    """The option the answer names: the recommendation, else the closest to the level."""
+    rec = result.recommendation
+    return rec.option or rec.closest
+
+
+def runner_up(result: Result) -> str | None:
+    """What comes second: the odds' runner-up, else the cheapest other option that meets the
+    level (else the cheapest other)."""
+    rec = result.recommendation
+    name = chosen(result)
+    if rec.odds is not None and rec.odds.runner_up is not None:
+        return rec.odds.runner_up.option
+    if rec.runner_up is not None and rec.runner_up != name:  # a mix's: the best as listed
+        return rec.runner_up
+    return None if name is None else runner_up_of(result, name)

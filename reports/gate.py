@@ -1,0 +1,87 @@
+"""Thresholds a team can gate a build on: ``tco compare OLD NEW --fail-if 'cash > +10%'``.
+
+Grammar of one condition (several may be given; the build fails when any holds)::
+
+    [SCOPE.]MEASURE OP AMOUNT        or        recommendation changed
+
+- ``SCOPE``: an option's name, or ``recommended`` (the option the new run recommends); none:
+  any option present in both runs.
+- ``MEASURE``: ``cash`` or ``npv`` (USD over the horizon) or ``p95_wait`` (hours).
+- ``OP``: ``>`` (the change grew past AMOUNT) or ``<`` (it fell below AMOUNT).
+- ``AMOUNT``: the change from OLD to NEW, signed or not: ``+10%`` or ``10%`` (relative to OLD),
+  ``5000`` or ``-5000`` (in the measure's unit: USD or hours).
+
+Examples: ``cash > +10%``, ``recommended.cash > 5000``, ``own-8xA40.p95_wait > 12``,
+``npv < -20%``, ``recommendation changed``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MEASURES = {"cash": "cash_usd", "npv": "npv_usd", "p95_wait": "p95_wait_h"}
+UNITS = {"cash": "USD", "npv": "USD", "p95_wait": "h"}
+_CONDITION = re.compile(
+    r"^\s*(?:(?P<scope>.+)\.)?(?P<measure>cash|npv|p95_wait)\s*(?P<op>[<>])\s*"
+    r"(?P<amount>[+-]?\d+(?:\.\d+)?)\s*(?P<pct>%)?\s*$"
+)
+FORMS = (
+    "[OPTION.]cash|npv|p95_wait > or < AMOUNT (a change: +10% of the old figure, or 5000 in"
+    " USD or hours), or 'recommendation changed'; e.g. 'cash > +10%',"
+    " 'recommended.cash > 5000'"
+)
+
+
+class GateError(ValueError):
+    """A condition that does not follow the grammar (the message says what would)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    text: str
+    scope: str | None  # an option's name, "recommended", or None: any option
+    measure: str | None  # None: the recommendation changed
+    op: str = ">"
+    amount: float = 0.0
+    relative: bool = False
+
+
+def parse(text: str) -> Gate:
+    """One condition, or GateError naming the forms that are valid."""
+    if re.fullmatch(r"\s*recommendation\s+changed\s*", text):
+        return Gate(text.strip(), None, None)
+    m = _CONDITION.match(text)
+    if m is None:
+        raise GateError(f"--fail-if {text!r}: give {FORMS}")
+    amount = float(m["amount"])
+    return Gate(text.strip(), m["scope"], m["measure"], m["op"], amount, m["pct"] is not None)
+
+
+def hits(diff: dict[str, Any], gate: Gate) -> list[str]:
+    """What makes ``gate`` hold in the comparison ``diff`` (``compare.compare``), one phrase
+    per option; empty when it does not hold. A scope naming no option in both runs is an
+    error: a gate that can never fail would pass a build silently."""
+    rec = diff["recommendation"]
+    if gate.measure is None:
+        return [f"recommendation {rec['old']} -> {rec['new']}"] if rec["changed"] else []
+    scope = rec["new"] if gate.scope == "recommended" else gate.scope
+    rows = [t for t in diff["totals"] if scope is None or t["option"] == scope]
+    rows = [t for t in rows if t[MEASURES[gate.measure]]["delta"] is not None]
+    if gate.scope is not None and not rows:
+        names = ", ".join(t["option"] for t in diff["totals"] if t["cash_usd"]["delta"] is not None)
+        raise GateError(
+            f"--fail-if {gate.text!r}: {scope!r} is not an option of both runs; options: {names}"
+        )
+    out = []
+    for t in rows:
+        c = t[MEASURES[gate.measure]]
+        moved = c["share"] if gate.relative else c["delta"]
+        if moved is None:  # relative to an old figure of 0
+            continue
+        limit = gate.amount / 100 if gate.relative else gate.amount
+        if (moved > limit) if gate.op == ">" else (moved < limit):
+            shown = f"{moved:+.1%}" if gate.relative else f"{moved:+,.2f} {UNITS[gate.measure]}"
+            out.append(f"{t['option']} {gate.measure} {shown}")
+    return out

@@ -1,0 +1,127 @@
+"""The decision in its first lines, for the terminal and the report: what to choose and for how
+much, the service level it meets, how sure that is, and what comes second; then the few
+sentences a budget owner needs beside the table (``key_sentences``), the rest being details.
+"""
+
+from __future__ import annotations
+
+from tco.reports.answer import (
+    caveats,
+    cloud_sources,
+    headline,
+    level_text,
+    reference_label,
+    usd,
+)
+from tco.reports.decision import chosen, runner_up
+from tco.reports.robustness import lead_sensitivity
+from tco.simulator.engine.result import Result
+from tco.simulator.kinds import registry
+
+
+def lead(result: Result) -> list[str]:
+    """The recommendation, its cost, the level, how sure, and the runner-up: the first lines."""
+    cur = result.scenario.money
+    rec = result.recommendation
+    if rec.option is None:
+        lines = [headline(result)]
+    else:
+        what = rec.option
+        mix = rec.portfolio
+        if mix is not None and mix.added and mix.option == rec.option:
+            what = f"{rec.option} (a mix the portfolio search found)"
+        lines = [
+            f"Recommended: {what}, {usd(rec.cash_usd or 0.0, cur)} cash over"
+            f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}).",
+            f"Service level: {level_text(result)}.",
+            f"Why: {rec.reason}.",
+        ]
+    odds = rec.odds
+    if odds is not None:
+        c = odds.chosen
+        lines.append(
+            f"How sure: the best choice in {round(c.probability_best * odds.futures):,} of"
+            f" {odds.futures:,} futures ({c.probability_best:.0%} ± {c.probability_best_se:.0%}),"
+            f" meets the level in {c.probability_meets_level:.0%}; cash"
+            f" {usd(c.cash_p10_usd, cur)} to {usd(c.cash_p90_usd, cur)} (P10-P90); expected"
+            f" regret {usd(c.regret_mean_usd, cur)}."
+        )
+    second = runner_up(result)
+    if second is not None and rec.option is not None:
+        r = result.option(second)
+        more = r.total_cash_usd - (rec.cash_usd or 0.0)
+        line = f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({usd(more, cur)} more)"
+        if odds is not None and odds.runner_up is not None and odds.runner_up.option == second:
+            ro = odds.runner_up
+            line += (
+                f"; the best choice in {ro.probability_best:.0%} of the futures, meets the level"
+                f" in {ro.probability_meets_level:.0%}"
+            )
+        elif not result.verdicts[second].meets:
+            line += "; it misses the level"
+        lines.append(line + ".")
+    return lines
+
+
+def decision_break_even(result: Result) -> list[str]:
+    """When the answer and its runner-up are one owned and one rented option: the month owning
+    breaks even and the utilisation at which both cost the same (only within 0-100 %)."""
+    best, second = chosen(result), runner_up(result)
+    if best is None or second is None:
+        return []
+    pair = [result.option(best), result.option(second)]
+    owned = [o for o in pair if registry.get(o.kind).buys_hardware]
+    if len(owned) != 1:
+        return []
+    own = owned[0]
+    rent = pair[1] if own is pair[0] else pair[0]
+    m = own.break_even.get(rent.name)
+    when = (
+        f"breaks even against {rent.name} in {result.months[m - 1]}"
+        if m is not None
+        else f"does not break even against {rent.name} within the horizon"
+    )
+    line = f"Owning ({own.name}) {when}"
+    for v in result.break_even_volumes:
+        if v.owned == own.name and v.rented == rent.name and v.scale is not None:
+            u = v.utilisation
+            if u is None or u > 1.0 or u < 0.0:
+                line += "; at no utilisation from 0 to 100 % do the two cost the same (never)"
+            else:
+                line += (
+                    f"; the two cost the same at {u:.0%} utilisation"
+                    f" ({v.gpu_hours_per_month or 0.0:,.0f} {reference_label(result)} GPU-hours"
+                    " a month)"
+                )
+    return [line + "."]
+
+
+# Price sources in a few words each, for the default terminal (``provenance`` has the long ones).
+SHORT_SOURCES = {
+    "snapshot": "AWS snapshot",
+    "bundled snapshot": "AWS snapshot",
+    "clouds-snapshot": "other clouds' list prices",
+    "live": "AWS live",
+    "cache": "AWS, fetched earlier",
+    "scenario": "the scenario's",
+}
+
+
+def short_sources(result: Result) -> list[str]:
+    """Where the cloud prices come from and as of when, in one short sentence."""
+    found = cloud_sources(result, lambda tag: SHORT_SOURCES.get(tag, tag), " ")
+    if not found:
+        return []
+    return [f"Prices: {'; '.join(found)} (every source: summary.json)."]
+
+
+def key_sentences(result: Result) -> list[str]:
+    """What the default terminal says below the table: what the answer rests on (guessed rates,
+    doubtful prices), the decision's break-even, the lead's sensitivity, and where the prices
+    come from. A mix the search found is in the lead; what else it tried is a detail."""
+    return [
+        *caveats(result),
+        *decision_break_even(result),
+        *lead_sensitivity(result),
+        *short_sources(result),
+    ]
