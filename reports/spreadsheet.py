@@ -284,7 +284,9 @@ def _discount_rate_cell(ws: Worksheet, result: Result) -> str:
     r = ws.max_row + 2
     ws.cell(row=r, column=1, value="discount rate (a year)").font = Font(bold=True)
     ws.cell(row=r, column=2, value=result.scenario.discount_rate).number_format = "0.00%"
-    ws.cell(row=r, column=3, value="the scenario's discount_rate; every NPV follows it")
+    ws.cell(row=r, column=3, value="a year")
+    ws.cell(row=r, column=4, value="every NPV of the Summary sheet")
+    ws.cell(row=r, column=5, value="the scenario's discount_rate")
     return f"Inputs!$B${r}"
 
 
