@@ -131,6 +131,15 @@ def _budget(result: Result, name: str) -> Section:
         title = f"Fiscal years (starting in month {sc.fiscal_year_start_month})"
         s.tables.append(Table(f"{title}, {view}", frame))
     s.tables.extend(Table(c, f) for c, f in tables.kind_tables(result, o))
+    where = tables.places(result, o)
+    if where is not None:  # jobs.csv's ran_on and cost_usd, summed
+        caption = (
+            "Where the jobs ran: each instance type at its price for the hours held, before"
+            " commitments"
+            if not registry.get(o.kind).buys_hardware
+            else "Where the jobs ran: the option's cash shared out by GPU-hours used"
+        )
+        s.tables.append(Table(caption, where.reset_index(drop=True)))
     if o.cannot_run:
         rows = [(r, n, ", ".join(o.cannot_run_examples[r])) for r, n in o.cannot_run.items()]
         frame = pd.DataFrame(rows, columns=["reason", "jobs", "examples"])

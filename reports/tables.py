@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from tco.reports.formatting import in_currency, is_money
@@ -141,6 +142,31 @@ def kind_tables(result: Result, o: OptionResult) -> list[tuple[str, pd.DataFrame
         (t, in_currency(f, cur))
         for t, f in registry.get(o.kind).report_tables(result.months, o.ledger)
     ]
+
+
+def places(result: Result, o: OptionResult) -> pd.DataFrame | None:
+    """Where the option's jobs ran (jobs.csv's ``ran_on``, summed): jobs, GPU-hours held and
+    their cost on each instance type or server model (None: the kind does not say)."""
+    p = o.places
+    if p is None:
+        return None
+    runs = o.runs
+    held = (runs.end_h - runs.start_h) * runs.gpus
+    rows = []
+    for i, name in enumerate(p.names):
+        mine = p.where == i
+        if mine.any():
+            rows.append(
+                (name, int(mine.sum()), float(np.nansum(held[mine])), float(p.usd[mine].sum()))
+            )
+    if not rows:
+        return None
+    frame = pd.DataFrame(
+        rows, columns=["ran on", "jobs", "GPU-hours held", "cost of the jobs (USD)"]
+    )
+    return in_currency(
+        frame.sort_values("cost of the jobs (USD)", ascending=False), result.scenario.money
+    )
 
 
 def prices(result: Result, plain: bool = False) -> pd.DataFrame:

@@ -365,3 +365,18 @@ def test_jobs_csv_says_where_each_job_ran_and_what_it_cost(report: Path, lab: Re
     runs = lab.option("fleet-spot").runs
     assert runs.interruptions is not None
     assert spot["interruptions"].sum() == runs.interruptions.sum() > 0
+
+
+def test_each_budget_says_where_its_jobs_ran(lab: Result) -> None:
+    """The report's per-option breakdown follows from jobs.csv: one row per instance type (or
+    server model) with its jobs and cost, the costs adding up to the jobs' own."""
+    from tco.reports import tables
+
+    for name in ("fleet-on-demand", "own-8xA40"):
+        o = lab.option(name)
+        frame = tables.places(lab, o)
+        assert frame is not None and o.places is not None
+        assert frame["jobs"].sum() == int((o.places.where >= 0).sum())
+        assert frame["cost of the jobs (USD)"].sum() == pytest.approx(float(o.places.usd.sum()))
+    fleet = tables.places(lab, lab.option("fleet-on-demand"))
+    assert fleet is not None and len(fleet) >= 2  # the fleet sizes jobs to several types
