@@ -108,7 +108,7 @@ class ServerGroup:
             return None
         if self.room is not None and not srv.may_hold(need, self.room):
             return None  # a job no server could hold is not looked for (a long queue)
-        return srv.place(need)
+        return srv.place_here(need)
 
     def any_free(self) -> bool:
         return self.srv.free_gpus() > 0

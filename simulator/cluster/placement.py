@@ -125,7 +125,7 @@ class Servers:
         """Where a job of ``need`` GPUs would run now (first fit), or None if nowhere; on
         ``free`` (a copy, for looking ahead) instead of the servers' own counts."""
         if free is None:
-            return self._place_indexed(need)
+            return self.place_here(need)
         f, size = free, self.size
         if need <= size:
             for s, n in enumerate(f):
@@ -149,7 +149,7 @@ class Servers:
             taken.append((part, rest))
         return taken
 
-    def _place_indexed(self, need: int) -> Allocation | None:
+    def place_here(self, need: int) -> Allocation | None:
         """``place`` on the servers' own counts, by the index (the same first fit)."""
         size = self.size
         if need <= size:
