@@ -83,21 +83,14 @@ def _blank() -> Line2D:
     return Line2D([], [], linestyle="", marker="", label=" ")
 
 
-def decision_options(result: Result) -> list[str]:
-    """The options the decision is about: the recommendation, its runner-up, and the cheapest
-    owned and the cheapest rented option (each once, in the scenario's order)."""
-    named = {decision.chosen(result), decision.runner_up(result)}
-    for owns in (True, False):
-        side = [o for o in result.options if registry.get(o.kind).buys_hardware == owns]
-        if side:
-            named.add(min(side, key=lambda o: o.total_cash_usd).name)
-    return [o.name for o in result.options if o.name in named]
+# The charts of the decision itself: the report shows them open, the others folded.
+DECISION = ("cumulative_cost", "monthly_cash")
 
 
 def cumulative_cost(result: Result) -> Chart:
     """The decision's cumulative cash cost, on its own scale: the recommendation, its
     runner-up, the cheapest owned and rented options; break-evens of the recommendation."""
-    chart = _cumulative(result, decision_options(result), for_decision=True)
+    chart = _cumulative(result, decision.options(result), for_decision=True)
     return Chart("cumulative_cost", "Cumulative cost of the options the decision is about", chart)
 
 

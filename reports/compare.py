@@ -236,24 +236,29 @@ def _q(q: dict[str, Any] | None) -> str:
     return "-" if q is None else f"{q['value']} ({q['source']}, {q['as_of']})"
 
 
+def _recommended_cash(diff: dict[str, Any]) -> tuple[str, str] | None:
+    """The new recommendation's cash, old -> new, and its change (with its share), or None
+    where it is not an option of both runs."""
+    rec = next((t for t in diff["totals"] if t["option"] == diff["recommendation"]["new"]), None)
+    if rec is None or rec["cash_usd"]["delta"] is None:
+        return None
+    c = rec["cash_usd"]
+    share = "" if c["share"] is None else f", {c['share']:+.1%}"
+    return f"{_usd(c['old'])} -> {_usd(c['new'])}", f"{_usd(c['delta'])}{share}"
+
+
 def to_github(diff: dict[str, Any], failed: list[str] | None = None) -> str:
     """A pull-request comment: the recommendation and its cash in one sentence, the thresholds
     that failed, the options whose totals moved, and the prices and inputs folded away
     (GitHub renders ``<details>``)."""
     o, n, r = diff["old"], diff["new"], diff["recommendation"]
-    rows = {t["option"]: t for t in diff["totals"]}
-    rec = rows.get(r["new"])
     head = f"### tco: {md_text(n['scenario'])}, recommended {md_text(str(r['new']))}"
     head += f" (was {md_text(str(r['old']))})" if r["changed"] else " (unchanged)"
     lines = [head, ""]
-    if rec is not None and rec["cash_usd"]["delta"] is not None:
-        c = rec["cash_usd"]
-        share = "" if c["share"] is None else f", {c['share']:+.1%}"
-        lines.append(
-            f"Cash over the horizon: {_usd(c['old'])} -> {_usd(c['new'])}"
-            f" ({_usd(c['delta'])}{share}; tco {o['tco_version']} -> {n['tco_version']})."
-        )
-        lines.append("")
+    cash = _recommended_cash(diff)
+    if cash is not None:
+        versions = f"tco {o['tco_version']} -> {n['tco_version']}"
+        lines += [f"Cash over the horizon: {cash[0]} ({cash[1]}; {versions}).", ""]
     if failed:
         lines += ["**Failed:** " + md_text("; ".join(failed)), ""]
     moved = [t for t in diff["totals"] if t["cash_usd"]["delta"] != 0]
@@ -290,12 +295,10 @@ def to_html(diff: dict[str, Any]) -> str:
     from tco.reports.document import Section, Table, render_page
 
     o, n, r = diff["old"], diff["new"], diff["recommendation"]
-    rec = next((t for t in diff["totals"] if t["option"] == r["new"]), None)
     head = f"Recommended: {r['new']}" + (f" (was {r['old']})." if r["changed"] else " (unchanged).")
-    if rec is not None and rec["cash_usd"]["delta"] is not None:
-        c = rec["cash_usd"]
-        share = "" if c["share"] is None else f", {c['share']:+.1%}"
-        head += f" Its cash: {_usd(c['old'])} -> {_usd(c['new'])} ({_usd(c['delta'])}{share})."
+    cash = _recommended_cash(diff)
+    if cash is not None:
+        head += f" Its cash: {cash[0]} ({cash[1]})."
     totals = pd.DataFrame(
         {
             "option": [t["option"] for t in diff["totals"]],

@@ -4,6 +4,7 @@ by the terminal, the report's sentences and its charts)."""
 from __future__ import annotations
 
 from tco.simulator.engine.result import Result
+from tco.simulator.kinds import registry
 from tco.simulator.sweep.odds import runner_up_of
 
 
@@ -23,3 +24,14 @@ def runner_up(result: Result) -> str | None:
     if rec.runner_up is not None and rec.runner_up != name:  # a mix's: the best as listed
         return rec.runner_up
     return None if name is None else runner_up_of(result, name)
+
+
+def options(result: Result) -> list[str]:
+    """The options the decision is about: the recommendation, its runner-up, and the cheapest
+    owned and the cheapest rented option (each once, in the scenario's order)."""
+    named = {chosen(result), runner_up(result)}
+    for owns in (True, False):
+        side = [o for o in result.options if registry.get(o.kind).buys_hardware == owns]
+        if side:
+            named.add(min(side, key=lambda o: o.total_cash_usd).name)
+    return [o.name for o in result.options if o.name in named]

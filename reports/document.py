@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import answer, decision, how_sure, lead, provenance, tables
+from tco.reports import answer, charts, decision, how_sure, lead, provenance, tables
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
@@ -49,9 +49,6 @@ class Section:
     # share the first pages)
 
 
-DECISION_CHARTS = 2  # cumulative cost and monthly cash by category (charts.all_charts' order)
-
-
 def _answer(result: Result) -> Section:
     rests_on = answer.caveats(result) + answer.resale(result) + answer.robustness(result)
     found = (
@@ -68,7 +65,7 @@ def _answer(result: Result) -> Section:
         headline=answer.headline(result, with_level=False),
         text=[
             *how_sure.odds(result),
-            *(line for line in lead.lead(result) if line.startswith("Runner-up:")),
+            *lead.runner_up_line(result),
             f"Service level: {answer.level_text(result)}.",
         ],
         lists=[
@@ -185,7 +182,8 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
     if be is not None:
         out.append(be)
     # The charts of the decision open, the others folded (a print keeps to the decision).
-    first, more = chart_names[:DECISION_CHARTS], chart_names[DECISION_CHARTS:]
+    first = [n for n in chart_names if n in charts.DECISION]
+    more = [n for n in chart_names if n not in charts.DECISION]
     out.append(Section("charts", "Charts", charts=first, new_page=True))
     if more:
         out.append(

@@ -46,21 +46,28 @@ def lead(result: Result) -> list[str]:
             f" {usd(c.cash_p10_usd, cur)} to {usd(c.cash_p90_usd, cur)} (P10-P90); expected"
             f" regret {usd(c.regret_mean_usd, cur)}."
         )
+    return lines + runner_up_line(result)
+
+
+def runner_up_line(result: Result) -> list[str]:
+    """What comes second, what it costs more, and its odds (none without a recommendation)."""
+    rec, cur = result.recommendation, result.scenario.money
     second = runner_up(result)
-    if second is not None and rec.option is not None:
-        r = result.option(second)
-        more = r.total_cash_usd - (rec.cash_usd or 0.0)
-        line = f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({usd(more, cur)} more)"
-        if odds is not None and odds.runner_up is not None and odds.runner_up.option == second:
-            ro = odds.runner_up
-            line += (
-                f"; the best choice in {ro.probability_best:.0%} of the futures, meets the level"
-                f" in {ro.probability_meets_level:.0%}"
-            )
-        elif not result.verdicts[second].meets:
-            line += "; it misses the level"
-        lines.append(line + ".")
-    return lines
+    if second is None or rec.option is None:
+        return []
+    r = result.option(second)
+    more = r.total_cash_usd - (rec.cash_usd or 0.0)
+    line = f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({usd(more, cur)} more)"
+    odds = rec.odds
+    if odds is not None and odds.runner_up is not None and odds.runner_up.option == second:
+        ro = odds.runner_up
+        line += (
+            f"; the best choice in {ro.probability_best:.0%} of the futures, meets the level"
+            f" in {ro.probability_meets_level:.0%}"
+        )
+    elif not result.verdicts[second].meets:
+        line += "; it misses the level"
+    return [line + "."]
 
 
 def decision_break_even(result: Result) -> list[str]:

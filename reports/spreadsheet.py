@@ -42,6 +42,7 @@ USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
 PCT_FORMAT = "0.0%"
 HOURS_FORMAT = "#,##0.0"
 HEADER_FILL = PatternFill("solid", fgColor="DDDDDD")
+FIRST_ROW = 5  # a monthly sheet's first month (title, notes, a blank row, then the header)
 
 
 # The cells each sheet holds a formula in, by intent. openpyxl makes any text that starts with
@@ -154,7 +155,7 @@ def _monthly_sheet(
     ws["A2"] = (
         f"Monthly, {code}. Totals are formulas over the category cells: change one, they follow."
     )
-    first, last = 5, 4 + len(frame)
+    first, last = FIRST_ROW, FIRST_ROW - 1 + len(frame)
     cols = list(frame.columns)
     letter = {c: get_column_letter(j) for j, c in enumerate(cols, start=1)}
     for j, col in enumerate(cols, start=1):
@@ -260,10 +261,10 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
         c.font, c.fill = Font(bold=True), HEADER_FILL
     out: dict[str, list[_Input]] = {}
     for r, (o, p) in enumerate(rows, start=5):
-        value = float(p.usd_per_unit if _is_share(p) else cur.of(p.usd_per_unit))
+        value = float(p.usd_per_unit if p.share else cur.of(p.usd_per_unit))
         ws.cell(row=r, column=1, value=o.name)
         ws.cell(row=r, column=2, value=value).number_format = "0.0000"
-        unit = p.unit if _is_share(p) else f"{cur.code}/{p.unit}"
+        unit = p.unit if p.share else f"{cur.code}/{p.unit}"
         ws.cell(row=r, column=3, value=unit)
         ws.cell(row=r, column=4, value=p.label)
         quote = next((q for q in o.quotes if q.item == p.label), None)
@@ -271,11 +272,6 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
         out.setdefault(o.name, []).append(_Input(p, f"Inputs!$B${r}", value))
     _widths(ws, first=28, other=24)
     return out
-
-
-def _is_share(p: UnitPrice) -> bool:
-    """A price that is a share (of the server price), not money: no currency to convert."""
-    return p.unit.startswith("share of ")
 
 
 def _discount_rate_cell(ws: Worksheet, result: Result) -> str:
@@ -338,7 +334,7 @@ def write(result: Result, path: Path) -> Path:
                 ws,
                 5 + i,
                 npv_col,
-                f"=NPV((1+{rate})^(1/12)-1,{ref}!{cash}5:{cash}{total_row - 1})",
+                f"=NPV((1+{rate})^(1/12)-1,{ref}!{cash}{FIRST_ROW}:{cash}{total_row - 1})",
             )
         for by, suffix in (("quarter", " Q"), ("year", " FY")):
             sheet = wb.create_sheet(sheet_name(name[: 31 - len(suffix)] + suffix, used))

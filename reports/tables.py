@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from tco.reports.formatting import in_currency, is_money
@@ -16,6 +15,7 @@ from tco.simulator.core import defaults
 from tco.simulator.costs import ledger
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.runs import held_gpu_h
 
 
 def summary(result: Result) -> pd.DataFrame:
@@ -150,15 +150,12 @@ def places(result: Result, o: OptionResult) -> pd.DataFrame | None:
     p = o.places
     if p is None:
         return None
-    runs = o.runs
-    held = (runs.end_h - runs.start_h) * runs.gpus
+    held = held_gpu_h(o.runs, p.where)
     rows = []
     for i, name in enumerate(p.names):
         mine = p.where == i
         if mine.any():
-            rows.append(
-                (name, int(mine.sum()), float(np.nansum(held[mine])), float(p.usd[mine].sum()))
-            )
+            rows.append((name, int(mine.sum()), float(held[mine].sum()), float(p.usd[mine].sum())))
     if not rows:
         return None
     frame = pd.DataFrame(

@@ -34,6 +34,10 @@ from tco.simulator.engine.result import OptionResult, Result
 FULL_WIDTH, MEDIUM_WIDTH = 150, 100
 PIPE_WIDTH = 100  # into a pipe or a file without $COLUMNS
 MARK = "*"  # the recommended row
+BREAK_EVEN = (  # {level}: "service level" in the full caption, "level" in the narrower one
+    "break-even: for an owned option, the first month from which it stays cheaper than the"
+    " cheapest rented option that meets the {level}"
+)
 
 
 def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResult], str], int]]:
@@ -84,9 +88,8 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
         t.caption = (
             f"{mark}Cash {cur.code} over the horizon; NPV at"
             f" {result.scenario.discount_rate:.1%} a year; {cur.code} per GPU-hour of work"
-            f" delivered, counted in {ref} GPU-hours; break-even: for an owned option, the first"
-            " month from which it stays cheaper than the cheapest rented option that meets the"
-            " service level (none for an option that misses it)."
+            f" delivered, counted in {ref} GPU-hours;"
+            f" {BREAK_EVEN.format(level='service level')} (none for an option that misses it)."
         )
     else:  # fewer columns: say what the short headers mean
         t = Table(title=what)
@@ -95,9 +98,8 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
         )
         t.caption = (
             f"{mark}Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid; p95 h:"
-            " the 95th percentile wait in hours; break-even: for an owned option, the first"
-            " month from which it stays cheaper than the cheapest rented option that meets the"
-            " level. Wider terminals show more; every figure is in summary.json."
+            f" the 95th percentile wait in hours; {BREAK_EVEN.format(level='level')}. Wider"
+            " terminals show more; every figure is in summary.json."
         )
     if not cur.is_usd and t.caption:
         t.caption = f"{cur.note()} {t.caption}"

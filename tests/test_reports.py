@@ -319,10 +319,10 @@ def test_npv_is_a_live_formula_on_the_discount_rate_and_the_prices(
 def test_the_decision_chart_is_about_the_decision(lab: Result) -> None:
     """The recommendation, its runner-up, the cheapest owned and the cheapest rented option, on
     their own scale: the far dearer options are in the chart of every option (issue 29)."""
-    from tco.reports import charts, decision
+    from tco.reports import decision
     from tco.simulator.kinds import registry
 
-    shown = charts.decision_options(lab)
+    shown = decision.options(lab)
     assert decision.chosen(lab) in shown and decision.runner_up(lab) in shown
     owned = [o for o in lab.options if registry.get(o.kind).buys_hardware]
     rented = [o for o in lab.options if not registry.get(o.kind).buys_hardware]

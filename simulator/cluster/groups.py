@@ -104,7 +104,7 @@ class ServerGroup:
         if self.hold[job] == inf:
             return None  # too large or too little memory for this model
         srv = self.srv
-        if need > (srv.total_free if not srv.in_debt else srv.free_gpus()):  # short: no search
+        if need > srv.free_gpus():  # short: no search
             return None
         if self.room is not None and not srv.may_hold(need, self.room):
             return None  # a job no server could hold is not looked for (a long queue)

@@ -220,7 +220,8 @@ def run_jobs(
             fell_back = fell_back | (tries[active] >= c.fallback_after)
         ends = fell_back | (x >= need)
         now = t[active]
-        rows.append((active[ends], now[ends], now[ends] + need[ends], fell_back[ends]))
+        done_rows = (active[ends], now[ends], now[ends] + need[ends], fell_back[ends])
+        rows.append((*done_rows, np.zeros(int(ends.sum()))))  # an attempt that ends loses none
         cut = active[~ends]
         if cut.size:
             if tries[cut].max() >= max_attempts:
@@ -244,13 +245,6 @@ def _attempts(rows: list[tuple[np.ndarray, ...]]) -> Attempts:
     if not rows:
         empty = np.zeros(0)
         return Attempts(np.zeros(0, np.int64), empty, empty, np.zeros(0, bool), empty)
-    job = np.concatenate([r[0] for r in rows])
-    lost = np.concatenate([r[4] if len(r) > 4 else np.zeros(len(r[0])) for r in rows])
+    job, start, end, fallback, lost = (np.concatenate(c) for c in zip(*rows, strict=True))
     order = np.argsort(job, kind="stable")
-    return Attempts(
-        job=job[order],
-        start_h=np.concatenate([r[1] for r in rows])[order],
-        end_h=np.concatenate([r[2] for r in rows])[order],
-        fallback=np.concatenate([r[3] for r in rows])[order],
-        lost_h=lost[order],
-    )
+    return Attempts(job[order], start[order], end[order], fallback[order], lost[order])

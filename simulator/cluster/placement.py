@@ -153,9 +153,7 @@ class Servers:
         """``place`` on the servers' own counts, by the index (the same first fit)."""
         size = self.size
         if need <= size:
-            at, bits = self.with_free, 0
-            for v in range(max(need, 1), size + 1):
-                bits |= at[v]
+            bits = self._at_least(need)
             return [((bits & -bits).bit_length() - 1, need)] if bits else None
         whole, rest = divmod(need, size)
         left = self.with_free[size]
@@ -175,16 +173,12 @@ class Servers:
         return taken
 
     def take(self, alloc: Allocation) -> None:
-        free, at = self.free, self.with_free
-        for s, n in alloc:  # (_moved, inline: one call fewer on every start)
+        free = self.free
+        for s, n in alloc:
             before = free[s]
-            free[s] = after = before - n
+            free[s] = before - n
             self.total_free -= n
-            bit = 1 << s
-            if before > 0:
-                at[before] ^= bit
-            if after > 0:
-                at[after] |= bit
+            self._moved(s, before, before - n)
 
     def release(self, alloc: Allocation) -> None:
         free = self.free
@@ -192,13 +186,9 @@ class Servers:
             before = free[s]
             if before < 0 <= before + n:
                 self.in_debt -= 1
-            free[s] = after = before + n
+            free[s] = before + n
             self.total_free += n
-            bit, at = 1 << s, self.with_free  # (_moved, inline)
-            if before > 0:
-                at[before] ^= bit
-            if after > 0:
-                at[after] |= bit
+            self._moved(s, before, before + n)
 
     def free_gpus(self) -> int:
         """GPUs free now (a server in debt counts none, not fewer than none)."""
@@ -216,7 +206,7 @@ class Servers:
         elif blocked_need is None:
             return  # none stranded before or now: nothing to count (the common pass)
         self._since = now
-        free = self.total_free if not self.in_debt else self.free_gpus()
+        free = self.free_gpus()
         self._stranded = free if blocked_need is not None and free >= blocked_need else 0
 
     def close(self, horizon_h: float) -> float:

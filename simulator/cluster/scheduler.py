@@ -250,11 +250,7 @@ class Cluster:
         """After a pass: the head that could not start (None: nobody waits), for each group's
         GPUs idle by fragmentation."""
         need = None if head is None else self.units[head]
-        active = self.active
-        if len(active) == 1:  # one group (most clusters): no loop
-            active[0].note(self.env.now, head, need)
-            return
-        for group in active:
+        for group in self.active:
             group.note(self.env.now, head, need)
 
     # ------------------------------------------------------------------ arrivals and capacity

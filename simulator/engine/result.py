@@ -6,6 +6,7 @@ source and date, so any result can be traced and reproduced.
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -53,9 +54,10 @@ class OptionResult:
     def __repr__(self) -> str:
         return f"OptionResult({self.name!r}, {self.kind}, cash ${self.total_cash_usd:,.0f})"
 
-    @property
+    @functools.cached_property
     def places(self) -> JobPlaces | None:
-        """Where each job ran and what it cost there (None: the kind does not say)."""
+        """Where each job ran and what it cost there (None: the kind does not say); computed
+        once, for jobs.csv and the report's budgets alike."""
         return None if self.places_of is None else self.places_of()
 
     @property

@@ -130,6 +130,7 @@ class UnitPrice:
     quantity: str  # the quantity's column, e.g. "electricity used (kWh, PUE included)"
     unit: str  # e.g. "kWh"
     label: str  # the price in words, as the plan's quote names it (e.g. "electricity")
+    share: bool = False  # a share (of the server price, say), not money: no currency to convert
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,11 @@ class Gaps:
         return cls(a[:, 0].astype(np.int64), a[:, 1], a[:, 2])
 
 
+def held_gpu_h(runs: JobRuns, where: np.ndarray) -> np.ndarray:
+    """Per job, the GPU-hours it held from start to end (0 where ``where`` < 0: it did not run)."""
+    return np.where(where >= 0, np.nan_to_num(runs.end_h - runs.start_h) * runs.gpus, 0.0)
+
+
 @dataclass(frozen=True)
 class JobPlaces:
     """Where each job ran and what it cost there (jobs.csv): ``names`` of the places (instance
@@ -77,8 +82,7 @@ class JobPlaces:
     ) -> JobPlaces:
         """The option's ``cash`` shared out by each job's GPU-hours (an owner pays for the
         cluster, not per job: this is the allocation a chargeback would use)."""
-        span = np.nan_to_num(runs.end_h - runs.start_h)
-        held = np.where(where >= 0, span * runs.gpus, 0.0)
+        held = held_gpu_h(runs, where)
         total = float(held.sum())
         return cls(names, where, held * (cash / total) if total > 0 else np.zeros(len(held)))
 

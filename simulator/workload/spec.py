@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field, model_validator
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
 from tco.simulator.workload.calibration import FAMILIES
-from tco.simulator.workload.traces import CsvColumns
+from tco.simulator.workload.traces import CsvColumns, TraceFormat
 
 
 def _family(name: str) -> str:
@@ -86,7 +86,7 @@ class Trace(Strict):
     """
 
     file: str = Field(min_length=1)
-    format: Literal["csv", "sacct", "xdmod", "lsf", "pbs"] = "csv"
+    format: TraceFormat = "csv"
     # sacct: the --format list a headerless export was written with, in sacct's syntax
     sacct_format: Annotated[str, Field(min_length=1, max_length=4000)] | None = None
     columns: CsvColumns = CsvColumns()

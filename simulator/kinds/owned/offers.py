@@ -90,6 +90,7 @@ def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
             "server price under support (a year's worth, in the report's money)",
             "share of the server price a year",
             "support contract",
+            share=True,
         ),
     )
 

@@ -18,6 +18,7 @@ is I/O at the edge: the rest of the simulator sees only :class:`TraceJobs`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, get_args
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.workload.traces.csv_trace import DEFAULT_COLUMNS, CsvColumns, read_csv
@@ -35,6 +36,8 @@ from tco.simulator.workload.traces.sacct import XDMOD_FIELDS, read_sacct
 from tco.simulator.workload.traces.stats import TraceStats, stats
 
 READERS = {"lsf": read_lsf, "pbs": read_pbs}  # accounting logs read whole, in UTC epoch seconds
+TraceFormat = Literal["csv", "sacct", "xdmod", "lsf", "pbs"]  # every format ``read`` reads
+FORMATS: tuple[str, ...] = get_args(TraceFormat)
 
 __all__ = [
     "DEFAULT_COLUMNS",
@@ -77,7 +80,7 @@ def read(
             str(path),
             field_name,
             "this looks like a scenario, not a trace (it has the keys of one): run `tco"
-            f" simulate {path}`, or give a job trace ({', '.join(('csv', 'sacct', *READERS))})",
+            f" simulate {path}`, or give a job trace ({', '.join(FORMATS)})",
         )
     if fmt == "csv":
         jobs, report = read_csv(path, columns, timestamps, utc_offset_hours, field_name, max_rows)
