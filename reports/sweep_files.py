@@ -18,6 +18,7 @@ import numpy as np
 from tco.reports import manifest
 from tco.reports.document import Section, Table, render_page
 from tco.reports.formats import MANIFEST
+from tco.reports.formatting import sheet_text
 from tco.simulator.core.atomic import write_text
 from tco.simulator.run import Prepared
 from tco.simulator.sweep.known import inputs
@@ -27,6 +28,7 @@ from tco.simulator.sweep.summary import (
     choice_drivers,
     drivers,
     headline,
+    input_paths,
     regrets,
     spreads,
 )
@@ -39,34 +41,45 @@ def _value(v: float | str) -> str:
 
 
 def replications_csv(reps: list[Replication]) -> str:
-    paths = list(reps[0].inputs) if reps else []
+    """One row per future and option: the future (its job stream and money draw), the option's
+    figures there and every input drawn (blank where a future draws none: the base job
+    stream's are as written). A name that a spreadsheet would read as a formula is text."""
+    paths = input_paths(reps) if reps else []
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
         [
             "replication",
+            "stream",
+            "money_draw",
             "seed",
             "option",
             "cash_usd",
             "npv_usd",
             "p95_wait_h",
+            "p95_delay_h",
             "cannot_run_share",
+            "late_reference_gpu_h",
             "meets_service_level",
             *paths,
         ]
     )
     for r in reps:
-        drawn = [_value(r.inputs[p]) for p in paths]
+        drawn = [_value(r.inputs[p]) if p in r.inputs else "" for p in paths]
         for o in r.options:
             w.writerow(
                 [
                     r.index,
+                    r.stream,
+                    r.money,
                     r.seed,
-                    o.name,
+                    sheet_text(o.name),
                     f"{o.cash_usd:.2f}",
                     f"{o.npv_usd:.2f}",
                     f"{o.p95_wait_h:.4f}",
+                    f"{o.p95_delay_h:.4f}",
                     f"{o.cannot_run_share:.6f}",
+                    f"{o.late_work:.4f}",
                     str(o.meets_service_level).lower(),
                     *drawn,
                 ]
@@ -93,6 +106,12 @@ def sweep_document(prepared: Prepared, reps: list[Replication], seed: int) -> di
         "scenario": {"name": sc.name, "file": prepared.file, "sha256": prepared.sha256},
         "seed": seed,
         "replications": len(reps),
+        "design": {
+            "streams": 1 + max((r.stream for r in reps), default=0),
+            "money_draws": 1 + max((r.money for r in reps), default=0),
+            "what": "job streams x money draws (sweep.design): each stream played once per"
+            " option, priced under money draws of its own; stream 0 is the base job stream",
+        },
         "service_level": sc.service_level.model_dump(mode="json"),
         "headline": {"best": best, "futures_best": count, "futures": len(reps)},
         "uncertain": [
@@ -257,5 +276,11 @@ def write_sweep(
         "scenario_sha256": prepared.sha256,
         "seed": seed,
         "replications": len(reps),
+        "design": {
+            "streams": 1 + max((r.stream for r in reps), default=0),
+            "money_draws": 1 + max((r.money for r in reps), default=0),
+            "what": "job streams x money draws (sweep.design): each stream played once per"
+            " option, priced under money draws of its own; stream 0 is the base job stream",
+        },
     }
     return [*files, manifest.finish(d, "tco-sweep-manifest/1", about, files)]

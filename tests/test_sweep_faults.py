@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,10 @@ from tco.simulator.core.errors import RunFailed
 from tco.simulator.run import Prepared, prepare
 from tco.simulator.scenario.model import loads_scenario
 from tco.simulator.sweep import local as sweep_local
-from tco.simulator.sweep.replication import replicate_batch
+from tco.simulator.sweep import run as sweep_run
+from tco.simulator.sweep.design import design
+from tco.simulator.sweep.plays import Bench
+from tco.simulator.sweep.replication import replicate_streams
 from tco.simulator.sweep.run import batches, run_sweep
 from tests.conftest import ROOT
 
@@ -40,12 +42,12 @@ def _prepared() -> tuple[Prepared, PriceBook]:
 FLAG = "TCO_TEST_SWEEP_FLAG"
 
 
-def dies_once(base: Prepared, book: PriceBook, seed: int, indices: list[int]) -> object:
+def dies_once(bench: Bench, streams: list[int]) -> object:
     flag = Path(os.environ[FLAG])
     try:
         flag.touch(exist_ok=False)  # the first batch to get here: its worker is killed
     except FileExistsError:
-        return replicate_batch(base, book, seed, indices)
+        return replicate_streams(bench, streams)
     os._exit(9)
 
 
@@ -54,8 +56,13 @@ def always_dies(*_: object) -> None:
 
 
 def _sweep(prepared: Prepared, book: PriceBook, batch: object, n: int = 8) -> list[object]:
-    tasks = batches(n, 2, "local")
-    chunks = sweep_local.run_on_processes(prepared, book, 7, tasks, 2, batch)  # type: ignore[arg-type]
+    bench = Bench(prepared.with_seed(7), book.frozen(), design(prepared.with_seed(7), n))
+    tasks = batches(bench.design.k, 2, "local")
+    runner = sweep_local.ProcessRunner(bench, 2, batch)  # type: ignore[arg-type]
+    try:
+        chunks = [c for _, c in runner.map(tasks)]
+    finally:
+        runner.close()
     return sorted((r for c in chunks for r in c), key=lambda r: r.index)
 
 
@@ -75,8 +82,7 @@ def test_workers_that_keep_dying_end_in_one_line_and_exit_1(
     prepared, book = _prepared()
     with pytest.raises(RunFailed, match="worker process died"):
         _sweep(prepared, book, always_dies)
-    real = sweep_local.run_on_processes
-    monkeypatch.setattr(sweep_local, "run_on_processes", partial(real, batch=always_dies))
+    monkeypatch.setattr(sweep_run, "sweep_batch", always_dies)
     f = tmp_path / "lab.yaml"
     f.write_text(SHORT)
     out = tmp_path / "sweep"
@@ -113,7 +119,7 @@ def slow(*args):
 if __name__ == "__main__":
     book = PriceBook("snapshot")
     prepared = prepare(loads_scenario(open(sys.argv[1]).read(), "lab.yaml"), book)
-    for _ in sweep_local.run_on_processes(prepared, book, 7, [[0], [1], [2]], 2, slow):
+    for _ in sweep_local.ProcessRunner(prepared, 2, slow).map([[0], [1], [2]]):
         pass
 """
 

@@ -19,6 +19,20 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """An option as the one rule judged it (``engine.verdicts``): over the futures when they
+    were drawn (whether it met the level in enough job streams, its mean cash over the futures;
+    ``streams``: the job streams it was played on, fewer when the race stopped it early, its
+    mean then taken against the answer's on the streams they share), else on the base job
+    stream alone."""
+
+    meets: bool
+    cash_usd: float
+    share: float | None = None  # of job streams meeting the level
+    streams: int = 1
+
+
+@dataclass(frozen=True)
 class Resize:
     """The smallest owned cluster that meets the level: ``servers`` bought at once, or (``knob``
     servers_added_per_tranche) added to every tranche of the scenario's plan."""
@@ -61,31 +75,83 @@ class Portfolio:
 
 @dataclass(frozen=True)
 class OptionOdds:
-    """One option over the futures of the odds (``sweep.odds``): USD over the horizon."""
+    """One option over the futures of the odds (``sweep.odds``): USD over the horizon; shares
+    with their standard errors over the futures' design (``sweep.design``)."""
 
     option: str
     probability_best: float  # share of futures where it is the best choice
-    probability_best_se: float  # its standard error, sqrt(p (1 - p) / futures)
-    probability_meets_level: float
+    probability_best_se: float
+    probability_meets_level: float  # share of job streams where it meets the level
     cash_p10_usd: float
     cash_p50_usd: float
     cash_p90_usd: float
-    regret_mean_usd: float  # its cash minus the best choice's, over the futures
+    # Its cash minus the best choice's in each future; where it misses the level, with the
+    # late work priced at the best choice's cost per delivered GPU-hour there (``sweep.odds``).
+    regret_mean_usd: float
     regret_p90_usd: float
+    probability_meets_level_se: float = 0.0
+    cash_mean_usd: float = 0.0
+    cash_mean_se_usd: float = 0.0
+    streams: int = 0  # job streams it was played on (every one, for the answer and runner-up)
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    """What the rule picks at one confidence (a share of futures meeting the level): the
+    cheapest candidate by mean cash over the futures among those played on every future that
+    meet it at that confidence (None: none found)."""
+
+    confidence: float
+    option: str | None
+    words: str
+    cash_mean_usd: float | None
+    probability_meets_level: float | None
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A candidate the race stopped playing, and why (in words), after how many job streams."""
+
+    candidate: str
+    streams: int
+    why: str
+
+
+@dataclass(frozen=True)
+class SearchAccount:
+    """How the decision over futures was searched: plays used (candidate x job stream, and
+    job-plays: jobs played in all), the budget, why it stopped, what was dropped and why."""
+
+    candidates: int
+    plays: int
+    job_plays: int
+    budget_job_plays: int
+    stopped: str
+    dropped: tuple[Dropped, ...] = ()
 
 
 @dataclass(frozen=True)
 class Odds:
     """How sure the recommendation is: ``chosen`` (the recommended option, or the closest) and
-    the runner-up over ``futures`` futures; how often each option is the best choice; the inputs
-    drawn as (path, tco's own rather than the scenario's, where its range comes from)."""
+    the runner-up over ``futures`` futures (``streams`` job streams x ``money_draws`` money
+    draws); how often each option played on every future is the best choice; the inputs drawn
+    as (path, tco's own rather than the scenario's, where its range comes from); the frontier of
+    cost against the chance of meeting the level; how the search spent its plays."""
 
     futures: int
     chosen: OptionOdds
     runner_up: OptionOdds | None
     best_shares: dict[str, float]
     inputs: tuple[tuple[str, bool, str], ...]
-    replaced: str | None = None  # the base run's choice, when the odds chose another
+    replaced: str | None = None  # the base job stream's choice, when the futures chose another
+    replaced_meets: float | None = None  # its share of the job streams meeting the level
+    replaced_streams: int = 0  # the job streams it was played on
+    replaced_cash_mean_usd: float | None = None  # its mean cash over the futures
+    streams: int = 0
+    money_draws: int = 0
+    confidence: float = 0.9
+    frontier: tuple[FrontierPoint, ...] = ()
+    search: SearchAccount | None = None
 
 
 @dataclass(frozen=True)
@@ -132,8 +198,9 @@ class WhatIf:
 @dataclass(frozen=True)
 class FlipPoint:
     """Changing ``input`` by ``change`` (same unit as the what-if) turns the recommendation to
-    ``to``; by less it does not (to 1/64 of the what-if's change)."""
+    ``to``; by less it does not (to ``within`` of the what-if's change)."""
 
     input: str
     change: float
     to: str | None
+    within: float = 1 / 16  # found to within this share of the what-if's change

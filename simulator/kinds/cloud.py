@@ -215,6 +215,7 @@ class CloudKind(Kind[C, CP]):
     """Rented instances. Subclasses set the billing defaults and whether the machine is bare."""
 
     bare_metal: ClassVar[bool] = False
+    play_weight: ClassVar[float] = 0.1  # jobs placed as arrays, no queue: 1-2 us a job
     data_site: ClassVar[str | None] = "cloud"
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S

@@ -90,6 +90,7 @@ class KnownInput:
     high: float
     mode: float | None
     source: str
+    money: bool = False  # it moves money only (a ledger's input): futures reprice, not replay
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,15 @@ class Kind(abc.ABC, Generic[Opt, P]):
 
     knobs: ClassVar[tuple[str, ...]] = ()  # what its search may set, in the order to show them
     sizes: ClassVar[tuple[str, ...]] = ()  # those of its knobs that size it (more: more capacity)
+    # Fields of its options (a dotted path, or its first part for everything under it) that
+    # move money only: a ledger's inputs, never a play's. A future that differs from another
+    # only in these is priced again on the other's runs instead of played again
+    # (``sweep.design``). A field left out is played again: slower, never wrong.
+    money_fields: ClassVar[tuple[str, ...]] = ()
+    # What playing one job costs, against a job queued on owned servers (about 10-20 us): the
+    # decision's budget counts job-plays by it (``advice.race``). A kind that places its jobs
+    # without a queue (rented instances, numpy) declares less.
+    play_weight: ClassVar[float] = 1.0
 
     def check(self, option: Opt, ctx: Context) -> None:
         """Raise ScenarioError when a name the option refers to is unknown (default: none)."""

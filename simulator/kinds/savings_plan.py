@@ -211,6 +211,17 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
     model = SavingsPlan
     label = "Savings Plan"
     knobs = ("commitment_instances", "term_years", "payment")
+    # The commitment and its rate price the hours; which instance runs a job follows the
+    # on-demand prices (the fleet rule), so none of these changes the play.
+    money_fields = (
+        "commitment_usd_per_hour",
+        "commitment_instances",
+        "term_years",
+        "payment",
+        "rate_usd_per_hour",
+        "discount",
+        "renew",
+    )
 
     def plan(self, option: SavingsPlan, ctx: Context) -> SavingsPlanPlan:
         base = self.cloud_plan(option, ctx)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from statistics import NormalDist
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -76,6 +77,10 @@ class Uniform(Strict):
     def draw(self, rng: np.random.Generator) -> float:
         return float(rng.uniform(self.low, self.high))
 
+    def quantile(self, u: float) -> float:
+        """The value at cumulative probability ``u`` (a Latin hypercube's draws use it)."""
+        return self.low + u * (self.high - self.low)
+
     def expected(self) -> float:
         return (self.low + self.high) / 2
 
@@ -97,6 +102,13 @@ class Triangular(Strict):
 
     def draw(self, rng: np.random.Generator) -> float:
         return float(rng.triangular(self.low, self.mode, self.high))
+
+    def quantile(self, u: float) -> float:
+        a, c, b = self.low, self.mode, self.high
+        cut = (c - a) / (b - a)
+        if u < cut:
+            return a + math.sqrt(u * (b - a) * (c - a))
+        return b - math.sqrt((1 - u) * (b - a) * (b - c))
 
     def expected(self) -> float:
         return (self.low + self.mode + self.high) / 3
@@ -135,6 +147,11 @@ class Normal(Strict):
             if self.low <= x <= self.high:
                 return x
 
+    def quantile(self, u: float) -> float:
+        lo, hi = self._cdf(self.low), self._cdf(self.high)
+        p = min(max(lo + u * (hi - lo), 1e-15), 1 - 1e-15)
+        return min(max(NormalDist(self.mean, self.sd).inv_cdf(p), self.low), self.high)
+
     def expected(self) -> float:
         a, b = (self.low - self.mean) / self.sd, (self.high - self.mean) / self.sd
         return self.mean + self.sd * (_pdf(a) - _pdf(b)) / self._mass()
@@ -154,6 +171,10 @@ class LogNormal(Strict):
 
     def draw(self, rng: np.random.Generator) -> float:
         return float(rng.lognormal(math.log(self.median), self.sigma))
+
+    def quantile(self, u: float) -> float:
+        z = NormalDist().inv_cdf(min(max(u, 1e-15), 1 - 1e-15))
+        return self.median * math.exp(self.sigma * z)
 
     def expected(self) -> float:
         return self.median * math.exp(self.sigma**2 / 2)
@@ -180,6 +201,12 @@ class Choice(Strict):
     def draw(self, rng: np.random.Generator) -> float | str:
         p = None if self.weights is None else np.asarray(self.weights) / sum(self.weights)
         return self.values[int(rng.choice(len(self.values), p=p))]
+
+    def quantile(self, u: float) -> float | str:
+        w = np.asarray(self.weights or [1.0] * len(self.values), dtype=np.float64)
+        edges = np.cumsum(w) / w.sum()
+        i = int(np.searchsorted(edges, u, side="right"))
+        return self.values[min(i, len(self.values) - 1)]
 
     def expected(self) -> float:
         w = self.weights or [1.0] * len(self.values)

@@ -1,33 +1,34 @@
-"""The Dask engine of a sweep: batches of replications as tasks on ``dask.distributed``, on a
-``LocalCluster`` of worker processes, or on a running cluster at a scheduler address. The
-prepared model is scattered to every worker once; only compact replication records come back.
+"""The Dask engine: tasks on ``dask.distributed``, on a ``LocalCluster`` of worker processes or on
+a running cluster at a scheduler address, one client kept for every round of work it is given.
+The payload (the prepared model, the prices, the design) is scattered to every worker once;
+only compact records come back.
 
 Faults, and what is done about them (a lost worker must end in a retry or one line, in bounded
-time, never in a sweep that waits for ever):
+time, never in a run that waits for ever):
 - Dask reruns a task whose worker died on another worker (up to its ``allowed-failures``).
-- A task that still fails for a reason outside the replication (the worker killed again, the
-  scattered model lost with the workers that held it) is run again with the model scattered
-  anew, ``RETRIES`` times; then the sweep stops with one line (``RunFailed``).
-- With no worker connected for ``TCO_DASK_NO_WORKER_SECONDS`` (60 s by default) the sweep stops
+- A task that still fails for a reason outside the work itself (the worker killed again, the
+  scattered payload lost with the workers that held it) is run again with the payload scattered
+  anew, ``RETRIES`` times; then the run stops with one line (``RunFailed``).
+- With no worker connected for ``TCO_DASK_NO_WORKER_SECONDS`` (60 s by default) the run stops
   with one line: nothing would ever run its tasks.
-An error of a replication itself (an invalid draw) is raised as it is, not retried.
+- A local cluster binds no dashboard (a taken port 8787 is no reason to fail).
+An error of the work itself (an invalid draw) is raised as it is, not retried.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import LimitExceeded, RunFailed, ScenarioError
-from tco.simulator.engine.prepared import Prepared
-from tco.simulator.sweep.replication import Replication, replicate_batch
 
 RETRIES = 2  # rounds of resubmission after infrastructure failures
 POLL_SECONDS = 2.0
+_RUNS = itertools.count()
 
 
 def _no_worker_seconds() -> float:
@@ -37,104 +38,116 @@ def _no_worker_seconds() -> float:
         return 60.0
 
 
-def run_on_dask(
-    base: Prepared,
-    book: PriceBook,
-    seed: int,
-    tasks: list[list[int]],
-    workers: int,
-    scheduler: str | None,
-) -> Iterator[list[Replication]]:
-    from distributed import Client, LocalCluster
+def _run(batch: Callable[[Any, Any], Any], payload: Any, task: Any) -> Any:
+    return batch(payload, task)
 
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
+
+class DaskRunner:
+    """A Dask client (and its local cluster when no ``scheduler`` address is given) running
+    ``batch`` on tasks, with ``payload`` scattered once (again after a loss)."""
+
+    def __init__(
+        self,
+        payload: Any,
+        workers: int,
+        scheduler: str | None,
+        batch: Callable[[Any, Any], Any],
+        label: str = "sweep",
+    ) -> None:
+        from distributed import Client, LocalCluster
+
+        self.payload, self.batch, self.label = payload, batch, label
+        self.cluster = None
+        if scheduler is None:
+            self.cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+        self.client = Client(self.cluster if self.cluster is not None else scheduler)
+        self.shared: Any = None
+        self.run = next(_RUNS)
+        self.rounds = 0
+
+    def _no_worker(self, left: int) -> RunFailed:
+        return RunFailed(
+            f"{self.label}: no Dask worker has been connected for {_no_worker_seconds():.0f} s;"
+            f" {left} tasks were not done (start workers for the scheduler, or set"
+            " TCO_DASK_NO_WORKER_SECONDS)"
         )
-    client = Client(cluster if cluster is not None else scheduler)
-    try:
-        left = {t[0]: t for t in tasks}
+
+    def map(
+        self, tasks: Sequence[Any], meanwhile: Callable[[], None] | None = None
+    ) -> Iterator[tuple[int, Any]]:
+        """(position, result) of every task, as they come back (``meanwhile`` first: nothing
+        of this process runs beside a Dask cluster's workers)."""
+        if meanwhile is not None:
+            meanwhile()
+        left = dict(enumerate(tasks))
         for attempt in range(RETRIES + 1):
-            yield from _round(client, base, book, seed, left, attempt)
+            yield from self._round(left, attempt)
             if not left:
                 return
+            self.shared = None  # lost with the workers that held it: scattered anew
         raise RunFailed(
-            f"sweep: Dask workers were lost {RETRIES + 1} times; {len(left)} of {len(tasks)}"
-            " batches of replications were not done (check the workers' memory and logs)"
+            f"{self.label}: Dask workers were lost {RETRIES + 1} times; {len(left)} of"
+            f" {len(tasks)} tasks were not done (check the workers' memory and logs)"
         )
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
+    def _round(self, left: dict[int, Any], attempt: int) -> Iterator[tuple[int, Any]]:
+        """Submit the tasks in ``left``; yield each that comes back (removing it from ``left``)
+        until none is pending; those that failed stay in ``left``."""
+        from concurrent.futures import CancelledError
 
-def _round(
-    client: Any,
-    base: Prepared,
-    book: PriceBook,
-    seed: int,
-    left: dict[int, list[int]],
-    attempt: int,
-) -> Iterator[list[Replication]]:
-    """Submit the batches in ``left`` with the model scattered anew; yield each that comes back
-    (removing it from ``left``) until none is pending; those that failed stay in ``left``."""
-    from concurrent.futures import CancelledError
+        from distributed import client as dask_client
+        from distributed import wait
 
-    from distributed import client as dask_client
-    from distributed import wait
-
-    # Raised by wait() when futures were cancelled (their data lost with the workers); the name
-    # is newer than the oldest distributed this project allows, so it falls back.
-    cancelled = (getattr(dask_client, "FuturesCancelledError", CancelledError), CancelledError)
-
-    try:
-        client.wait_for_workers(1, timeout=_no_worker_seconds())
-    except TimeoutError:
-        raise RunFailed(
-            f"sweep: no Dask worker has been connected for {_no_worker_seconds():.0f} s;"
-            f" {len(left)} batches of replications were not done (start workers for the"
-            " scheduler, or set TCO_DASK_NO_WORKER_SECONDS)"
-        ) from None
-    shared = client.scatter((base, book), broadcast=True, hash=False)
-    pending = {}
-    for first, t in left.items():
-        key = f"tco-sweep-{attempt}-{first}"
-        pending[client.submit(_batch, shared, seed, t, pure=False, key=key)] = first
-    alone_since: float | None = None
-    while pending:
+        # Raised by wait() when futures were cancelled (their data lost with the workers); the
+        # name is newer than the oldest distributed this project allows, so it falls back.
+        cancelled = (getattr(dask_client, "FuturesCancelledError", CancelledError), CancelledError)
+        client = self.client
         try:
-            done = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+            client.wait_for_workers(1, timeout=_no_worker_seconds())
         except TimeoutError:
-            done = set()
-        except cancelled:
-            done = {f for f in pending if f.done()}
-        for f in done:
-            first = pending.pop(f)
-            if f.status == "finished":
-                chunk = f.result()
-                del left[first]
-                yield chunk
-            elif f.status == "error" and isinstance(f.exception(), ScenarioError | LimitExceeded):
-                f.result()  # the replication's own error: raised, not retried
-        if done:
-            alone_since = None
-            continue
-        if client.scheduler_info().get("workers"):
-            alone_since = None
-        elif alone_since is None:
-            alone_since = time.monotonic()
-        elif time.monotonic() - alone_since > _no_worker_seconds():
-            raise RunFailed(
-                f"sweep: no Dask worker has been connected for {_no_worker_seconds():.0f} s;"
-                f" {len(left)} batches of replications were not done (start workers for the"
-                " scheduler, or set TCO_DASK_NO_WORKER_SECONDS)"
-            )
+            raise self._no_worker(len(left)) from None
+        if self.shared is None:
+            self.shared = client.scatter(self.payload, broadcast=True, hash=False)
+        self.rounds += 1
+        pending = {}
+        for i, t in left.items():
+            key = f"tco-{self.label.replace(' ', '-')}-{self.run}-{self.rounds}-{attempt}-{i}"
+            pending[client.submit(_run, self.batch, self.shared, t, pure=False, key=key)] = i
+        alone_since: float | None = None
+        while pending:
+            try:
+                done = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            except cancelled:
+                done = {f for f in pending if f.done()}
+            for f in done:
+                i = pending.pop(f)
+                if f.status == "finished":
+                    result = f.result()
+                    del left[i]
+                    yield i, result
+                elif f.status == "error" and isinstance(
+                    f.exception(), ScenarioError | LimitExceeded
+                ):
+                    f.result()  # the work's own error: raised, not retried
+            if done:
+                alone_since = None
+                continue
+            if client.scheduler_info().get("workers"):
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since > _no_worker_seconds():
+                raise self._no_worker(len(left))
 
-
-def _batch(shared: tuple[Prepared, PriceBook], seed: int, indices: list[int]) -> list[Replication]:
-    return replicate_batch(shared[0], shared[1], seed, indices)
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

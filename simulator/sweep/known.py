@@ -5,12 +5,20 @@ knows to be uncertain about the options listed (each kind declares its own, with
 
 Two options declaring the same path (two spot options on ``prices.spot``) share one draw over
 the union of their ranges: a future has one spot market.
+
+Each input either changes what is played (the workload, a GPU's speed, the spot market, an
+option's size) or moves money only (a price group, what servers fetch, the discount rate, a
+field a kind declares among its ``money_fields``): ``Input.money``. The futures' design draws the
+two apart (``sweep.design``): futures that differ in money only share their plays.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import KnownInput
@@ -20,16 +28,36 @@ from tco.simulator.workload.calibration import speed_of
 
 @dataclass(frozen=True)
 class Input:
-    """One input of the futures: where it is drawn, how, and where its range comes from
-    (``known``: tco's own, else the scenario's entry)."""
+    """One input of the futures: where it is drawn, how, where its range comes from
+    (``known``: tco's own, else the scenario's entry), and whether it moves money only."""
 
     uncertain: Uncertain
     source: str
     known: str | None = None  # the name among scenario.uncertainty.KNOWN
+    money: bool = False
 
     @property
     def path(self) -> str:
         return self.uncertain.path
+
+
+MONEY_ROOTS = ("prices.", "discount_rate")  # a price group's multiplier, the discount rate
+_OPTION = re.compile(r"^options\[(\d+|\*)\]\.(.+)$")
+
+
+def moves_money_only(path: str, options: Sequence[OptionModel]) -> bool:
+    """Whether a draw at ``path`` changes money only: a price group, the discount rate, or a
+    field every option it reaches declares a money field (``Kind.money_fields``: the field or
+    a part above it). Anything else is played again (never wrong, only slower)."""
+    if path.startswith(MONEY_ROOTS):
+        return True
+    m = _OPTION.match(path)
+    if m is None:
+        return False
+    reached = options if m[1] == "*" else options[int(m[1]) : int(m[1]) + 1]
+    field = re.sub(r"\[\d+\]", "", m[2])
+    heads = {".".join(field.split(".")[: i + 1]) for i in range(field.count(".") + 1)}
+    return bool(reached) and all(heads & set(registry.of(o).money_fields) for o in reached)
 
 
 def _merged(found: list[KnownInput]) -> KnownInput:
@@ -39,7 +67,8 @@ def _merged(found: list[KnownInput]) -> KnownInput:
     modes = [k.mode for k in found]
     mode = None if any(m is None for m in modes) else min(max(modes[0] or low, low), high)
     sources = list(dict.fromkeys(k.source for k in found))
-    return KnownInput(first.name, first.path, low, high, mode, "; ".join(sources))
+    money = all(k.money for k in found)
+    return KnownInput(first.name, first.path, low, high, mode, "; ".join(sources), money)
 
 
 def _uncertain(k: KnownInput) -> Uncertain:
@@ -64,7 +93,7 @@ def known(prepared: Prepared) -> list[Input]:
     out = []
     for found in by_path.values():
         k = _merged(found)
-        out.append(Input(_uncertain(k), k.source, k.name))
+        out.append(Input(_uncertain(k), k.source, k.name, k.money or moves_money_only(k.path, ())))
     if sc.odds.uses("speed"):
         out += [i for i in _speeds(prepared) if i.path not in named]
     return out
@@ -103,5 +132,9 @@ def _speeds(prepared: Prepared) -> list[Input]:
 
 def inputs(prepared: Prepared) -> list[Input]:
     """Every input of the futures: the scenario's entries first (as written), then tco's."""
-    own = [Input(u, "the scenario's uncertain: block") for u in prepared.scenario.uncertain]
+    options = prepared.scenario.options
+    own = [
+        Input(u, "the scenario's uncertain: block", None, moves_money_only(u.path, options))
+        for u in prepared.scenario.uncertain
+    ]
     return own + known(prepared)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from tco.simulator.engine.verdicts import best_per_future
 from tco.simulator.sweep.odds import Futures, option_odds
 from tco.simulator.sweep.replication import Replication
 
@@ -82,7 +83,7 @@ def spreads(reps: list[Replication]) -> list[OptionSpread]:
     cash = totals(reps)
     names = list(cash)
     stacked = np.vstack([cash[n] for n in names])
-    cheapest = np.argmin(stacked, axis=0)  # first listed wins a tie
+    cheapest = best_per_future(stacked.T, np.ones(stacked.T.shape, bool))  # the one rule
     best = Futures.of(reps).best
     out = []
     for i, n in enumerate(names):
@@ -101,13 +102,21 @@ def spreads(reps: list[Replication]) -> list[OptionSpread]:
     return out
 
 
-def numeric_inputs(reps: list[Replication]) -> list[tuple[str, np.ndarray]]:
-    """Each numeric input's draws over the replications (a choice of words is left out)."""
+def input_paths(reps: list[Replication]) -> list[str]:
+    """Every input drawn in some future, in the order first drawn (the base job stream's
+    futures draw no play input: their inputs are as written)."""
+    return list(dict.fromkeys(p for r in reps for p in r.inputs))
+
+
+def numeric_inputs(reps: list[Replication]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Each numeric input's draws and the futures that drew it (a choice of words is left
+    out): (path, values, mask over the replications)."""
     out = []
-    for path in reps[0].inputs:
-        values = [r.inputs[path] for r in reps]
+    for path in input_paths(reps):
+        has = np.array([path in r.inputs for r in reps])
+        values = [r.inputs[path] for r in reps if path in r.inputs]
         if all(isinstance(v, int | float) for v in values):
-            out.append((path, np.array(values, dtype=float)))
+            out.append((path, np.array(values, dtype=float), has))
     return out
 
 
@@ -128,8 +137,8 @@ def drivers(reps: list[Replication]) -> list[Driver]:
         first, second = ranked[0], ranked[1]
         targets[f"lead of {first} over {second}"] = cash[second] - cash[first]
     out = []
-    for path, x in numeric_inputs(reps):
-        out += [Driver(path, name, _spearman(x, y)) for name, y in targets.items()]
+    for path, x, has in numeric_inputs(reps):
+        out += [Driver(path, name, _spearman(x, y[has])) for name, y in targets.items()]
     return sorted(out, key=lambda d: (-abs(d.spearman), d.input, d.against))
 
 
@@ -163,19 +172,20 @@ def choice_drivers(reps: list[Replication]) -> list[ChoiceDriver]:
     names = [o.name for o in reps[0].options]
     is_best = Futures.of(reps).best == names.index(chosen)
     out = []
-    for path, x in numeric_inputs(reps):
+    for path, x, has in numeric_inputs(reps):
         low, high = np.percentile(x, [100 / 3, 200 / 3])
         lo, hi = x <= low, x >= high
         if not lo.any() or not hi.any() or low == high:
             continue
+        mine = is_best[has]
         out.append(
             ChoiceDriver(
                 path,
                 chosen,
                 float(low),
                 float(high),
-                float(is_best[lo].mean()),
-                float(is_best[hi].mean()),
+                float(mine[lo].mean()),
+                float(mine[hi].mean()),
             )
         )
     return sorted(out, key=lambda d: (-abs(d.probability_high - d.probability_low), d.input))

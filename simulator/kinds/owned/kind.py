@@ -186,6 +186,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     data_site = "premises"
     knobs = (offers.SERVERS_KNOB, TRANCHE_KNOB, REFRESH_KNOB)
     sizes = (offers.SERVERS_KNOB, TRANCHE_KNOB)
+    money_fields = offers.MONEY_FIELDS
 
     def size_words(self, knob: str, value: int) -> str:
         return offers.size_words(knob, value)

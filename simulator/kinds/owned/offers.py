@@ -18,6 +18,26 @@ TRANCHE_KNOB = "servers_added_per_tranche"
 REFRESH_KNOB = "refresh_month"
 BASES = ("market", "book")  # resale on the used-market curve, or at book value
 
+# What the servers cost, fetch, draw and need in people: the ledger's inputs. What is
+# bought when, how it fails and how jobs are scheduled change the play and are not here.
+MONEY_FIELDS = (
+    "price_usd",
+    "price_decline_per_year",
+    "max_kw",
+    "network_usd",
+    "installation_usd_per_server",
+    "depreciation",
+    "sell_at_horizon",
+    "resale_value",
+    "resale_scale",
+    "resale_decay_per_year",
+    "power",
+    "facility",
+    "support_pct_per_year",
+    "financing",
+    "staff",
+)
+
 
 def _lead(o: dict[str, Any], change: float | str) -> bool:
     o["lead_time_months"] = max(0.0, o["lead_time_months"] + float(change))
@@ -97,7 +117,11 @@ def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
 
 def size_words(knob: str, value: int) -> str:
     if knob == SERVERS_KNOB:
-        return f"{value} servers"
+        return f"{value} server{'s' if value != 1 else ''}"
+    if value == 0:
+        return "the tranches as written"
+    if value < 0:
+        return f"{-value} server{'s' if value != -1 else ''} fewer in every tranche"
     return f"{value} more server{'s' if value != 1 else ''} in every tranche"
 
 
@@ -117,5 +141,6 @@ def used_market(o: Owned, where: str) -> list[KnownInput]:
             f"the used-market band of each option's GPU generation ({m.segment}: value lost"
             f" at exp(-{m.low:.2f} to -{m.high:.2f} a year), fit {m.per_year:.2f}; {m.basis};"
             " pricing/data/used_market.csv)",
+            money=True,  # what the servers fetch: the resale's price, not the play
         )
     ]
