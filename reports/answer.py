@@ -14,6 +14,7 @@ import numpy as np
 from tco.reports.provenance import plain_source
 from tco.reports.robustness import robustness as robustness
 from tco.reports.words import hours as hours
+from tco.reports.words import more_or_less
 from tco.reports.words import pct as pct
 from tco.reports.words import reference_label as reference_label
 from tco.reports.words import usd as usd
@@ -21,42 +22,46 @@ from tco.simulator.core.calendar import month_edges_h, month_index
 from tco.simulator.core.quote import PRICE_FACTOR_UNIT
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.verdicts import cheapest_of, meets
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import declared_measures
+from tco.simulator.scenario.service_level import DEFAULT_CONFIDENCE
 
 
 def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
     """The cheapest other option that meets the service level (break-even against one that
     does not do the work would mislead)."""
-    others = [x for x in result.options if x.name != o.name and result.verdicts[x.name].meets]
-    return min(others, key=lambda x: x.total_cash_usd) if others else None
+    others = [x for x in result.options if x.name != o.name]
+    return cheapest_of(others, lambda x: x.total_cash_usd, lambda x: meets(result, x.name))
 
 
 def break_even_cell(result: Result, o: OptionResult) -> str:
     """For an owned option that meets the level: the month it breaks even against the cheapest
     rented option that meets it too (renting against renting has no break-even to speak of)."""
-    if not registry.get(o.kind).buys_hardware or not result.verdicts[o.name].meets:
+    if not registry.get(o.kind).buys_hardware or not meets(result, o.name):
         return "-"
-    rented = [
-        x
-        for x in result.options
-        if not registry.get(x.kind).buys_hardware and result.verdicts[x.name].meets
-    ]
-    if not rented:
+    rented = [x for x in result.options if not registry.get(x.kind).buys_hardware]
+    other = cheapest_of(rented, lambda x: x.total_cash_usd, lambda x: meets(result, x.name))
+    if other is None:
         return "-"
-    other = min(rented, key=lambda x: x.total_cash_usd)
     m = o.break_even[other.name]
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
 
 
 def level_text(result: Result) -> str:
-    """The service level in words, saying when it is the default."""
+    """The service level in words, saying when it is the default, and over the futures when
+    the answer was decided over them."""
     lvl = result.scenario.service_level
-    return (
+    text = (
         lvl.words()
         + (" (the default, an assumption)" if lvl.is_default else "")
         + f", at most {lvl.max_cannot_run_share:.0%} of the work unable to run"
     )
+    odds = result.recommendation.odds
+    if odds is not None:
+        default = " (the default, an assumption)" if lvl.confidence == DEFAULT_CONFIDENCE else ""
+        text += f"; met in at least {lvl.confidence:.0%} of the job streams{default}"
+    return text
 
 
 def headline(result: Result, with_level: bool = True) -> str:
@@ -90,29 +95,35 @@ def portfolio(result: Result) -> list[str]:
     if mix is None or not mix.meets:
         return [f"{tried}; none meets the service level."]
     odds = rec.odds
-    if odds is not None and odds.replaced == mix.option and odds.runner_up is not None:
-        return [
-            f"{tried}; the cheapest that meets the level ({mix.words}, {usd(mix.cash_usd, cur)})"
-            f" meets it on the base job stream but in only"
-            f" {odds.runner_up.probability_meets_level:.0%} of the futures: it is sized to the"
-            " edge of the level."
-        ]
     if mix.added and mix.option == rec.option:
+        text = tried + " on the base job stream"
+        if odds is not None and odds.search is not None:
+            text += (
+                f", and the decision {odds.search.plays:,} plays over the futures to size it"
+                " for them"
+            )
         if runner is None:
-            return [f"{tried}; no option as listed meets the service level."]
-        saved = runner.total_cash_usd - mix.cash_usd
+            return [f"{text}; no other choice meets the service level."]
         return [
-            f"{tried}. Runner-up among the options as listed: {runner.name} at"
-            f" {usd(runner.total_cash_usd, cur)}, {usd(saved, cur)} more than the mix."
+            f"{text}. Runner-up: {runner.name} at {usd(runner.total_cash_usd, cur)} on the base"
+            f" job stream, {more_or_less(runner.total_cash_usd - mix.cash_usd, cur)} than the"
+            " mix."
         ]
-    if result.scenario.search == "given" and runner is not None:
-        saved = runner.total_cash_usd - mix.cash_usd
+    given = result.option(rec.option) if rec.option is not None else None
+    if result.scenario.search == "given" and given is not None:
+        saved = given.total_cash_usd - mix.cash_usd
         if saved > 0.005:
             return [
                 f"{tried} (search: given keeps to the options as listed): {mix.words} would"
-                f" meet the level for {usd(mix.cash_usd, cur)}, {usd(saved, cur)} less than"
-                f" {runner.name}."
+                f" meet the level on the base job stream for {usd(mix.cash_usd, cur)},"
+                f" {usd(saved, cur)} less than {given.name}."
             ]
+    if odds is not None:
+        return [
+            f"{tried}; the cheapest that meets the level on the base job stream ({mix.option},"
+            f" {usd(mix.cash_usd, cur)}) was raced over the futures and is not the answer there"
+            " (summary.json, recommendation.odds.search)."
+        ]
     return [
         f"{tried}; the cheapest that meets the level ({mix.option}, {usd(mix.cash_usd, cur)})"
         " costs more than the recommendation."
@@ -227,16 +238,15 @@ def break_even_pairs(
     service level (a break-even against renting that does not do the work would mislead), and so
     does the owned one unless ``owned_must_meet`` is False (its volume at equal cost still
     informs)."""
-    verdicts = result.verdicts
     owned = [
         o
         for o in result.options
-        if registry.get(o.kind).buys_hardware and (verdicts[o.name].meets or not owned_must_meet)
+        if registry.get(o.kind).buys_hardware and (meets(result, o.name) or not owned_must_meet)
     ]
     rented = [
         o
         for o in result.options
-        if not registry.get(o.kind).buys_hardware and verdicts[o.name].meets
+        if not registry.get(o.kind).buys_hardware and meets(result, o.name)
     ]
     return [(o, other) for o in owned for other in rented]
 
@@ -299,7 +309,7 @@ def _volumes(result: Result, verdicts: Mapping[str, Verdict]) -> list[str]:
     out: list[str] = []
     ref = reference_label(result)
     for v in result.break_even_volumes:
-        if not verdicts[v.rented].meets:
+        if not meets(result, v.rented):
             continue  # not against renting that does not do the work
         if v.scale is None:
             out.append(f"Owning ({v.owned}) against {v.rented}: {v.note}.")

@@ -27,6 +27,7 @@ from tco.reports import decision
 from tco.simulator.advice import what_if
 from tco.simulator.core.atomic import replacing
 from tco.simulator.costs import ledger
+from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 
@@ -84,7 +85,7 @@ def _blank() -> Line2D:
 
 
 # The charts of the decision itself: the report shows them open, the others folded.
-DECISION = ("cumulative_cost", "monthly_cash")
+DECISION = ("cumulative_cost", "frontier", "monthly_cash")
 
 
 def cumulative_cost(result: Result) -> Chart:
@@ -116,7 +117,7 @@ def _cumulative(result: Result, names: list[str], for_decision: bool) -> Figure:
             label += ", recommended"
         width = 3.2 if o.name == rec else 2
         ax.plot(x, cum[o.name], label=label, color=col[o.name], linewidth=width)
-    meets = {o.name: result.verdicts[o.name].meets for o in result.options}
+    meets = {o.name: verdicts.meets(result, o.name) for o in result.options}
     points: list[tuple[str, str, int]] = []
     for o in shown if for_decision else ():
         if not registry.get(o.kind).buys_hardware or not meets[o.name]:
@@ -371,10 +372,44 @@ def what_ifs(result: Result) -> Chart:
     return Chart("what_ifs", "What the recommendation depends on beyond prices", fig)
 
 
+def frontier(result: Result) -> Chart | None:
+    """Mean cash over the futures against the share of job streams meeting the level: what each
+    confidence buys (``recommendation.odds.frontier``), the scenario's marked."""
+    odds = result.recommendation.odds
+    points = [] if odds is None else [f for f in odds.frontier if f.cash_mean_usd is not None]
+    if odds is None or len(points) < 2:
+        return None
+    cur = result.scenario.money
+    fig, ax = plt.subplots(figsize=(9, 3.6), layout="constrained")
+    x = [100 * f.confidence for f in points]
+    y = [cur.of(f.cash_mean_usd or 0.0) for f in points]
+    ax.step(x, y, where="post", color=PALETTE[0])
+    ax.scatter(x, y, color=PALETTE[0], zorder=3)
+    shown = ""
+    for i, (f, xi, yi) in enumerate(zip(points, x, y, strict=True)):
+        if f.words == shown:
+            continue  # the same choice as the point before: one label for the run of them
+        shown = f.words
+        short = f.words.split(" (", 1)[1].rstrip(")") if " (" in f.words else f.words
+        ax.annotate(
+            short, (xi, yi), textcoords="offset points", xytext=(4, 8 if i % 2 else -14),
+            fontsize=7,
+        )  # fmt: skip
+    ax.axvline(100 * odds.confidence, color="0.4", linestyle="--", linewidth=1)
+    ax.set_xlabel("share of job streams in which the level must be met (%)")
+    ax.set_ylabel(f"mean cash over the futures ({cur.code})")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.margins(x=0.08, y=0.25)
+    ax.set_title(f"{result.scenario.name}: cost against the chance of meeting the level")
+    return Chart("frontier", "Cost against the chance of meeting the level", fig)
+
+
 def all_charts(result: Result) -> list[Chart]:
     """Every chart of the report, in reading order."""
+    front = frontier(result)
     return [
         cumulative_cost(result),
+        *([front] if front is not None else []),
         monthly_cash(result),
         cumulative_cost_all(result),
         utilisation(result),

@@ -4,8 +4,8 @@ by the terminal, the report's sentences and its charts)."""
 from __future__ import annotations
 
 from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import cheapest_of, choose
 from tco.simulator.kinds import registry
-from tco.simulator.sweep.odds import runner_up_of
 
 
 def chosen(result: Result) -> str | None:
@@ -24,6 +24,19 @@ def runner_up(result: Result) -> str | None:
     if rec.runner_up is not None and rec.runner_up != name:  # a mix's: the best as listed
         return rec.runner_up
     return None if name is None else runner_up_of(result, name)
+
+
+def runner_up_of(result: Result, chosen: str) -> str | None:
+    """The option the answer would be without ``chosen``: by the rule among the others on the
+    base job stream (the closest when none meets)."""
+    others = [o for o in result.options if o.name != chosen]
+    if not others:
+        return None
+    found = choose(others, result.verdicts).option
+    if found is not None:
+        return found
+    cheapest = cheapest_of(others, lambda o: o.total_cash_usd, lambda o: True)
+    return None if cheapest is None else cheapest.name
 
 
 def options(result: Result) -> list[str]:

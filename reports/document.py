@@ -59,17 +59,30 @@ def _answer(result: Result) -> Section:
         + answer.remarks(result)
         + [f"Trace: {note}." for note in result.jobs.notes]
     )
+    front = tables.frontier(result)
     return Section(
         "answer",
         "The answer",
         headline=answer.headline(result, with_level=False),
         text=[
-            *how_sure.odds(result),
+            *how_sure.odds(result)[:2],
+            *lead.replaced_lines(result),
             *lead.runner_up_line(result),
             f"Service level: {answer.level_text(result)}.",
+            *how_sure.searched_lines(result),
         ],
         lists=[
             (t, items) for t, items in (("What it rests on", rests_on), ("Also", found)) if items
+        ],
+        tables=[]
+        if front is None
+        else [
+            Table(
+                "Cost against the chance of meeting the level (mean cash over the futures;"
+                " * the scenario's confidence)",
+                front,
+                prose=("what it buys",),
+            )
         ],
     )
 

@@ -15,7 +15,9 @@ from tco.reports.answer import (
 )
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
+from tco.reports.words import more_or_less, share
 from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
 
 
@@ -23,6 +25,7 @@ def lead(result: Result) -> list[str]:
     """The recommendation, its cost, the level, how sure, and the runner-up: the first lines."""
     cur = result.scenario.money
     rec = result.recommendation
+    odds = rec.odds
     if rec.option is None:
         lines = [headline(result)]
     else:
@@ -30,42 +33,104 @@ def lead(result: Result) -> list[str]:
         mix = rec.portfolio
         if mix is not None and mix.added and mix.option == rec.option:
             what = f"{rec.option} (a mix the portfolio search found)"
+        mean = ""
+        if odds is not None:
+            mean = (
+                f"; {usd(odds.chosen.cash_mean_usd, cur)} on average over {odds.futures:,} futures"
+            )
         lines = [
             f"Recommended: {what}, {usd(rec.cash_usd or 0.0, cur)} cash over"
-            f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}).",
+            f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}){mean}.",
             f"Service level: {level_text(result)}.",
             f"Why: {rec.reason}.",
         ]
-    odds = rec.odds
     if odds is not None:
         c = odds.chosen
+        met = round(c.probability_meets_level * odds.streams)
         lines.append(
-            f"How sure: the best choice in {round(c.probability_best * odds.futures):,} of"
-            f" {odds.futures:,} futures ({c.probability_best:.0%} ± {c.probability_best_se:.0%}),"
-            f" meets the level in {c.probability_meets_level:.0%}; cash"
-            f" {usd(c.cash_p10_usd, cur)} to {usd(c.cash_p90_usd, cur)} (P10-P90); expected"
-            f" regret {usd(c.regret_mean_usd, cur)}."
+            f"How sure: meets the level in {met:,} of {odds.streams:,} job streams"
+            f" ({c.probability_meets_level:.0%}); the best choice in"
+            f" {round(c.probability_best * odds.futures):,} of {odds.futures:,} futures"
+            f" ({share(c.probability_best, c.probability_best_se)}); cash"
+            f" {usd(c.cash_p10_usd, cur)} to {usd(c.cash_p90_usd, cur)} (P10-P90){outside(result)};"
+            f" expected regret {usd(c.regret_mean_usd, cur)}."
         )
+        if odds.replaced is not None and rec.option is not None:
+            lines.append(replaced_line(result))
     return lines + runner_up_line(result)
 
 
+def replaced_lines(result: Result) -> list[str]:
+    """The base job stream's pick when the futures pick another (none otherwise)."""
+    rec = result.recommendation
+    if rec.odds is None or rec.odds.replaced is None or rec.option is None:
+        return []
+    return [replaced_line(result)]
+
+
+def replaced_line(result: Result) -> str:
+    """What the base job stream alone would have picked, and why the futures do not."""
+    odds = result.recommendation.odds
+    assert odds is not None and odds.replaced is not None
+    cur = result.scenario.money
+    head = f"On the base job stream alone the rule picks {odds.replaced}"
+    share, n = odds.replaced_meets, odds.replaced_streams
+    if share is None or n == 0:
+        return head + "; over the futures another meets the level for less."
+    met = round(share * n)
+    if share < odds.confidence:
+        return (
+            f"{head}; over the futures it meets the level in {met} of the {n} job streams it was"
+            f" played on ({share:.0%}, {odds.confidence:.0%} needed)."
+        )
+    more = more_or_less((odds.replaced_cash_mean_usd or 0.0) - odds.chosen.cash_mean_usd, cur)
+    return (
+        f"{head}; over the futures it meets the level in {met} of {n} job streams but costs"
+        f" {more} on average."
+    )
+
+
+def outside(result: Result) -> str:
+    """Where the base run's cash lies when the futures' P10-P90 does not hold it (its inputs as
+    written sit at one end of their ranges), so the two figures are not read as contradicting
+    each other."""
+    rec, odds = result.recommendation, result.recommendation.odds
+    if rec.cash_usd is None or odds is None:
+        return ""
+    c, cur = odds.chosen, result.scenario.money
+    if rec.cash_usd > c.cash_p90_usd:
+        side = "more"
+    elif rec.cash_usd < c.cash_p10_usd:
+        side = "less"
+    else:
+        return ""
+    return (
+        f"; the base run's {usd(rec.cash_usd, cur)}, every input as written, costs {side} than"
+        " nine futures in ten"
+    )
+
+
 def runner_up_line(result: Result) -> list[str]:
-    """What comes second, what it costs more, and its odds (none without a recommendation)."""
+    """What comes second, how much more or less it costs, and its odds (none without a
+    recommendation)."""
     rec, cur = result.recommendation, result.scenario.money
     second = runner_up(result)
     if second is None or rec.option is None:
         return []
     r = result.option(second)
-    more = r.total_cash_usd - (rec.cash_usd or 0.0)
-    line = f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({usd(more, cur)} more)"
+    gap = more_or_less(r.total_cash_usd - (rec.cash_usd or 0.0), cur)
     odds = rec.odds
     if odds is not None and odds.runner_up is not None and odds.runner_up.option == second:
         ro = odds.runner_up
-        line += (
-            f"; the best choice in {ro.probability_best:.0%} of the futures, meets the level"
-            f" in {ro.probability_meets_level:.0%}"
-        )
-    elif not result.verdicts[second].meets:
+        mean = more_or_less(ro.cash_mean_usd - odds.chosen.cash_mean_usd, cur)
+        return [
+            f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({gap} on the base job stream,"
+            f" {mean} on average over the futures); meets the level in"
+            f" {ro.probability_meets_level:.0%} of the job streams, the best choice in"
+            f" {ro.probability_best:.0%} of the futures."
+        ]
+    line = f"Runner-up: {second}, {usd(r.total_cash_usd, cur)} ({gap})"
+    if not meets(result, second):
         line += "; it misses the level"
     return [line + "."]
 

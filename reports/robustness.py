@@ -7,6 +7,7 @@ from __future__ import annotations
 from tco.reports.decision import chosen, runner_up
 from tco.reports.words import usd
 from tco.simulator.advice import sensitivity, what_if
+from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import Result
 
 
@@ -22,7 +23,7 @@ def lead_sensitivity(result: Result) -> list[str]:
     if best is None or second is None:
         return []
     cur = result.scenario.money
-    meets = {o.name for o in result.options if result.verdicts[o.name].meets}
+    meets = {o.name for o in result.options if verdicts.meets(result, o.name)}
     flips = sorted(
         {
             f"{s.group} {s.change:+.0%} ({s.cheapest})"
@@ -56,7 +57,8 @@ def _what_ifs(result: Result) -> list[str]:
             " recommendation (what_ifs in summary.json)."
         ]
     turns = [
-        f"{what_if.describe(f.input, f.change)} ({f.to or 'no option meets the level'})"
+        f"{'at most ' if f.within >= 1 else ''}{what_if.describe(f.input, f.change)}"
+        f" ({f.to or 'no option meets the level'})"
         for f in result.flip_points
     ]
     return [

@@ -129,26 +129,66 @@ def _option_odds(o: OptionOdds) -> dict[str, Any]:
         "probability_best": round(o.probability_best, 6),
         "probability_best_se": round(o.probability_best_se, 6),
         "probability_meets_level": round(o.probability_meets_level, 6),
+        "probability_meets_level_se": round(o.probability_meets_level_se, 6),
+        "cash_mean_usd": _usd(o.cash_mean_usd),
+        "cash_mean_se_usd": _usd(o.cash_mean_se_usd),
         "cash_p10_usd": _usd(o.cash_p10_usd),
         "cash_p50_usd": _usd(o.cash_p50_usd),
         "cash_p90_usd": _usd(o.cash_p90_usd),
         "regret_mean_usd": _usd(o.regret_mean_usd),
         "regret_p90_usd": _usd(o.regret_p90_usd),
+        "streams": o.streams,
     }
 
 
 def _odds(odds: Odds | None) -> dict[str, Any] | None:
     if odds is None:
         return None
+    search = odds.search
     return {
         "futures": odds.futures,
+        "streams": odds.streams,
+        "money_draws": odds.money_draws,
+        "confidence": odds.confidence,
         **_option_odds(odds.chosen),
         "runner_up": None if odds.runner_up is None else _option_odds(odds.runner_up),
         "replaced": odds.replaced,
+        "replaced_meets_level": None
+        if odds.replaced_meets is None
+        else round(odds.replaced_meets, 6),
+        "replaced_streams": odds.replaced_streams,
+        "replaced_cash_mean_usd": None
+        if odds.replaced_cash_mean_usd is None
+        else _usd(odds.replaced_cash_mean_usd),
         "best_shares": {k: round(v, 6) for k, v in odds.best_shares.items()},
         "inputs": [
             {"path": path, "known": known, "source": source} for path, known, source in odds.inputs
         ],
+        "frontier": [
+            {
+                "confidence": f.confidence,
+                "option": f.option,
+                "words": f.words,
+                "cash_mean_usd": None if f.cash_mean_usd is None else _usd(f.cash_mean_usd),
+                "probability_meets_level": None
+                if f.probability_meets_level is None
+                else round(f.probability_meets_level, 6),
+            }
+            for f in odds.frontier
+        ],
+        "search": None
+        if search is None
+        else {
+            "candidates": search.candidates,
+            "plays": search.plays,
+            "job_plays": search.job_plays,
+            "budget_job_plays": search.budget_job_plays,
+            "stopped": search.stopped,
+            "dropped": [
+                {"candidate": d.candidate, "streams": d.streams, "why": d.why}
+                for d in search.dropped
+            ],
+        },
     }
 
 
@@ -258,6 +298,7 @@ def _advice(result: Result) -> dict[str, Any]:
                 "change": _num(f.change),
                 "unit": _unit(f.input, f.change),
                 "to": f.to,
+                "within": f.within,
             }
             for f in result.flip_points
         ],

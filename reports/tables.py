@@ -13,6 +13,7 @@ import pandas as pd
 from tco.reports.formatting import in_currency, is_money
 from tco.simulator.core import defaults
 from tco.simulator.costs import ledger
+from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import held_gpu_h
@@ -58,7 +59,7 @@ def break_even(result: Result) -> pd.DataFrame:
     for o, other in break_even_pairs(result, owned_must_meet=False):
         m = o.break_even[other.name]
         v = volumes.get((o.name, other.name))
-        if not result.verdicts[o.name].meets:
+        if not verdicts.meets(result, o.name):
             when = "- (misses the service level)"
         else:
             when = "never (within the horizon)" if m is None else f"{result.months[m - 1]}"
@@ -75,6 +76,29 @@ def break_even(result: Result) -> pd.DataFrame:
                 "times this scenario's work": same,
             }
         )
+    return pd.DataFrame(rows)
+
+
+def frontier(result: Result) -> pd.DataFrame | None:
+    """What each confidence would buy and for how much on average over the futures (None: no
+    odds)."""
+    odds = result.recommendation.odds
+    if odds is None or not odds.frontier:
+        return None
+    code = result.scenario.money.code
+    cur = result.scenario.money
+    rows = [
+        {
+            "confidence": f"{f.confidence:.0%}"
+            + (" *" if abs(f.confidence - odds.confidence) < 1e-9 else ""),
+            "what it buys": f.words or "none of the candidates played",
+            f"mean cash ({code})": None if f.cash_mean_usd is None else cur.of(f.cash_mean_usd),
+            "meets the level in": ""
+            if f.probability_meets_level is None
+            else f"{f.probability_meets_level:.0%}",
+        }
+        for f in odds.frontier
+    ]
     return pd.DataFrame(rows)
 
 

@@ -27,6 +27,7 @@ from tco.reports.decision import chosen
 from tco.reports.how_sure import odds
 from tco.reports.lead import key_sentences, lead
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.verdicts import meets
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
 # 80 columns show option, total, utilisation, p95 wait, level and break-even; 100 add NPV;
@@ -58,7 +59,8 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
         ("GPU util" if full else "util", lambda o: pct(o.gpu_utilisation), 0),
         ("p95 wait h" if full else "p95 h", lambda o: hours(o.waits.p95_h), 0),
         ("can't run", lambda o: f"{sum(o.cannot_run.values()):,}", FULL_WIDTH),
-        ("level", lambda o: "meets" if result.verdicts[o.name].meets else "misses", 0),
+        ("level", lambda o: "meets" if meets(result, o.name) else "misses", 0),
+        ("streams met", lambda o: streams_met(result, o.name), FULL_WIDTH),
         (
             "break-even",
             lambda o: (
@@ -67,6 +69,15 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
             0,
         ),
     ]
+
+
+def streams_met(result: Result, name: str) -> str:
+    """Of the job streams an option was played on, how many it met the level in ('-' without
+    futures)."""
+    s = result.standings.get(name)
+    if s is None or s.share is None or result.recommendation.odds is None:
+        return "-"
+    return f"{round(s.share * s.streams)}/{s.streams}"
 
 
 def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Table:
@@ -107,7 +118,7 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
     if not details:
         columns = [c for c in columns if c[0] != "break-even"]
     for header, _, _ in columns:
-        right = header not in ("option", "kind", "level", "break-even")
+        right = header not in ("option", "kind", "level", "streams met", "break-even")
         t.add_column(header, justify="right" if right else "left", no_wrap=header != "option")
     named = chosen(result)
     for o in sorted(result.options, key=lambda x: x.total_cash_usd):
@@ -122,7 +133,9 @@ def legend(result: Result) -> str:
     sc, cur = result.scenario, result.scenario.money
     text = (
         f"{MARK} recommended. Cash {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
-        f" {sc.seed}; util: GPU-hours used/paid; p95 h: 95th pct wait. More: --details."
+        f" {sc.seed}; util: GPU-hours used/paid; p95 h: 95th pct wait"
+        + ("; level: over the futures" if result.recommendation.odds is not None else "")
+        + ". More: --details."
     )
     return text if cur.is_usd else f"{cur.note()} {text}"
 

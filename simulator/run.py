@@ -18,7 +18,9 @@ from pathlib import Path
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.breakeven import break_even_volumes
-from tco.simulator.advice.recommendation import recommend, with_portfolio
+from tco.simulator.advice.decision import decide
+from tco.simulator.advice.portfolio import search
+from tco.simulator.advice.recommendation import recommend, with_picks
 from tco.simulator.advice.what_if import what_ifs
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.prepared import Prepared, option_rng
@@ -26,7 +28,7 @@ from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import prepare, resolve_plans, simulate_options, version
 from tco.simulator.scenario.model import Scenario, read_scenario_file, validate
 from tco.simulator.scenario.yaml_input import parse_yaml
-from tco.simulator.sweep.odds import answer_odds, draw_futures, recommendation_after
+from tco.simulator.sweep.known import inputs
 
 __all__ = [
     "OddsRun",
@@ -63,9 +65,10 @@ def simulate(
     book: PriceBook | None = None,
     odds: OddsRun | None = None,
 ) -> Result:
-    """Simulate every option on the same job stream and, with ``advise``, add the advice (which
-    runs the engine again: resized clusters, what-ifs, the odds of the answer over futures of
-    its uncertain inputs; ``book``: the prices to re-plan with)."""
+    """Simulate every option on the same job stream and, with ``advise``, add the advice: the
+    decision over futures of the uncertain inputs (``advice.decision``: the options as listed
+    and the mixes the portfolio search composes, raced on common job streams), resized clusters,
+    break-even volumes and what-ifs (``book``: the prices to re-plan with)."""
     result = simulate_options(prepared, seed, progress)
     if not advise:
         return result
@@ -73,36 +76,28 @@ def simulate(
         prepared = prepared.with_seed(seed)
     # Advice re-plans with the prices this run resolved, never asking AWS again.
     frozen = (book or PriceBook("snapshot")).frozen()
-    prepared, result, found = with_portfolio(prepared, result, frozen)
     how = odds or OddsRun()
     try:
         futures = prepared.scenario.odds.count() if how.futures is None else how.futures
     except ValueError as exc:
         raise ScenarioError(prepared.file, "odds.futures", str(exc)) from None
-    advice: list[Result] = []
-
-    def the_rest() -> None:  # while the workers play the futures of the odds
-        changes, flips = what_ifs(prepared, result, frozen)
-        rec = recommend(prepared, result, frozen, found)
-        advice.append(
-            replace(
-                result,
-                recommendation=rec,
-                break_even_volumes=tuple(break_even_volumes(prepared, result)),
-                what_ifs=tuple(changes),
-                flip_points=tuple(flips),
-            )
-        )
-
-    reps = draw_futures(
-        prepared, frozen, futures, how.workers, how.engine, how.scheduler, how.progress, the_rest
-    )
-    advised = advice[0]
-    answered = answer_odds(prepared, advised, reps)
-    if answered is None:
-        return advised
+    if futures and not inputs(prepared):
+        futures = 0  # nothing is uncertain: the futures would all be the base run
+    found = search(prepared, frozen, result)
+    decision = decide(
+        prepared, result, frozen, found, futures, how.workers, how.engine, how.scheduler,
+        how.progress,
+    )  # fmt: skip
+    prepared, result = with_picks(prepared, result, decision, frozen)
+    result = replace(result, standings=decision.standings)
+    changes, flips = what_ifs(prepared, result, frozen)
+    rec = recommend(prepared, result, frozen, decision, found)
     return replace(
-        advised, recommendation=recommendation_after(advised.recommendation, answered, result)
+        result,
+        recommendation=rec,
+        break_even_volumes=tuple(break_even_volumes(prepared, result)),
+        what_ifs=tuple(changes),
+        flip_points=tuple(flips),
     )
 
 

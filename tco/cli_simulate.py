@@ -178,4 +178,4 @@ def _checked(
 
 
 def _told(tick: Callable[[str], None]) -> Callable[[int], None]:
-    return lambda done: tick(f"the odds: {done:,} futures played")
+    return lambda done: tick(f"deciding over the futures: {done:,} plays of a job stream")

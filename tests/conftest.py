@@ -34,6 +34,26 @@ def shipped(name: str) -> Result:
         os.chdir(before)
 
 
+ODDS_FUTURES = 20  # the odds-on goldens: 5 job streams x 4 money draws, enough to race on
+
+
+@functools.cache
+def shipped_with_odds(name: str) -> Result:
+    """The shipped scenario ``name`` as a user runs it, with its odds (``ODDS_FUTURES`` futures
+    on this process), once for the whole session."""
+    from tco.simulator.run import OddsRun, load_file, prepare, simulate
+
+    before = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        path = f"scenarios/{name}.yaml"
+        sc, digest = load_file(path)
+        prepared = prepare(sc, file=path, sha256=digest)
+        return simulate(prepared, odds=OddsRun(futures=ODDS_FUTURES))
+    finally:
+        os.chdir(before)
+
+
 def make_scenario(**over: Any) -> Scenario:
     """A one-class scenario with an owned 8x A40 server and p4d on-demand; override any key.
     Its recommendation keeps to the options it lists (``search: none``): each test states what

@@ -135,8 +135,8 @@ def test_layers_import_one_way() -> None:
 # imports modules of its own room or of rooms below it, never above.
 FLOORS = (
     "run",
-    "sweep",
     "advice",
+    "sweep",
     "engine",
     "scenario",
     "kinds",

@@ -1,5 +1,7 @@
 """Golden files: each scenario in scenarios/ has a stored summary.json (and lab its terminal
-summary) that a run must reproduce. After an intended change, regenerate them with
+summary) that a run must reproduce, with the odds off; lab and industrial also as a user runs
+them, with the odds on (a small number of futures: the decision over them, its odds, frontier
+and search). After an intended change, regenerate them with
 ``TCO_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`` and review the diff."""
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tco.reports import summary, terminal
-from tests.conftest import ROOT, shipped
+from tests.conftest import ROOT, shipped, shipped_with_odds
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
@@ -27,12 +29,31 @@ def _compare(path: Path, text: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
+# The ITP replay (42,000 jobs on a backfilled cluster) takes over a minute of CPU: out of the
+# default run, run by `python -m pytest -m heavy` (README).
+HEAVY = {"itp-cluster"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.heavy) if n in HEAVY else n for n in SCENARIOS]
+)
 def test_summary_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     doc = json.loads(summary.dumps(shipped(name)))
     doc["tco_version"] = "<version>"  # a release does not change the numbers
     _compare(GOLDEN / f"{name}.summary.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+ODDS_GOLDEN = ("lab", "industrial")
+
+
+@pytest.mark.parametrize("name", ODDS_GOLDEN)
+def test_summary_with_odds_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    doc = json.loads(summary.dumps(shipped_with_odds(name)))
+    doc["tco_version"] = "<version>"
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    _compare(GOLDEN / f"{name}.odds.summary.json", text)
 
 
 def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,4 +65,4 @@ def test_terminal_summary_matches_golden(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_every_scenario_has_a_golden_file_and_every_golden_a_scenario() -> None:
     assert len(SCENARIOS) >= 4
     stored = {p.name.removesuffix(".summary.json") for p in GOLDEN.glob("*.summary.json")}
-    assert stored == set(SCENARIOS)
+    assert stored == set(SCENARIOS) | {f"{n}.odds" for n in ODDS_GOLDEN}

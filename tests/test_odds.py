@@ -21,7 +21,7 @@ from tco.simulator.engine.simulate import prepare
 from tco.simulator.run import OddsRun, run, simulate
 from tco.simulator.scenario.model import validate
 from tco.simulator.sweep.known import inputs
-from tco.simulator.sweep.odds import odds_of
+from tco.simulator.sweep.odds import Futures, option_odds, robust_choice
 from tco.simulator.sweep.run import run_sweep
 from tests.conftest import make_scenario
 
@@ -66,15 +66,18 @@ def _two_prices(a: dict[str, Any], b: dict[str, Any] | None = None) -> Any:
 def test_probability_best_of_two_uniform_prices_matches_theory() -> None:
     # a ~ U(10, 14), b ~ U(12, 16): P(a > b) is the triangle (12,12)-(14,12)-(14,14) of the
     # 4 x 4 square, 2/16, so P(a is best) = 7/8.
+    # The prices are drawn per job stream (an instance's price is played again: it is not a
+    # money field), and on-demand prices scale both alike: 100 streams decide it.
     sc = _two_prices(
         {"kind": "uniform", "low": 10, "high": 14}, {"kind": "uniform", "low": 12, "high": 16}
     )
     book = PriceBook("snapshot")
     reps = run_sweep(prepare(sc, book), book, 400)
-    o = odds_of(reps, "a", "b")
-    se = math.sqrt(7 / 8 * 1 / 8 / 400)
-    assert abs(o.chosen.probability_best - 7 / 8) < 3 * se
-    assert o.chosen.probability_best + o.runner_up.probability_best == pytest.approx(1)  # type: ignore[union-attr]
+    f = Futures.of(reps)
+    a, b = option_odds(f, "a"), option_odds(f, "b")
+    se = math.sqrt(7 / 8 * 1 / 8 / f.k)
+    assert f.k == 100 and abs(a.probability_best - 7 / 8) < 3 * se
+    assert a.probability_best + b.probability_best == pytest.approx(1)
 
 
 def test_regret_of_a_dominated_option_is_its_mean_gap() -> None:
@@ -83,13 +86,15 @@ def test_regret_of_a_dominated_option_is_its_mean_gap() -> None:
     sc = _two_prices({"kind": "uniform", "low": 10, "high": 14})
     book = PriceBook("snapshot")
     reps = run_sweep(prepare(sc, book), book, 60)
-    o = odds_of(reps, "a", "b")
-    price = np.array([float(r.inputs["options[0].instance.usd_per_hour"]) for r in reps])
+    f = Futures.of(reps)
+    a, b = option_odds(f, "a"), option_odds(f, "b")
+    path = "options[0].instance.usd_per_hour"
+    price = np.array([float(r.inputs.get(path, 12.0)) for r in reps])  # stream 0: as written
     hours = np.array([r.options[0].cash_usd for r in reps]) / price
     gap = (20.0 - price) * hours
-    assert o.runner_up is not None and o.runner_up.probability_best == 0
-    assert o.runner_up.regret_mean_usd == pytest.approx(gap.mean(), rel=1e-9)
-    assert o.chosen.regret_mean_usd == 0 and o.chosen.probability_best == 1
+    assert b.probability_best == 0
+    assert b.regret_mean_usd == pytest.approx(gap.mean(), rel=1e-9)
+    assert a.regret_mean_usd == 0 and a.probability_best == 1
 
 
 def _spot(**over: Any) -> dict[str, Any]:
@@ -218,7 +223,9 @@ def test_the_odds_are_the_same_on_one_process_two_and_dask() -> None:
     assert one.chosen.option == "spot" and 0 <= one.chosen.probability_best <= 1
     assert {p for p, known, _ in one.inputs if known} >= {"prices.spot", "prices.on_demand"}
     assert _odds(2) == one
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         assert _odds(1, "dask", cluster.scheduler_address) == one
 
 
@@ -246,40 +253,49 @@ def test_tco_simulate_leads_with_the_odds_and_writes_them(
     )
     text = capsys.readouterr().out
     head = text[: text.index("\noption ")]  # before the comparison table
-    assert head.startswith("Recommended: spot") and "\nHow sure: the best choice in" in head
+    assert head.startswith("Recommended: spot") and "\nHow sure: meets the level in" in head
     doc = json.loads((out / "summary.json").read_text())
     jsonschema.validate(doc, summary.schema())
     odds = doc["recommendation"]["odds"]
     assert odds["futures"] == 8 and odds["option"] == "spot"
+    assert (odds["streams"], odds["money_draws"]) == (2, 4) and odds["confidence"] == 0.9
+    assert [p["confidence"] for p in odds["frontier"]] == [0.5, 0.8, 0.9, 0.95, 0.99]
+    assert odds["search"]["plays"] >= 2 and odds["search"]["stopped"]
     assert odds["cash_p10_usd"] <= odds["cash_p50_usd"] <= odds["cash_p90_usd"]
     assert any(i["path"] == "prices.spot" and i["known"] for i in odds["inputs"])
 
 
-def _reps(rows: list[tuple[float, bool, float, bool]]) -> list[Any]:
-    from tco.simulator.sweep.replication import OptionDraw, Replication
-
-    def draw(name: str, cash: float, meets: bool) -> OptionDraw:
-        return OptionDraw(name, cash, cash, 0.0, 0.0, 0.0, meets, (cash,))
-
-    return [
-        Replication(i, i, {}, (draw("mix", a, ma), draw("plan", b, mb)))
-        for i, (a, ma, b, mb) in enumerate(rows)
-    ]
+def _futures(rows: list[tuple[float, bool, float, bool]], late: float = 0.0) -> Futures:
+    """Two options over one future per job stream (one money draw): (cash, meets) of each."""
+    cash = np.array([[a, b] for a, _, b, _ in rows])
+    meets = np.array([[ma, mb] for _, ma, _, mb in rows])
+    late_work = np.where(meets, 0.0, late)
+    delivered = np.full(cash.shape, 100.0)
+    return Futures.build(["mix", "plan"], len(rows), 1, cash, meets, late_work, delivered)
 
 
-def test_the_answer_follows_the_odds_only_when_they_are_clear() -> None:
-    from tco.simulator.sweep.odds import followed
+def test_the_answer_meets_the_level_in_enough_futures_before_it_is_cheap() -> None:
+    # The mix is cheaper but meets the level in 30 of 100 streams: the plan is the answer at
+    # 90 %, and at 30 % the mix is.
+    edge = _futures([(1.0, i < 30, 2.0, True) for i in range(100)])
+    assert edge.names[robust_choice(edge, 0.9)] == "plan"  # type: ignore[index]
+    assert edge.names[robust_choice(edge, 0.3)] == "mix"  # type: ignore[index]
+    assert robust_choice(_futures([(1.0, False, 2.0, False)] * 4), 0.5) is None
 
-    # The mix is cheaper but meets the level in 30 of 100 futures: the plan is best in 70.
-    edge = _reps([(1.0, i < 30, 2.0, True) for i in range(100)])
-    o = followed(odds_of(edge, "mix", "plan"), edge)
-    assert o.replaced == "mix" and o.chosen.option == "plan" and o.chosen.probability_best == 0.7
-    assert o.runner_up is not None and o.runner_up.probability_meets_level == 0.3
-    # Where the mix misses, its regret is 0, not negative: the misses show as the share meeting.
-    assert o.runner_up.regret_mean_usd == 0 and o.chosen.regret_mean_usd == pytest.approx(0.3)
-    # 48 against 52 is within two standard errors: the base run's choice stands.
-    close = _reps([(1.0, i < 48, 2.0, True) for i in range(100)])
-    assert followed(odds_of(close, "mix", "plan"), close).replaced is None
+
+def test_regret_with_a_miss_is_its_late_work_at_the_best_choices_rate() -> None:
+    # Where the mix misses (70 streams), it left 10 reference GPU-hours late; the plan, the best
+    # choice there, costs 2.0 for 100 delivered GPU-hours: the late work costs 10 x 2.0 / 100.
+    f = _futures([(1.0, i < 30, 2.0, True) for i in range(100)], late=10.0)
+    mix = option_odds(f, "mix")
+    per_miss = max(0.0, 1.0 + 10.0 * 2.0 / 100.0 - 2.0)  # cheap still: its regret there is 0
+    assert mix.regret_mean_usd == pytest.approx(0.7 * per_miss)
+    f = _futures([(1.9, i < 30, 2.0, True) for i in range(100)], late=50.0)
+    mix = option_odds(f, "mix")
+    assert mix.regret_mean_usd == pytest.approx(0.7 * (1.9 + 50.0 * 2.0 / 100.0 - 2.0))
+    assert mix.probability_meets_level == 0.3 and mix.probability_best == 0.3
+    plan = option_odds(f, "plan")  # best where the mix misses; 0.1 dearer where it meets
+    assert plan.regret_mean_usd == pytest.approx(0.3 * 0.1)
 
 
 def test_a_drawn_gpu_speed_reaches_the_run_and_unknown_gpus_are_refused() -> None:

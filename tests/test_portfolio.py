@@ -53,7 +53,7 @@ def test_the_search_s_best_equals_a_brute_force_grid(
     best = found.best()
     assert best is not None and best.config.meets_service_level
     ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
-    grid = portfolio._Mixer(prepared, book.frozen(), composer, mix, budget=10_000)
+    grid = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=10_000)
     level = 24.0
     # Every size from 1 to 12, every wait from 0 to twice the level in steps of 6 h.
     cells = [grid.play(n, w) for n in range(1, 13) for w in np.arange(0.0, 2 * level + 1, 6.0)]
@@ -75,8 +75,8 @@ def test_the_search_s_configurations_share_the_jobs(
     """Common random numbers: a configuration played twice gives the same figures."""
     prepared, book, _ = small
     ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
-    a = portfolio._Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
-    b = portfolio._Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
+    a = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
+    b = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
     assert a is not None and b is not None and a.config == b.config
 
 
@@ -94,7 +94,7 @@ def test_the_commitment_in_a_mix_is_the_newsvendor_level_of_its_residual_usage()
     prepared = prepare(loads_scenario(COMMIT), book)
     pairs = {m.target.name: (k, m) for k, m in portfolio.pairs(prepared.scenario.options)}
     composer, base_mix = pairs["sp"]
-    mixer = portfolio._Mixer(prepared, book.frozen(), composer, base_mix, budget=50)
+    mixer = portfolio.Mixer(prepared, book.frozen(), composer, base_mix, budget=50)
     # Two workstations for 5.5 busy on average, the rest rented at once: a steady residual.
     n, wait = 2, 0.0
     first = mixer.play(n, wait)

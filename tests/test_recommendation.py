@@ -94,7 +94,10 @@ def test_the_answer_leads_with_the_recommendation_and_gives_no_misleading_break_
     assert not any(s.startswith("Buying (own-8xA40)") for s in lines)  # it misses the level
 
 
-@pytest.mark.parametrize("name", ["lab", "personal", "industrial", "itp-cluster"])
+@pytest.mark.parametrize(
+    "name",
+    ["lab", "personal", "industrial", pytest.param("itp-cluster", marks=pytest.mark.heavy)],
+)
 def test_every_shipped_scenario_recommends_an_option_that_meets_the_level(name: str) -> None:
     r = shipped(name)
     rec = r.recommendation

@@ -101,7 +101,7 @@ def test_the_resale_that_turns_the_answer_is_the_cash_gap_over_the_resale(seven:
     assert r.recommendation is not None and r.recommendation.option == "own"
     (f,) = [f for f in r.flip_points if f.input == "resale value"]
     assert f.to == "cloud"
-    assert -0.4 - 1 / 64 <= f.change <= -0.4, f.change
+    assert -0.4 - 1 / 16 <= f.change <= -0.4, f.change  # four halvings of the -100 % change
 
 
 def test_market_resale_is_the_curve_at_the_servers_age(seven: Result) -> None:

@@ -20,6 +20,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.metrics import measure
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option
+from tco.simulator.engine.verdicts import cheapest_of
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
@@ -140,6 +141,6 @@ def search_option(prepared: Prepared, index: int, book: PriceBook) -> list[Confi
 
 
 def best(configs: list[Config]) -> Config | None:
-    """The cheapest configuration meeting the service level (ties: the first evaluated)."""
-    meeting = [(round(c.cash_usd, 2), i, c) for i, c in enumerate(configs) if c.meets_service_level]
-    return min(meeting)[2] if meeting else None  # to the cent; ties: the first evaluated
+    """The cheapest configuration meeting the service level (``engine.verdicts``: to the cent,
+    the first evaluated on a tie)."""
+    return cheapest_of(configs, lambda c: c.cash_usd, lambda c: c.meets_service_level)

@@ -4,8 +4,10 @@ busy with. The search composes such mixes from the options the scenario lists an
 cheapest that meets the service level.
 
 For every pair (base, target) of listed options that a composing kind makes a mix of
-(``Kind.compose``; the base sized by its kind, ``Kind.size``), on the prepared jobs (common random
-numbers: every configuration sees the same arrivals and work):
+(``Kind.compose``; the base sized by its kind, ``Kind.size``), the target one of the base's two
+cheapest rentals that meet the level as listed (``rentals``: for the answer; ``tco optimize``
+tries every pair), on the prepared jobs (common random numbers: every configuration sees the same
+arrivals and work):
 
 1. Sizes of the base on a ladder from one step above its floor to twice its size as written,
    doubled further while the cheapest is the largest.
@@ -22,8 +24,9 @@ numbers: every configuration sees the same arrivals and work):
    its queueing kind offers, every half year: renting until then), in case waiting pays.
 
 The search is bounded: at most ``MAX_EVALUATIONS`` plays, and at most ``MAX_JOB_PLAYS`` jobs
-played in all (a scenario of 42,000 jobs gets 35 plays), shared equally among its mixes (at
-least ``MIN_EVALUATIONS_PER_MIX`` each); the number spent is reported with the answer.
+played in all (a scenario of 42,000 jobs gets 35 plays), shared equally among its mixes: a
+ceiling no floor overrides (a mix whose share is under ``MIN_EVALUATIONS_PER_MIX`` plays is not
+searched: too few to find a size and a wait); the number spent is reported with the answer.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from tco.simulator.advice.optimize import Config, Played, frontier, optimize, pl
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import cents, cheapest_of
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import Mix, QueueingKind
 
@@ -47,11 +52,12 @@ WAIT_FRACTIONS = (2.0, 0.0)  # of the level's hours: the longest and the shortes
 WAIT_BISECTIONS = 3
 SIZE_LADDER = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)  # of the size as written
 MAX_EVALUATIONS = 240
-MIN_EVALUATIONS_PER_MIX = 10
+MIN_EVALUATIONS_PER_MIX = 4
 # Plays cost about in proportion to the jobs: a run's plays are bounded to this many job-plays
 # (about 10 s of CPU on this machine), and shared equally among its mixes.
 MAX_JOB_PLAYS = 1_500_000
 MAX_ORDER_MONTHS = 6  # later order months tried for the best mix
+TARGETS = 2  # rentals a base is mixed with for the answer: its cheapest that meet the level
 
 
 @dataclass(frozen=True)
@@ -76,24 +82,25 @@ class Portfolio:
 
 @dataclass(frozen=True)
 class Search:
-    """Every mix searched: the best of each, every configuration evaluated, how many plays."""
+    """Every mix searched: the best of each, every configuration evaluated, how many plays, and
+    the mixers that played them (by mix name: what they played on the base job stream is reused
+    when the mix is searched again over the futures)."""
 
     portfolios: tuple[Portfolio, ...]
     configs: tuple[Config, ...]
     evaluations: int
+    mixers: dict[str, Mixer] = dataclasses.field(default_factory=dict)
 
     def best(self) -> Portfolio | None:
         return cheapest(self.portfolios)
 
 
 def cheapest(portfolios: Sequence[Portfolio]) -> Portfolio | None:
-    """The cheapest mix that meets the level (to the cent; ties: the first searched)."""
-    meeting = [
-        (round(p.config.cash_usd, 2), i, p)
-        for i, p in enumerate(portfolios)
-        if p.config.meets_service_level
-    ]
-    return min(meeting)[2] if meeting else None
+    """The cheapest mix that meets the level (``engine.verdicts``: to the cent, the first
+    searched on a tie)."""
+    return cheapest_of(
+        portfolios, lambda p: p.config.cash_usd, lambda p: p.config.meets_service_level
+    )
 
 
 def mix_name(base: str, target: str) -> str:
@@ -119,7 +126,7 @@ def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any],
     return out
 
 
-class _Mixer:
+class Mixer:
     """Plays configurations of one mix, memoised, within a budget."""
 
     def __init__(
@@ -311,7 +318,7 @@ class _Mixer:
             meets = p is not None and p.config.meets_service_level
             if meets and (best is None or _rank(p) < _rank(best)):  # type: ignore[arg-type]
                 best = p
-        if best is None or round(best.config.cash_usd, 2) >= round(found.config.cash_usd, 2):
+        if best is None or cents(best.config.cash_usd) >= cents(found.config.cash_usd):
             return dataclasses.replace(found, evaluations=self.spent)
         return self.portfolio(best)
 
@@ -319,26 +326,46 @@ class _Mixer:
 def _rank(p: Played) -> tuple[bool, float, float]:
     """Meeting the level first, then the cheapest (to the cent), then the least late."""
     c = p.config
-    return (not c.meets_service_level, round(c.cash_usd, 2), c.p95_delay_h)
+    return (not c.meets_service_level, cents(c.cash_usd), c.p95_delay_h)
 
 
 def budget(jobs: int, mixes: int) -> int:
-    """Plays each of ``mixes`` mixes may use, for a scenario of ``jobs`` jobs."""
+    """Plays each of ``mixes`` mixes may use, for a scenario of ``jobs`` jobs (0: too few to
+    search one)."""
     total = min(MAX_EVALUATIONS, MAX_JOB_PLAYS // max(jobs, 1))
-    return max(MIN_EVALUATIONS_PER_MIX, total // max(mixes, 1))
+    each = total // max(mixes, 1)
+    return each if each >= MIN_EVALUATIONS_PER_MIX else 0
 
 
-def search(prepared: Prepared, book: PriceBook) -> Search:
-    """Every mix of the scenario's options searched, within the budget (``budget``)."""
+def rentals(pairs_: list[tuple[Any, Mix]], result: Result) -> list[tuple[Any, Mix]]:
+    """The mixes whose rental is one of the ``TARGETS`` cheapest of their base's rentals that
+    meet the level as listed (the base run's cash, by the rule): a mix rents for its overflow
+    what the rental charges for the whole work, so a dearer rental makes a dearer mix."""
+    out = []
+    for base in dict.fromkeys(m.base.name for _, m in pairs_):
+        mine = [(c, m) for c, m in pairs_ if m.base.name == base]
+        ranked = sorted(
+            (x for x in mine if result.verdicts[x[1].target.name].meets),
+            key=lambda x: cents(result.option(x[1].target.name).total_cash_usd),
+        )
+        out += ranked[:TARGETS]
+    return [x for x in pairs_ if x in out]  # in the scenario's order
+
+
+def search(prepared: Prepared, book: PriceBook, result: Result | None = None) -> Search:
+    """Every mix of the scenario's options searched, within the budget (``budget``); with the
+    base run's ``result``, only the mixes of each base's cheapest rentals (``rentals``)."""
     frozen = book.frozen()
     found: list[Portfolio] = []
     configs: list[Config] = []
-    mixers: dict[str, _Mixer] = {}
+    mixers: dict[str, Mixer] = {}
     spent = 0
     todo = pairs(prepared.scenario.options) if prepared.scenario.search != "none" else []
+    if result is not None:
+        todo = rentals(todo, result)
     each = budget(len(prepared.jobs), len(todo))
-    for composer, mix in todo:
-        mixer = _Mixer(prepared, frozen, composer, mix, each)
+    for composer, mix in todo if each else []:
+        mixer = Mixer(prepared, frozen, composer, mix, each)
         p = mixer.search()
         if p is not None:
             found.append(p)
@@ -350,7 +377,7 @@ def search(prepared: Prepared, book: PriceBook) -> Search:
     for mixer in mixers.values():
         spent += mixer.spent
         configs.extend(x.config for x in mixer.seen.values())
-    return Search(tuple(found), tuple(configs), spent)
+    return Search(tuple(found), tuple(configs), spent, mixers)
 
 
 def optimize_with_mixes(prepared: Prepared, book: PriceBook) -> list[Config]:

@@ -1,18 +1,16 @@
-"""The answer a budget owner acts on: the cheapest choice that meets the service level.
+"""The answer a budget owner acts on: the cheapest choice that meets the service level, decided
+over the futures (``advice.decision``), with what it adds to the run.
 
-Each option is judged against the scenario's service level (``scenario.service_level``). The
-choices are the options as listed and, unless the scenario says ``search: given``, the mixes the
-portfolio search composes of them (``advice.portfolio``): the cheapest mix that meets the level
-is simulated as one more option of the result when it is cheaper than every listed option that
-meets it, so the reports show its months, waits and prices like any other. The recommendation
-is the cheapest option that meets the level; if none does, the one that comes closest (the
-smallest relative excess over the limits) and what would fix it. The runner-up is the cheapest
-option as listed.
+The choices are the options as listed and, unless the scenario says ``search: given`` or
+``none``, the mixes the portfolio search composes of them (``advice.portfolio``), searched again
+over the futures (``advice.robust``). A mix the decision names (the answer, or its runner-up) is
+simulated as one more option of the result on the base job stream, so the reports show its
+months, waits and prices like any other. With no futures drawn the base job stream decides
+alone, by the same rule.
 
 For an option that misses the level and has a size to search (an owned cluster bought at once),
-the smallest size that meets it is found by the kind's own search (``Kind.search``, on the same
-job stream: common random numbers) and shown beside the recommendation, as the cheaper choice when
-it is one. ``tco optimize`` searches every kind's choices.
+the smallest size that meets it on the base job stream is found by the kind's own search
+(``Kind.search``, common random numbers) and shown beside the recommendation.
 """
 
 from __future__ import annotations
@@ -23,12 +21,20 @@ from typing import Any
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice import portfolio as mixes
+from tco.simulator.advice.decision import Decision, Pick
 from tco.simulator.advice.optimize import search_option
-from tco.simulator.engine.findings import Portfolio, PortfolioPart, Recommendation, Resize
+from tco.simulator.engine.findings import (
+    Odds,
+    OptionOdds,
+    Portfolio,
+    PortfolioPart,
+    Recommendation,
+    Resize,
+)
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import with_option
-from tco.simulator.engine.verdicts import choose
+from tco.simulator.engine.verdicts import cheapest_index, choose
 from tco.simulator.kinds import registry
 
 
@@ -54,55 +60,117 @@ def smallest_cluster(prepared: Prepared, index: int, book: PriceBook) -> Resize 
     return Resize(name, int(c.knobs[knob]), c.cash_usd, c.p95_wait_h, knob, c.p95_delay_h)
 
 
-def with_portfolio(
-    prepared: Prepared, result: Result, book: PriceBook
-) -> tuple[Prepared, Result, mixes.Search]:
-    """The portfolio search over ``prepared``'s options; when its best mix meets the level for
-    less than every listed option that does (and the scenario does not say ``search: given``),
-    the model and result with that mix as one more option."""
-    found = mixes.search(prepared, book)
-    best = found.best()
-    given = result.recommendation
-    if best is None or prepared.scenario.search == "given":
-        return prepared, result, found
-    if given.cash_usd is not None and round(best.config.cash_usd, 2) >= round(given.cash_usd, 2):
-        return prepared, result, found
-    grown, result = with_option(prepared, result, best.option, book)
-    return grown, result, found
+def with_picks(
+    prepared: Prepared, result: Result, decision: Decision, book: PriceBook
+) -> tuple[Prepared, Result]:
+    """The model and result with each mix the decision names (the answer, its runner-up)
+    simulated as one more option on the base job stream."""
+    for pick in (decision.chosen, decision.closest, decision.runner_up):
+        if pick is None or pick.option is None:
+            continue
+        if any(o.name == pick.name for o in result.options):
+            continue
+        prepared, result = with_option(prepared, result, pick.option, book)
+    return prepared, result
 
 
-def _finding(found: mixes.Search, result: Result) -> Portfolio | None:
-    best = found.best()
-    if best is None:
+def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> Portfolio | None:
+    """The mix to report: the one the decision names, else the portfolio search's best on the
+    base job stream (what a mix would have been)."""
+    if pick is not None and pick.option is not None and pick.mix is not None:
+        o = result.option(pick.name)
+        best = pick.mix
+        base = {k: v for k, v in pick.knobs.items() if k in (best.size_knob, mixes.ORDER_KNOB)}
+        fitted = {
+            k: v
+            for k, v in pick.knobs.items()
+            if k not in (best.size_knob, mixes.ORDER_KNOB, mixes.WAIT_KNOB)
+        }
+        parts = (
+            PortfolioPart("base", best.base, best.base_kind, base),
+            PortfolioPart("overflow", best.target, best.target_kind, fitted),
+        )
+        return Portfolio(
+            option=pick.name,
+            words=_words(result, pick),
+            parts=parts,
+            wait_before_burst_h=float(pick.knobs[mixes.WAIT_KNOB]),
+            cash_usd=o.total_cash_usd,
+            npv_usd=o.npv_usd,
+            p95_delay_h=o.metrics.delays.p95_h,
+            meets=result.verdicts[pick.name].meets,
+            added=True,
+        )
+    best_mix = None if found is None else found.best()
+    if best_mix is None:
         return None
-    c = best.config
-    base: dict[str, Any] = {best.size_knob: best.size}
-    if best.order_month is not None:
-        base[mixes.ORDER_KNOB] = best.order_month
-    parts = (
-        PortfolioPart("base", best.base, best.base_kind, base),
-        PortfolioPart("overflow", best.target, best.target_kind, dict(best.fitted)),
-    )
+    c = best_mix.config
+    base_knobs: dict[str, Any] = {best_mix.size_knob: best_mix.size}
+    if best_mix.order_month is not None:
+        base_knobs[mixes.ORDER_KNOB] = best_mix.order_month
     return Portfolio(
-        option=best.option.name,
-        words=best.words,
-        parts=parts,
-        wait_before_burst_h=best.wait_h,
+        option=best_mix.option.name,
+        words=best_mix.words,
+        parts=(
+            PortfolioPart("base", best_mix.base, best_mix.base_kind, base_knobs),
+            PortfolioPart("overflow", best_mix.target, best_mix.target_kind, dict(best_mix.fitted)),
+        ),
+        wait_before_burst_h=best_mix.wait_h,
         cash_usd=c.cash_usd,
         npv_usd=c.npv_usd,
         p95_delay_h=c.p95_delay_h,
         meets=c.meets_service_level,
-        added=any(o.name == best.option.name for o in result.options),
+        added=any(o.name == best_mix.option.name for o in result.options),
+    )
+
+
+def _words(result: Result, pick: Pick) -> str:
+    """A mix in a sentence, from its plan on the base job stream (its parts' descriptions)."""
+    o = result.option(pick.name)
+    plan = o.description
+    wait = float(pick.knobs[mixes.WAIT_KNOB])
+    order = pick.knobs.get(mixes.ORDER_KNOB)
+    until = "until they are in service"
+    if order is not None:
+        until = f"until they are in service (ordered in month {int(order) + 1})"
+    head = plan.split("; jobs waiting")[0]
+    burst = plan.split(" burst to ", 1)[-1]
+    return f"{head}; {burst} for the jobs that wait {wait:g} h for them and for every job {until}"
+
+
+def _named(odds: Odds | None, decision: Decision) -> Odds | None:
+    """The odds with the candidates named as the result names them (a mix's configuration by
+    its mix's name)."""
+    if odds is None:
+        return None
+
+    def renamed(o: OptionOdds | None, pick: Pick | None) -> OptionOdds | None:
+        return o if o is None or pick is None else replace(o, option=pick.name)
+
+    names = decision.names
+    return replace(
+        odds,
+        chosen=renamed(odds.chosen, decision.chosen or decision.closest) or odds.chosen,
+        runner_up=renamed(odds.runner_up, decision.runner_up),
+        best_shares={names.get(k, k): v for k, v in odds.best_shares.items()},
+        frontier=tuple(
+            replace(f, option=None if f.option is None else names.get(f.option, f.option))
+            for f in odds.frontier
+        ),
     )
 
 
 def recommend(
-    prepared: Prepared, result: Result, book: PriceBook, found: mixes.Search | None = None
+    prepared: Prepared,
+    result: Result,
+    book: PriceBook,
+    decision: Decision,
+    found: mixes.Search | None = None,
 ) -> Recommendation:
-    """The recommendation of a run (``result`` simulated from ``prepared``; ``book``: the prices
-    the resized clusters are planned with, the run's own; ``found``: the portfolio search, when
-    one ran): the engine's, with the smallest size of every listed option that misses the level
-    and has a size to search, the best mix and the runner-up among the options as listed."""
+    """The recommendation of a run (``result``: the base run with the decision's mixes added,
+    simulated from ``prepared``; ``book``: the prices the resized clusters are planned with):
+    the decision's answer and runner-up, the smallest size of every listed option that misses
+    the level on the base job stream and has a size to search, and the mix found."""
     listed = {o.name for o in prepared.scenario.options}
     if found is not None:
         listed -= {p.option.name for p in found.portfolios}
@@ -112,14 +180,89 @@ def recommend(
         if p.option.name in listed and not result.verdicts[p.option.name].meets
     )
     resizes = tuple(r for r in found_resizes if r is not None)
-    rec = choose(result.options, result.verdicts, resizes)
-    if found is None:
-        return rec
-    singles = [o for o in result.options if o.name in listed]
-    runner = choose(singles, result.verdicts)
+    base = choose(result.options, result.verdicts, resizes)
+    odds = _named(decision.odds, decision)
+    chosen = decision.chosen
+    if chosen is None:
+        near = decision.closest
+        rec = replace(
+            base,
+            option=None,
+            cash_usd=None,
+            npv_usd=None,
+            closest=None if near is None else near.name,
+        )
+        if odds is not None:
+            rec = replace(rec, reason=_no_answer(odds))
+    else:
+        o = result.option(chosen.name)
+        rec = replace(
+            base,
+            option=o.name,
+            cash_usd=o.total_cash_usd,
+            npv_usd=o.npv_usd,
+            closest=None,
+            reason=_reason(decision, base.option) if odds is not None else base.reason,
+        )
+    evaluations = 0 if found is None else found.evaluations
+    portfolio = _finding(chosen if chosen is not None else decision.closest, found, result)
+    on_base = base_stream_choice(prepared, result, found)
+    if odds is not None and on_base is not None and rec.option is not None:
+        name, words = on_base
+        mine = "" if chosen is None or chosen.option is None else chosen.words
+        if name != rec.option or (words and f"({words})" not in mine):
+            was = decision.starts.get(name) if words else decision.standings.get(name)
+            odds = replace(
+                odds,
+                replaced=f"{name} ({words})" if words else name,
+                replaced_meets=None if was is None else was.share,
+                replaced_streams=0 if was is None else was.streams,
+                replaced_cash_mean_usd=None if was is None else was.cash_usd,
+            )
     return replace(
         rec,
-        portfolio=_finding(found, result),
-        evaluations=found.evaluations,
-        runner_up=runner.option,
+        portfolio=portfolio,
+        evaluations=evaluations,
+        runner_up=None if decision.runner_up is None else decision.runner_up.name,
+        odds=odds,
+    )
+
+
+def base_stream_choice(
+    prepared: Prepared, result: Result, found: mixes.Search | None
+) -> tuple[str, str] | None:
+    """(name, words) of what the rule picks on the base job stream alone among the options as
+    listed and the portfolio search's best mix there (words: the mix's; empty for an option)."""
+    listed = [o for o in result.options if o.name in {x.name for x in prepared.scenario.options}]
+    pool: list[tuple[str, str, float, bool]] = [
+        (o.name, "", o.total_cash_usd, result.verdicts[o.name].meets) for o in listed
+    ]
+    best_mix = None if found is None or prepared.scenario.search != "portfolio" else found.best()
+    if best_mix is not None:
+        c = best_mix.config
+        size = registry.get(best_mix.base_kind).size_words(best_mix.size_knob, best_mix.size)
+        words = f"{size}, bursting after {best_mix.wait_h:g} h"
+        pool.append((best_mix.option.name, words, c.cash_usd, c.meets_service_level))
+    i = cheapest_index([p[2] for p in pool], [p[3] for p in pool])
+    return None if i is None else (pool[i][0], pool[i][1])
+
+
+def _reason(decision: Decision, on_base: str | None) -> str:
+    odds = decision.odds
+    assert odds is not None
+    assert odds.search is not None
+    return (
+        f"the least mean cash over {odds.futures:,} futures of the candidates that meet the"
+        f" service level in at least {odds.confidence:.0%} of {odds.streams:,} job streams"
+        f" ({odds.search.candidates:,} candidates raced: the options as listed and the mixes"
+        " searched)"
+    )
+
+
+def _no_answer(odds: Odds) -> str:
+    c = odds.chosen
+    return (
+        f"no candidate meets the service level in {odds.confidence:.0%} of the"
+        f" {odds.streams:,} job streams; the closest, {c.option}, meets it in"
+        f" {c.probability_meets_level:.0%}"
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tco.simulator.costs import ledger
 from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import cents, standing
 
 CHANGE = 0.20  # a plain "what if prices were 20 % off" band, not an estimate of uncertainty
 
@@ -28,10 +29,12 @@ class Swing:
 
 
 def _totals(result: Result, group: str | None, factor: float) -> dict[str, float]:
+    """Each option's cash as the rule judges it (``engine.verdicts.standing``: over the futures
+    when drawn), the group's cash on the base job stream scaled by ``factor``."""
     cats = ledger.groups().get(group, ()) if group is not None else ()
     out = {}
     for o in result.options:
-        total = o.total_cash_usd
+        total = standing(result, o.name).cash_usd
         if group is not None:
             scaled = sum(float(o.ledger.cash[c].sum()) for c in cats if c in o.ledger.cash)
             total += (factor - 1.0) * scaled
@@ -47,7 +50,7 @@ def swings(result: Result, among: set[str] | None = None) -> list[Swing]:
         for change in (-CHANGE, CHANGE):
             totals = _totals(result, group, 1.0 + change)
             names = [n for n in totals if among is None or n in among]
-            ranked = sorted(names, key=lambda n: totals[n])
+            ranked = sorted(names, key=lambda n: cents(totals[n]))  # stable: the rule's ties
             if not ranked:
                 continue
             gap = totals[ranked[1]] - totals[ranked[0]] if len(ranked) > 1 else 0.0

@@ -8,9 +8,12 @@ run again, on the same seed.
   that makes the scenario invalid (a longer lead time bringing a refresh past the horizon) is
   left out.
 
-Each change gives the option recommended under it (the cheapest meeting the service level, the
-clusters as typed), its cash, and the cheapest option regardless of the level with its lead (the
-rows the price sensitivity has). For each numeric change that alters the recommendation the
+Each change gives the option recommended under it and the cheapest option regardless of the level
+with its lead (the rows the price sensitivity has). The change is measured on the base job
+stream and applied to each option as the rule judged it over the futures (``engine.verdicts``:
+its mean cash there moved by what the change moves its cash on the base stream; meeting the
+level in enough futures, and on the changed base stream too), so with no change the answer is
+the run's own. For each numeric change that alters the recommendation the
 break-even point is found by bisection between no change and that change: how
 far the input must move for the answer to turn.
 """
@@ -26,11 +29,21 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.findings import FlipPoint, WhatIf
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.simulate import repriced, revised, simulate_options
+from tco.simulator.engine.simulate import replayed, repriced, revised
+from tco.simulator.engine.verdicts import answer
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import WhatIfInput
 
-BISECTION_STEPS = 6  # the flip point to within 1/64 of the change
+BISECTION_STEPS = 4  # the flip point to within 1/16 of the change (each step replays)
+# The flip points' bisections share this many job-plays (jobs played again, summed over the
+# options each step plays): a ceiling, as the searches' are. A scenario too large for four
+# halvings of every flip gets fewer (each flip point says to within what share it is found).
+FLIP_JOB_PLAYS = 1_000_000
+# A change played again is played on the options that could be the answer under it: the answer,
+# and every option meeting the level whose cash (as the rule judged it) is within this share of
+# the answer's. The others keep their base run (a +-20 % change of the work does not bring an
+# option 60 % dearer to the answer); the what-if's cheapest option is read among those played.
+REACH = 0.6
 
 
 def _workload(field: str) -> Callable[[dict[str, Any], float | str], bool]:
@@ -100,7 +113,12 @@ def describe(name: str, change: float | str) -> str:
     if isinstance(change, str) or change in words:
         return f"{name}: {change if isinstance(change, str) else words[change]}"
     u = unit(name)
-    return f"{name} {change:+.2g} {u.removesuffix('s')}" if u else f"{name} {change:+.0%}"
+    if u == "months" and abs(change) < 1:  # a part of a month reads in days
+        days = change * 365.25 / 12
+        return f"{name} {days:+.1f} day{'' if abs(days) == 1 else 's'}"
+    if u:
+        return f"{name} {change:+.2g} {u if abs(change) != 1 else u.removesuffix('s')}"
+    return f"{name} {change:+.0%}"
 
 
 def _changed(
@@ -116,19 +134,49 @@ def _changed(
         prepared = revised(base, book, lambda data: found.apply(data, change))
     except ScenarioError:
         return None
-    if not found.input.replays:
+    if not found.input.replays:  # every option priced again: each one is in the what-if
         return repriced(prepared, result)
     try:
-        return simulate_options(prepared)
+        return replayed(prepared, result, contenders(result))
     except ScenarioError:
         return None
 
 
-def _what_if(name: str, change: float | str, now: str | None, result: Result) -> WhatIf:
-    rec = result.recommendation
-    ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
+def contenders(result: Result) -> set[str]:
+    """The options a change is played again on: the answer, the next by the rule, and those
+    within ``REACH`` of the answer's cash."""
+    now = answer(result)
+    if now is None:
+        return {o.name for o in result.options}
+    second = answer(result, among=[o.name for o in result.options if o.name != now])
+    top = result.standing(now).cash_usd
+    return {now, *([second] if second else [])} | {
+        o.name
+        for o in result.options
+        if result.standing(o.name).meets and result.standing(o.name).cash_usd <= top * (1 + REACH)
+    }
+
+
+def _what_if(
+    name: str, change: float | str, now: str | None, base: Result, changed: Result
+) -> WhatIf:
+    rec = _answer(base, changed)
+    o = None if rec is None else changed.option(rec)
+    kept = {x.name for x in changed.options if x is base.option(x.name)}  # not played again
+    ranked = sorted(
+        (x for x in changed.options if x.name not in kept), key=lambda x: x.total_cash_usd
+    )
     gap = ranked[1].total_cash_usd - ranked[0].total_cash_usd if len(ranked) > 1 else 0.0
-    return WhatIf(name, change, rec.option, rec.cash_usd, rec.option != now, ranked[0].name, gap)
+    cash = None if o is None else o.total_cash_usd
+    return WhatIf(name, change, rec, cash, rec != now, ranked[0].name, gap)
+
+
+def _answer(base: Result, changed: Result) -> str | None:
+    """The rule's pick under a change: each option as it stands over the futures, its cash
+    moved by the change on the base job stream, and meeting the level there too."""
+    shift = {o.name: o.total_cash_usd - base.option(o.name).total_cash_usd for o in changed.options}
+    ok = {o.name: changed.verdicts[o.name].meets for o in changed.options}
+    return answer(base, shift, ok)
 
 
 def what_ifs(
@@ -137,30 +185,37 @@ def what_ifs(
     """Every change's recommendation, and for each change that alters it, the flip point
     (``book``: a frozen book, so re-runs never call AWS)."""
     frozen = book
-    now = result.recommendation.option
+    now = answer(result)
     out: list[WhatIf] = []
     for name, change in changes():
         changed = _changed(base, frozen, name, change, result)
         if changed is not None:
-            out.append(_what_if(name, change, now, changed))
+            out.append(_what_if(name, change, now, result, changed))
     numeric = [w for w in out if w.flips and not isinstance(w.change, str)]  # (a basis: none)
-    flips = [_flip_point(base, frozen, now, w, result) for w in numeric]
-    return out, flips
+    step = len(base.jobs) * len(contenders(result))  # job-plays of one step of a played change
+    flips: list[tuple[FlipPoint, int]] = []
+    for i, w in enumerate(numeric):
+        plays = step if inputs()[w.input].input.replays else 0  # a money change plays nothing
+        left = FLIP_JOB_PLAYS - sum(f[1] for f in flips)
+        steps = BISECTION_STEPS if plays == 0 else left // (plays * (len(numeric) - i))
+        steps = max(0, min(BISECTION_STEPS, steps))  # 0: the budget allows no halving
+        flips.append((_flip_point(base, frozen, now, w, result, steps), plays * steps))
+    return out, [f for f, _ in flips]
 
 
 def _flip_point(
-    base: Prepared, book: PriceBook, now: str | None, w: WhatIf, result: Result
+    base: Prepared, book: PriceBook, now: str | None, w: WhatIf, result: Result, steps: int
 ) -> FlipPoint:
-    """Bisection on the size of the change: the recommendation is ``now`` at ``lo`` and another
-    one at ``hi``."""
+    """Bisection on the size of the change (``steps`` halvings): the recommendation is ``now``
+    at ``lo`` and another one at ``hi``."""
     lo, hi, to = 0.0, float(w.change), w.recommended
-    for _ in range(BISECTION_STEPS):
+    for _ in range(steps):
         mid = (lo + hi) / 2
         changed = _changed(base, book, w.input, mid, result)
         assert changed is not None  # the same input applied at the full change
-        option = changed.recommendation.option
+        option = _answer(result, changed)
         if option == now:
             lo = mid
         else:
             hi, to = mid, option
-    return FlipPoint(w.input, hi, to)
+    return FlipPoint(w.input, hi, to, 0.5**steps)

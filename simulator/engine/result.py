@@ -20,10 +20,12 @@ from tco.simulator.engine.findings import (
     BreakEvenVolume,
     FlipPoint,
     Recommendation,
+    Standing,
     Verdict,
     WhatIf,
 )
 from tco.simulator.engine.metrics import Metrics, Waits, WorkBalance
+from tco.simulator.engine.rule import cheapest_of
 from tco.simulator.kinds.runs import JobPlaces, JobRuns
 from tco.simulator.scenario.model import Scenario
 from tco.simulator.workload.jobs import Jobs
@@ -129,6 +131,9 @@ class Result:
     break_even_volumes: tuple[BreakEvenVolume, ...] = ()  # owned vs rented (when advised)
     what_ifs: tuple[WhatIf, ...] = ()  # the recommendation under other inputs (when advised)
     flip_points: tuple[FlipPoint, ...] = ()  # how far each input that turns the answer must move
+    # Each option as the rule judged it over the futures (when advised; ``engine.verdicts``:
+    # where an option has none, its verdict and cash on the base job stream).
+    standings: Mapping[str, Standing] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (
@@ -142,9 +147,20 @@ class Result:
                 return o
         raise KeyError(name)
 
+    def standing(self, name: str) -> Standing:
+        """Option ``name`` as the one rule judged it (``engine.verdicts``): over the futures
+        when the advice decided over them, else its verdict and cash on the base job stream."""
+        found = self.standings.get(name)
+        if found is not None:
+            return found
+        return Standing(self.verdicts[name].meets, self.option(name).total_cash_usd)
+
     def cheapest(self) -> OptionResult:
-        """The option with the lowest total cash cost over the horizon (ties: scenario order)."""
-        return min(self.options, key=lambda o: o.total_cash_usd)
+        """The option with the lowest total cash cost over the horizon, whether or not it meets
+        the level (``engine.rule``: to the cent; ties: scenario order)."""
+        found = cheapest_of(self.options, lambda o: o.total_cash_usd, lambda o: True)
+        assert found is not None
+        return found
 
     def jobs_frame(self, option: str) -> pd.DataFrame:
         """One row per job on one option: arrival, size, run, start, end, wait (hours), status."""
@@ -202,10 +218,10 @@ class Result:
 
         from tco.simulator.kinds import registry
 
-        ok = {o.name: v.meets for o, v in ((o, self.verdicts[o.name]) for o in self.options)}
+        ok = {o.name: self.standing(o.name).meets for o in self.options}
         owns = {o.name: registry.get(o.kind).buys_hardware for o in self.options}
         rented = [x for x in self.options if ok[x.name] and not owns[x.name]]
-        cheapest_rented = min(rented, key=lambda x: x.total_cash_usd) if rented else None
+        cheapest_rented = cheapest_of(rented, lambda x: x.total_cash_usd, lambda x: True)
         rows = []
         for o in self.options:
             other = cheapest_rented if owns[o.name] and ok[o.name] else None

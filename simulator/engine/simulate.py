@@ -197,6 +197,17 @@ def repriced(prepared: Prepared, base: Result) -> Result:
     return _assembled(prepared, [_priced(prepared, p, runs[p.option.name]) for p in prepared.plans])
 
 
+def replayed(prepared: Prepared, base: Result, names: set[str]) -> Result:
+    """``prepared``'s options ``names`` played, the others kept as ``base`` played them (a
+    what-if plays again only the options that could be the answer under it)."""
+    kept = {o.name: o for o in base.options}
+    played = [
+        _play_option(prepared, p) if p.option.name in names else kept[p.option.name]
+        for p in prepared.plans
+    ]
+    return _assembled(prepared, played)
+
+
 def with_option(
     prepared: Prepared, result: Result, option: OptionModel, book: PriceBook
 ) -> tuple[Prepared, Result]:

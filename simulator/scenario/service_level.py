@@ -26,6 +26,9 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Strict
 
 DEFAULT_P95_DELAY_HOURS = 72.0
+DEFAULT_CONFIDENCE = 0.9
+# The confidences the answer's frontier shows (cost against the chance of meeting the level).
+FRONTIER = (0.5, 0.8, 0.9, 0.95, 0.99)
 Hours = Annotated[float, Field(ge=0, le=1e6)]
 
 
@@ -41,6 +44,10 @@ class ServiceLevel(Strict):
     # Job classes with a level of their own: class name -> the p95 delay its jobs may have (h),
     # e.g. deadline-bound runs 24 h, fine-tunes a week; the scenario-wide level holds too.
     p95_delay_hours_by_class: dict[str, Hours] = Field(default_factory=dict)
+    # Over the futures of the odds: the share of job streams in which an answer must meet the
+    # level (issue 37). 0.9 by default: an assumption, a budget owner's appetite for risk; the
+    # answer shows what 0.5 to 0.99 would buy (the frontier).
+    confidence: Annotated[float, Field(gt=0, le=1)] = DEFAULT_CONFIDENCE
 
     @model_validator(mode="before")
     @classmethod
@@ -61,6 +68,11 @@ class ServiceLevel(Strict):
     @property
     def is_default(self) -> bool:
         return self.p95_wait_hours is None and self.p95_delay_hours == DEFAULT_P95_DELAY_HOURS
+
+    @property
+    def levels(self) -> tuple[float, ...]:
+        """The frontier's confidences, with the scenario's own among them."""
+        return tuple(sorted({*FRONTIER, self.confidence}))
 
     def words(self) -> str:
         """The measures, as the answer states them."""
