@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,23 @@ def default_dir() -> Path:
     """``$TCO_CACHE_DIR``, or the platform's user cache directory for tco."""
     env = os.environ.get("TCO_CACHE_DIR")
     return Path(env) if env else Path(platformdirs.user_cache_dir("tco")) / "prices"
+
+
+MAX_ENTRY_BYTES = 1 << 20  # an entry is a few kB; anything larger is not one
+
+
+def _read_small(p: Path) -> str:
+    """The text of a cache file: a regular file of at most ``MAX_ENTRY_BYTES``, opened without
+    blocking (a FIFO planted in the cache must not hang a run, nor a link to /dev/zero fill
+    memory); OSError or ValueError otherwise."""
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = f.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ValueError(f"larger than {MAX_ENTRY_BYTES:,} bytes")
+    return data.decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -60,7 +78,7 @@ class PriceCache:
         if not p.exists():
             return None
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
+            doc = json.loads(_read_small(p))
             if doc.get("schema") != CACHE_SCHEMA:
                 raise ValueError(f"schema is {doc.get('schema')!r}, expected {CACHE_SCHEMA!r}")
             entry = PriceEntry.from_dict(instance_type, doc["entry"])
@@ -68,7 +86,7 @@ class PriceCache:
             if fetched.tzinfo is None:
                 raise ValueError("fetched_at has no time zone")
             return Cached(entry, fetched, str(doc["source"]))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             self.warnings.append(f"price cache file {p} is corrupt ({exc}); ignored")
             return None
 

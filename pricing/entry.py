@@ -9,7 +9,6 @@ builder of a snapshot file (used by ``tco prices snapshot`` and ``scripts/build_
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -127,13 +126,20 @@ def _currency(value: Any) -> str:
     return value
 
 
+# As a scenario's own prices are bounded (simulator.core.fields.BIG): a stored price of 1e308 is
+# a corrupt file, and summing it overflowed to inf.
+LARGEST_USD_PER_HOUR = 1e9
+
+
 def _usd(value: Any, what: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{what} price {value!r} is not a number")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{what} price {value!r} is not a finite, non-negative USD/h")
+    if not 0 <= value <= LARGEST_USD_PER_HOUR:
+        raise ValueError(
+            f"{what} price {value!r} is not a USD/h from 0 to {LARGEST_USD_PER_HOUR:g}"
+        )
     return float(value)
 
 

@@ -29,8 +29,9 @@ def _charts_and_documents(result: Result, d: Path, formats: tuple[str, ...]) -> 
     pngs = {c.name: charts.png_bytes(c) for c in made}
     svg = "svg" in formats
     if "charts" in formats or "md" in formats or svg:  # HTML embeds its charts: no files needed
+        folder = manifest.subfolder(d, CHART_DIR)
         for c in made:
-            written += charts.save(c, d / CHART_DIR, pngs[c.name], svg)
+            written += charts.save(c, folder, pngs[c.name], svg)
     for c in made:
         charts.close(c)
     if "html" in formats:
@@ -47,19 +48,19 @@ def write_report(
 ) -> list[Path]:
     """Write the chosen parts of the report; return the files written."""
     d = Path(out_dir)
-    manifest.begin(d)  # incomplete until the new manifest is written
     written: list[Path] = []
-    if "json" in formats or "csv" in formats:
-        from tco.reports import files
+    with manifest.writing(d):  # incomplete until the new manifest is written
+        if "json" in formats or "csv" in formats:
+            from tco.reports import files
 
-        written += files.write_data(result, d, json="json" in formats, csv="csv" in formats)
-    if {"charts", "svg", "html", "md"} & set(formats):
-        written += _charts_and_documents(result, d, formats)
-    if "xlsx" in formats:
-        from tco.reports import spreadsheet
+            written += files.write_data(result, d, json="json" in formats, csv="csv" in formats)
+        if {"charts", "svg", "html", "md"} & set(formats):
+            written += _charts_and_documents(result, d, formats)
+        if "xlsx" in formats:
+            from tco.reports import spreadsheet
 
-        written.append(spreadsheet.write(result, d / "budget.xlsx"))
-    written.append(_manifest(result, d, written))
+            written.append(spreadsheet.write(result, d / "budget.xlsx"))
+        written.append(_manifest(result, d, written))
     return written
 
 

@@ -9,6 +9,7 @@ tools, Markdown for people.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +73,19 @@ def _expect(doc: dict[str, Any], spec: dict[str, Any], p: Path, where: str) -> N
             )
 
 
-def _number(x: Any, p: Path, where: str) -> None:
+# No tco run writes a figure near these (a trillion dollars, a century of hours): one beyond
+# them, NaN or infinite is a file edited or corrupted, not a result to print a percentage of.
+_LARGEST = {"usd": 1e12, "h": 1e6}
+
+
+def _number(x: Any, p: Path, where: str, unit: str) -> None:
     if x is not None and (not isinstance(x, _NUMBER) or isinstance(x, bool)):
         raise CompareError(f"{p}: {where}: expected a number, found {_kind(x)}")
+    if x is not None and not (math.isfinite(x) and abs(x) <= _LARGEST[unit]):
+        raise CompareError(
+            f"{p}: {where}: {x!r} is not a figure a tco run writes (a finite number within"
+            f" ±{_LARGEST[unit]:g} {unit})"
+        )
 
 
 def _check_shape(doc: dict[str, Any], p: Path) -> None:
@@ -94,14 +105,19 @@ def _check_shape(doc: dict[str, Any], p: Path) -> None:
             raise CompareError(f"{p}: {at}name: {o['name']!r} appears twice")
         names.add(o["name"])
         for key in ("cash", "npv_cash"):
-            _number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}")
-        _number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h")
+            _number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}", "usd")
+        _number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h", "h")
         for j, q in enumerate(o["prices"]):
             if not isinstance(q, dict):
                 raise CompareError(f"{p}: {at}prices[{j}]: expected an object, found {_kind(q)}")
             _expect(q, _PRICE, p, f"{at}prices[{j}].")
             if "value" not in q:
                 raise CompareError(f"{p}: {at}prices[{j}].value: missing")
+    if rec["option"] is not None and rec["option"] not in names:
+        raise CompareError(
+            f"{p}: recommendation.option: {rec['option']!r} is none of the options"
+            f" ({', '.join(sorted(names))}); not a summary.json this tco wrote"
+        )
 
 
 def _flat(x: Any, prefix: str = "") -> dict[str, Any]:

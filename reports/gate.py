@@ -23,10 +23,13 @@ from typing import Any
 
 MEASURES = {"cash": "cash_usd", "npv": "npv_usd", "p95_wait": "p95_wait_h"}
 UNITS = {"cash": "USD", "npv": "USD", "p95_wait": "h"}
+# Matched against the stripped text: a leading \s* before the greedy scope backtracked
+# quadratically on leading blanks (60,000 blanks ran for minutes).
 _CONDITION = re.compile(
-    r"^\s*(?:(?P<scope>.+)\.)?(?P<measure>cash|npv|p95_wait)\s*(?P<op>[<>])\s*"
-    r"(?P<amount>[+-]?\d+(?:\.\d+)?)\s*(?P<pct>%)?\s*$"
+    r"(?:(?P<scope>.+)\.)?(?P<measure>cash|npv|p95_wait)\s*(?P<op>[<>])\s*"
+    r"(?P<amount>[+-]?\d+(?:\.\d+)?)\s*(?P<pct>%)?"
 )
+MAX_CONDITION = 1_000  # characters: an option's name is at most a few dozen
 FORMS = (
     "[OPTION.]cash|npv|p95_wait > or < AMOUNT (a change: +10% of the old figure, or 5000 in"
     " USD or hours), or 'recommendation changed'; e.g. 'cash > +10%',"
@@ -50,9 +53,12 @@ class Gate:
 
 def parse(text: str) -> Gate:
     """One condition, or GateError naming the forms that are valid."""
-    if re.fullmatch(r"\s*recommendation\s+changed\s*", text):
-        return Gate(text.strip(), None, None)
-    m = _CONDITION.match(text)
+    if len(text) > MAX_CONDITION:
+        raise GateError(f"--fail-if: a condition of {len(text):,} characters; give {FORMS}")
+    text = text.strip()
+    if re.fullmatch(r"recommendation\s+changed", text):
+        return Gate(text, None, None)
+    m = _CONDITION.fullmatch(text)
     if m is None:
         raise GateError(f"--fail-if {text!r}: give {FORMS}")
     amount = float(m["amount"])
@@ -69,8 +75,10 @@ def hits(diff: dict[str, Any], gate: Gate) -> list[str]:
     scope = rec["new"] if gate.scope == "recommended" else gate.scope
     rows = [t for t in diff["totals"] if scope is None or t["option"] == scope]
     rows = [t for t in rows if t[MEASURES[gate.measure]]["delta"] is not None]
-    if gate.scope is not None and not rows:
+    if not rows:
         names = ", ".join(t["option"] for t in diff["totals"] if t["cash_usd"]["delta"] is not None)
+        if gate.scope is None:
+            raise GateError(f"--fail-if {gate.text!r}: no option is in both runs; it cannot hold")
         raise GateError(
             f"--fail-if {gate.text!r}: {scope!r} is not an option of both runs; options: {names}"
         )

@@ -43,6 +43,7 @@ def lead(result: Result) -> list[str]:
             f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}){mean}.",
             f"Service level: {level_text(result)}.",
             f"Why: {rec.reason}.",
+            *horizon_rule(result),
         ]
     if odds is not None:
         c = odds.chosen
@@ -58,6 +59,35 @@ def lead(result: Result) -> list[str]:
         if odds.replaced is not None and rec.option is not None:
             lines.append(replaced_line(result))
     return lines + runner_up_line(result)
+
+
+def horizon_rule(result: Result) -> list[str]:
+    """Which rule the totals follow for what is contracted past the horizon (none when no
+    option has anything there): counted in full when the project ends, apart when it continues."""
+    cur = result.scenario.money
+    owed = {
+        o.name: sum(o.ledger.owed_after_horizon.values())
+        for o in result.options
+        if sum(o.ledger.owed_after_horizon.values()) > 0.005
+    }
+    rec = result.recommendation
+    decided = {rec.option, rec.runner_up}
+    ends = result.scenario.after_horizon == "ends"
+    if not owed or not (ends or decided & set(owed)):  # said where it moves the decision
+        return []
+    named = sorted(owed.items(), key=lambda kv: -kv[1])
+    shown = ", ".join(f"{usd(v, cur)} in {name}" for name, v in named[:3])
+    more = f" and {len(named) - 3} more" if len(named) > 3 else ""
+    if result.scenario.after_horizon == "ends":
+        return [
+            f"The project ends with the horizon (after_horizon: ends): commitments and leases"
+            f" running past it are counted in full ({shown}{more})."
+        ]
+    return [
+        f"The horizon is a window on a continuing operation (after_horizon: continues): what is"
+        f" committed past it ({shown}{more}) is the next window's cost, not in these totals; a"
+        " project that ends here says after_horizon: ends."
+    ]
 
 
 def replaced_lines(result: Result) -> list[str]:

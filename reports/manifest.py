@@ -9,8 +9,12 @@ files that looks complete. :func:`verify` lists what makes a folder incomplete o
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,43 @@ def begin(folder: Path) -> None:
     """Make sure ``folder`` can be written and mark it incomplete (its old manifest removed)."""
     check_writable(folder)
     (folder / MANIFEST).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def writing(folder: Path) -> Iterator[None]:
+    """Write a folder's files and then its manifest (:func:`finish`) inside this block: the
+    folder is begun and locked (an exclusive ``flock`` on the folder itself, which leaves no
+    file behind), so two runs writing one folder take turns and each manifest certifies the
+    files of its own run (unlocked, one run's manifest certified a mix of two seeds' files).
+    Where ``fcntl`` is missing (Windows) there is no lock; the manifest still tells a mixed
+    folder (:func:`verify`)."""
+    begin(folder)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        (folder / MANIFEST).unlink(missing_ok=True)  # the run before us may have written one
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def subfolder(folder: Path, name: str) -> Path:
+    """``folder/name`` as a folder of this folder's own: a symbolic link planted there would
+    send the files elsewhere, so it is refused (OSError naming it)."""
+    p = folder / name
+    if p.is_symlink():
+        raise OSError(
+            errno.EEXIST,
+            "a symbolic link; tco writes only inside the folder it was given: remove it",
+            str(p),
+        )
+    p.mkdir(parents=True, exist_ok=True)
+    return p
 
 
 def _sha256(path: Path) -> str:

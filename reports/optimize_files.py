@@ -13,6 +13,7 @@ from typing import Any
 from tco.reports import manifest
 from tco.reports.document import Section, Table, render_page
 from tco.reports.formats import MANIFEST
+from tco.reports.formatting import sheet_text
 from tco.simulator.advice.optimize import GIVEN, Config, best
 from tco.simulator.core.atomic import write_text
 from tco.simulator.engine.prepared import Prepared
@@ -28,6 +29,12 @@ def columns() -> tuple[str, ...]:
     return tuple(dict.fromkeys([GIVEN, *declared]))
 
 
+def _knob(v: Any) -> Any:
+    if v is True:
+        return "true"
+    return sheet_text(v) if isinstance(v, str) else v
+
+
 def frontier_csv(configs: list[Config]) -> str:
     """One row per configuration; a column per knob (``columns``, then any other a kind searched
     without declaring it, in the order first evaluated)."""
@@ -36,13 +43,14 @@ def frontier_csv(configs: list[Config]) -> str:
     names = list(dict.fromkeys([*columns(), *(k for c in configs for k in c.knobs)]))
     head = ["option", *names, "cash_usd", "npv_usd", "p95_wait_h", "p95_delay_h"]
     head.append("cannot_run_share")
-    w.writerow([*head, "meets_service_level", "on_frontier"])
+    # Names and knob values are user text: a spreadsheet must show them, never evaluate them.
+    w.writerow([*(sheet_text(h) for h in head), "meets_service_level", "on_frontier"])
     for c in configs:
         knobs = [c.knobs.get(k, "") for k in names]
         w.writerow(
             [
-                c.option,
-                *["true" if v is True else v for v in knobs],
+                sheet_text(c.option),
+                *[_knob(v) for v in knobs],
                 f"{c.cash_usd:.2f}",
                 f"{c.npv_usd:.2f}",
                 f"{c.p95_wait_h:.4f}",
@@ -173,7 +181,11 @@ def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]
 
 def write_optimize(prepared: Prepared, configs: list[Config], out_dir: str | Path) -> list[Path]:
     d = Path(out_dir)
-    manifest.begin(d)
+    with manifest.writing(d):
+        return _write_optimize(d, prepared, configs)
+
+
+def _write_optimize(d: Path, prepared: Prepared, configs: list[Config]) -> list[Path]:
     doc = optimize_document(prepared, configs)
     files = [
         write_text(d / "frontier.csv", frontier_csv(configs)),

@@ -244,9 +244,10 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
     its monthly cells of that category multiply. Returns option -> its inputs."""
     cur = result.scenario.money
     rows = []
+    others = {o.name: o for o in result.scenario.options}
     for o in result.options:
         spec = result.scenario.option(o.name)
-        for p in registry.of(spec).unit_prices(spec):
+        for p in registry.of(spec).unit_prices(spec, others):
             if p.usd_per_unit and p.category in o.ledger.cash:
                 rows.append((o, p))
     ws["A1"] = "Inputs: change a value and every cost, total and period it prices follows."

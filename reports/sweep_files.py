@@ -37,7 +37,7 @@ FILES = ("replications.csv", "sweep.json", "sweep.html", MANIFEST)  # the manife
 
 
 def _value(v: float | str) -> str:
-    return v if isinstance(v, str) else f"{v:.10g}"
+    return sheet_text(v) if isinstance(v, str) else f"{v:.10g}"
 
 
 def replications_csv(reps: list[Replication]) -> str:
@@ -61,7 +61,7 @@ def replications_csv(reps: list[Replication]) -> str:
             "cannot_run_share",
             "late_reference_gpu_h",
             "meets_service_level",
-            *paths,
+            *(sheet_text(p) for p in paths),  # a path names options: user text
         ]
     )
     for r in reps:
@@ -264,7 +264,11 @@ def write_sweep(
     prepared: Prepared, reps: list[Replication], seed: int, out_dir: str | Path
 ) -> list[Path]:
     d = Path(out_dir)
-    manifest.begin(d)  # the CLI began it before the sweep ran; again for a library caller
+    with manifest.writing(d):  # the CLI began it before the sweep ran; again, locked, here
+        return _write_sweep(d, prepared, reps, seed)
+
+
+def _write_sweep(d: Path, prepared: Prepared, reps: list[Replication], seed: int) -> list[Path]:
     doc = sweep_document(prepared, reps, seed)
     files = [
         write_text(d / "replications.csv", replications_csv(reps)),

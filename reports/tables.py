@@ -64,14 +64,19 @@ def break_even(result: Result) -> pd.DataFrame:
         else:
             when = "never (within the horizon)" if m is None else f"{result.months[m - 1]}"
         same = "n/a" if v is None else (v.note if v.scale is None else f"{v.scale:.2f}x")
+        # Above full use the servers cannot do that much work: no volume where the two meet.
+        beyond = v is not None and v.utilisation is not None and v.utilisation > 1.0
+        if beyond:
+            assert v is not None and v.utilisation is not None
+            same = f"never: owning costs more even fully used ({v.utilisation:.0%} would be needed)"
         rows.append(
             {
                 "owning": o.name,
                 "against renting": other.name,
                 "owning cheaper from": when,
-                "same cost at utilisation": None if v is None else v.utilisation,
+                "same cost at utilisation": None if v is None or beyond else v.utilisation,
                 f"same cost at {ref} GPU-hours a month": None
-                if v is None or v.gpu_hours_per_month is None
+                if v is None or v.gpu_hours_per_month is None or beyond
                 else round(v.gpu_hours_per_month),
                 "times this scenario's work": same,
             }

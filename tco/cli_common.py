@@ -4,6 +4,7 @@ warnings, the console and the progress spinner. Imports nothing heavy (start-up 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,24 @@ class BadInput(click.ClickException):
 
     def show(self, file: object = None) -> None:
         click.echo(f"tco: error: {one_line(self.message)}", err=True)
+
+
+# A Dask scheduler's address: [protocol://]host:port (distributed's own forms); anything else
+# ended in a ValueError traceback from distributed.
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d{1,5}")
+
+
+def check_engine(engine: str, scheduler: str | None) -> None:
+    """``--engine`` and ``--scheduler`` together, or BadInput saying what would do."""
+    if scheduler is None:
+        return
+    if engine != "dask":
+        raise BadInput("--scheduler is the address of a Dask scheduler: add --engine dask")
+    if not _ADDRESS.fullmatch(scheduler.strip()):
+        raise BadInput(
+            f"--scheduler {scheduler!r}: give a Dask scheduler's address, host:port or"
+            " tcp://host:port (e.g. tcp://10.0.0.5:8786)"
+        )
 
 
 def warn(book: PriceBook) -> None:

@@ -147,7 +147,7 @@ def prices_import(file: Path, provider: str, source: str, as_of: str, out: Path)
     except ValueError:
         raise BadInput(f"--as-of: {as_of!r} is not a date like 2026-11-15") from None
     try:
-        rows = user_file.read(read_input(file, "a price list").decode("utf-8"))
+        rows = user_file.read(read_input(file, "a price list").decode("utf-8-sig"))
     except (InputFileError, UnicodeDecodeError, ValueError) as exc:
         raise BadInput(f"{file}: {exc}") from None
     write_text(out, user_file.write(rows, provider, source, as_of))

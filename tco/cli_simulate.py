@@ -14,6 +14,7 @@ from tco.cli_common import (
     OFFLINE_OPTION,
     PRICES_OPTION,
     BadInput,
+    check_engine,
     console,
     price_book,
     progress,
@@ -172,8 +173,7 @@ def _checked(
     """The options that can be wrong before anything runs; the report's parts."""
     if out_dir is not None and not out_dir.strip():
         raise BadInput("--out: give a folder for the report (an empty path is not one)")
-    if scheduler is not None and engine != "dask":
-        raise BadInput("--scheduler is the address of a Dask scheduler: add --engine dask")
+    check_engine(engine, scheduler)
     return _formats(formats)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tco.cli_common import BadInput, warn
+from tco.cli_common import BadInput, check_engine, warn
 
 if TYPE_CHECKING:
     from tco.simulator.costs.money import Currency
@@ -95,8 +95,7 @@ def sweep(
     from tco.simulator.sweep.known import inputs
     from tco.simulator.sweep.run import run_sweep
 
-    if scheduler is not None and engine != "dask":
-        raise BadInput("--scheduler is the address of a Dask scheduler: add --engine dask")
+    check_engine(engine, scheduler)
     if out_dir is not None and not out_dir.strip():
         raise BadInput("--out: give a folder for the files (an empty path is not one)")
     book = PriceBook("snapshot")

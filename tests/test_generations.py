@@ -83,13 +83,16 @@ def test_a_cutover_while_idle_to_the_same_hardware_changes_nothing() -> None:
         np.testing.assert_array_equal(refreshed.start_h, plain.start_h)
 
 
+INSTALL = 1000.0  # installation of each server: capitalised, never resold
+
+
 def _lab(refresh: dict[str, Any] | None, **over: Any) -> Any:
     option = {
         "name": "own",
         "kind": "owned",
         "server": "8x A40 NVLink server",
         "servers": 1,
-        "installation_usd_per_server": 1000.0,
+        "installation_usd_per_server": INSTALL,
         "refresh": refresh,
         "failures": None,  # by-hand ledgers: no spare pool (failures given where tested)
         **over,
@@ -116,13 +119,15 @@ def test_the_ledger_of_two_generations() -> None:
     until = max(cut, float(np.max(o.runs.end_h[before])))
     sold = int(np.searchsorted(prepared.edges, until)) - 1
     assert np.nonzero(cash["refresh_sale"])[0].tolist() == [sold]
-    value = basis_old * used_market("A40").share((sold + 1) / 12)
+    # The used market pays for the server, not its installation (INSTALL).
+    value = (basis_old - INSTALL) * used_market("A40").share((sold + 1) / 12)
     assert cash["refresh_sale"][sold] == pytest.approx(-value)
     dep = basis_old * (1 - defaults.SALVAGE_FRACTION) / defaults.DEPRECIATION_MONTHS
     book = basis_old - (sold + 1) * dep
     assert acc["disposal"][sold] + acc["disposal_gain"][sold] == pytest.approx(book - value)
     assert acc["depreciation"][sold + 1 : 12].sum() == 0  # nothing of the old after its sale
-    assert cash["resale"][-1] == pytest.approx(-basis_new * used_market("A40").share(24 / 12))
+    resold = (basis_new - INSTALL) * used_market("A40").share(24 / 12)
+    assert cash["resale"][-1] == pytest.approx(-resold)
     # Facility by the kW provisioned: the old server's before, the successor's after.
     rate = defaults.COLOCATION_USD_PER_KW_MONTH
     assert cash["facility"][5] == pytest.approx(old.max_kw * rate)
@@ -343,10 +348,11 @@ def test_an_operating_lease_ended_early_by_a_refresh(end_of_term: str) -> None:
     ended = int(np.nonzero(c["lease_termination"])[0][0])
     basis = float(cash.ledger.cash["capex"][0])
     r, n, p = 0.01, 48, 0.9 * basis
-    residual = basis * used_market("A40").share(4.0)
+    # The lessor prices its residual, and the returned server fetches, on the server alone.
+    residual = (basis - INSTALL) * used_market("A40").share(4.0)
     pay = -npf.pmt(r, n, p, -residual)
     paid = ended + 1  # payments at the end of months 0 .. ended
-    owed = -npf.fv(r, paid, -pay, p) - basis * used_market("A40").share(paid / 12)
+    owed = -npf.fv(r, paid, -pay, p) - (basis - INSTALL) * used_market("A40").share(paid / 12)
     assert c["lease_termination"][ended] == pytest.approx(max(owed, 0.0), rel=1e-9)
     assert c["lease_termination"][ended] > 0
     assert c["financing"][1:12] == pytest.approx(np.full(11, pay))  # the old lease alone
@@ -498,5 +504,5 @@ def test_a_lease_bought_out_before_the_refresh_is_sold_at_it() -> None:
     c = o.ledger.cash
     _, cash = _lab({"month": 12, "server": "HGX A100 8x80GB"})
     basis = float(cash.ledger.cash["capex"][0])
-    assert c["capex"][6] == pytest.approx(basis * used_market("A40").share(0.5))
+    assert c["capex"][6] == pytest.approx((basis - INSTALL) * used_market("A40").share(0.5))
     assert c["refresh_sale"].sum() < 0 and "lease_termination" not in c

@@ -109,9 +109,35 @@ def test_a_gzip_bomb_stops_at_the_size_limit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TCO_MAX_TRACE_MB", "1")
-    f = tmp_path / "bomb.csv.gz"
-    f.write_bytes(gzip.compress(b"\n" * (8 << 20)))
-    one_line_error(*_stats(f, "csv", capsys), "TCO_MAX_TRACE_MB")
+    for fmt, head in (("csv", b"submit_time_s,duration_s,num_gpus\n"), ("sacct", SACCT_HEADER)):
+        f = tmp_path / f"bomb.{fmt}.gz"
+        head = head if isinstance(head, bytes) else head.encode()
+        f.write_bytes(gzip.compress(head + b"\n" * (8 << 20)))
+        one_line_error(*_stats(f, fmt, capsys), "TCO_MAX_TRACE_MB")
+
+
+def test_accounting_logs_are_read_line_by_line_in_bounded_memory(tmp_path: Path) -> None:
+    """0.13.0 split a log's whole text into one string per line: a 0.5 MB gzip within the
+    text cap reached 4.5 GB, one long line a MemoryError. Now the text is streamed: 1 M short
+    lines of an LSF log (2 MB of text, some 60 MB as a list of lines) peak at a few MB, and a
+    line longer than any record is refused by name."""
+    import tracemalloc
+
+    from tco.simulator.workload.traces import read
+    from tco.simulator.workload.traces.source import MAX_LINE_BYTES
+
+    f = tmp_path / "lsb.acct"
+    f.write_bytes(b"x\n" * 1_000_000)
+    tracemalloc.start()
+    with pytest.raises(ScenarioError):  # no job in it: an error, after reading every line
+        read(f, "lsf")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 16 << 20, peak
+    long = tmp_path / "long.acct"
+    long.write_bytes(b'"JOB_FINISH" ' + b"x" * (MAX_LINE_BYTES + 10) + b"\n")
+    with pytest.raises(ScenarioError, match="a line of more than"):
+        read(long, "lsf")
 
 
 @pytest.mark.parametrize(

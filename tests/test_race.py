@@ -188,3 +188,24 @@ def test_the_races_optimum_equals_a_brute_force_grid(seed: int, rate: float, ans
     mean = {n: float(f.cash[:, i].mean()) for i, n in enumerate(f.names)}
     assert decision.odds is not None
     assert decision.odds.chosen.cash_mean_usd == pytest.approx(mean[best], rel=1e-12)
+
+
+def test_more_futures_than_the_budget_affords_are_capped_and_said_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """0.13.0 answered "no option meets the level" to `--odds 100000`: the finalists' reserve
+    took the whole budget and the race closed before its first play. The design is now cut
+    to the streams half the budget affords, the first round is always played, and the
+    answer says how many futures were asked."""
+    from tco.simulator.run import OddsRun, prepare, simulate
+    from tests.conftest import make_scenario
+
+    prepared = prepare(make_scenario(horizon_months=3))
+    jobs = len(prepared.jobs)
+    monkeypatch.setenv("TCO_MAX_JOB_PLAYS", str(4 * jobs * 3))  # 3 job streams
+    r = simulate(prepared, odds=OddsRun(futures=400))
+    odds = r.recommendation.odds
+    assert r.recommendation.option is not None and odds is not None
+    assert (odds.streams, odds.futures) == (3, 12)
+    assert odds.search is not None
+    assert odds.search.stopped.startswith("400 futures were asked; the budget of")

@@ -161,3 +161,37 @@ def test_a_dask_sweep_with_no_worker_stops_in_bounded_time(
         pytest.raises(RunFailed, match="no Dask worker"),
     ):
         run_sweep(prepared, book, 4, engine="dask", scheduler=cluster.scheduler_address)
+
+
+def plays_die_once(bench: Bench, task: object) -> object:
+    """The odds' plays (``advice.decision``), the first one's worker killed."""
+    from tco.simulator.sweep.plays import play_task
+
+    flag = Path(os.environ[FLAG])
+    try:
+        flag.touch(exist_ok=False)
+    except FileExistsError:
+        return play_task(bench, task)  # type: ignore[arg-type]
+    os._exit(9)
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_worker_lost_during_the_odds_is_retried_and_the_answer_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """0.12.0: `tco simulate --engine dask` with a worker killed hung for over ten minutes and
+    wrote another summary than the local engine's. The odds go through the sweeps' runner: a
+    lost worker's plays are played again, and the answer is the one played on this process."""
+    from tco.reports.summary import to_summary
+    from tco.simulator.advice import decision
+    from tco.simulator.run import OddsRun, simulate
+
+    prepared, book = _prepared()
+    serial = to_summary(simulate(prepared, book=book, odds=OddsRun(futures=8)))
+    monkeypatch.setenv(FLAG, str(tmp_path / "died"))
+    monkeypatch.setattr(decision, "play_task", plays_die_once)
+    odds = OddsRun(futures=8, workers=2, engine=engine)
+    lost = to_summary(simulate(prepared, book=book, odds=odds))
+    assert (tmp_path / "died").exists()
+    assert lost["recommendation"] == serial["recommendation"]
+    assert lost["options"] == serial["options"]

@@ -196,8 +196,14 @@ def test_job_arrays_are_expanded() -> None:
     ]
 
 
-def test_pending_and_running_are_skipped_and_counted() -> None:
-    jobs, report = read_sacct(SACCT / "xdmod_non-ended-job-state.log", "xdmod", keep_empty=True)
+def test_pending_and_running_are_kept_as_demand_or_skipped_and_counted() -> None:
+    f = SACCT / "xdmod_non-ended-job-state.log"
+    jobs, report = read_sacct(f, "xdmod", keep_empty=True)
+    # RUNNING for its Elapsed so far (22:32:22); PENDING from its submit for its Timelimit (3 d).
+    assert jobs.status == ["RUNNING", "PENDING"]
+    assert jobs.duration_s.tolist() == [22 * 3600 + 32 * 60 + 22.0, 3 * 86400.0]
+    assert report.unfinished == {"running": 1, "pending": 1} and not report.skipped
+    jobs, report = read_sacct(f, "xdmod", keep_empty=True, keep_unfinished=False)
     assert len(jobs) == 0
     assert report.skipped == {"not started or not ended (pending, running...)": 2}
 
@@ -223,7 +229,7 @@ def test_sacct_with_header_steps_and_bad_lines(tmp_path: Path) -> None:
     # Local time at UTC-5: midnight local is 05:00 UTC.
     assert jobs.submit_s[0] == pytest.approx(1704085200.0)
     assert report.steps_folded == 1 and "job steps" not in report.skipped  # folded into 10
-    assert report.skipped["not started or not ended (pending, running...)"] == 1
+    assert report.skipped["pending without a time limit (their length is unknown)"] == 1
     assert report.bad_count == 2 and [n for n, _ in report.bad_lines] == [5, 6]
     assert "line 5" in report.summary() and "line 6" in report.summary()
 

@@ -69,13 +69,18 @@ class Row:
     spot_usd_per_hour: float | None
 
 
+# The bound of a scenario's numbers (simulator.core.fields.BIG): no price, size or count comes
+# near it, and sums of them stay far from float overflow (a price of 1e308 overflowed to inf).
+LARGEST = 1e9
+
+
 def _number(text: str, line: int, field: str, whole: bool = False) -> float:
     try:
         v = float(text)
     except ValueError:
         raise ValueError(f"line {line}: {field}: {text!r} is not a number") from None
-    if not v >= 0 or v == float("inf") or (whole and v != int(v)):
-        raise ValueError(f"line {line}: {field}: {text!r} must be a non-negative finite number")
+    if not 0 <= v <= LARGEST or (whole and v != int(v)):
+        raise ValueError(f"line {line}: {field}: {text!r} must be a number from 0 to {LARGEST:g}")
     return v
 
 

@@ -187,41 +187,28 @@ def decide(
     sc = prepared.scenario
     level = sc.service_level
     plan = design(prepared, futures)
-    most = budget() // (2 * max(1, len(prepared.jobs)))  # streams the finalists can afford
+    # Streams the finalists can afford with half the budget (the race has the other half).
+    most = budget() // (4 * max(1, len(prepared.jobs)))
+    capped = ""
     if plan.k > max(1, most):
+        asked = plan.k * plan.m
         plan = design(prepared, max(1, most) * plan.m)
+        capped = (
+            f"{asked:,} futures were asked; the budget of {budget():,} job-plays affords"
+            f" {plan.k:,} job streams x {plan.m} money draws ({JOB_PLAYS_ENV} raises it); "
+        )
     frozen = book.frozen()
     bench = Bench(prepared, frozen, plan)
     entries, known = listed_entries(prepared, result)
     searches = {s.family: s for s in mix_searches(found, sc.search)}
     for s in searches.values():
         start = known_start(s)
-        if start is not None:
+        if start is not None and start[1].runs is not None:  # (else the race plays it)
             known[start[0]] = (start[1].plan, start[1].runs)
-    with open_runner(bench, play_task, workers, engine, scheduler, label="odds") as runner:
-        player = Player(bench, runner, known, meanwhile, progress)
-        race = Race(
-            plan.k,
-            level.confidence,
-            max(min(level.levels), min(level.confidence, FRONTIER_FLOOR)),
-            player,
-            len(prepared.jobs),
-            budget(),
-            chunk=max(4, workers),
-        )
-        for e in entries:
-            race.add(e)
-        for s in searches.values():
-            if plan.drawn:
-                race.listen(s)
-            else:  # the base job stream alone: the portfolio search's best of each mix decides
-                for e in s.start():
-                    race.add(e)
-        race.run()
-        chosen, runner_up = _finalists(race, plan, level.confidence)
-        if player.meanwhile is not None:  # nothing was played: it still runs, here
-            player.meanwhile()
-            player.meanwhile = None
+    race, chosen, runner_up = _race(
+        bench, entries, known, searches, (workers, engine, scheduler), meanwhile, progress
+    )
+    race.stopped = capped + race.stopped
     picks = {e.key: _pick(e, searches) for e in race.entries.values()}
     named = {e.key: picks[e.key].name for e in (chosen, runner_up) if e is not None}
     standings = _standings(race, plan, chosen, named)
@@ -248,6 +235,47 @@ def decide(
         names=names,
         starts={k: v for k, v in starts.items() if v is not None},
     )
+
+
+def _race(
+    bench: Bench,
+    entries: list[Entry],
+    known: dict[Hashable, tuple[Plan, JobRuns]],
+    searches: dict[str, MixSearch],
+    how: tuple[int, str, str | None],
+    meanwhile: Callable[[], None] | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[Race, Entry | None, Entry | None]:
+    """Race the listed options and the mix searches over ``bench``'s design on a runner opened
+    as ``how`` says (workers, engine, scheduler); the race and its two finalists."""
+    prepared, plan = bench.base, bench.design
+    level = prepared.scenario.service_level
+    workers, engine, scheduler = how
+    with open_runner(bench, play_task, workers, engine, scheduler, label="odds") as runner:
+        player = Player(bench, runner, known, meanwhile, progress)
+        race = Race(
+            plan.k,
+            level.confidence,
+            max(min(level.levels), min(level.confidence, FRONTIER_FLOOR)),
+            player,
+            len(prepared.jobs),
+            budget(),
+            chunk=max(4, workers),
+        )
+        for e in entries:
+            race.add(e)
+        for s in searches.values():
+            if plan.drawn:
+                race.listen(s)
+            else:  # the base job stream alone: the portfolio search's best of each mix decides
+                for e in s.start():
+                    race.add(e)
+        race.run()
+        chosen, runner_up = _finalists(race, plan, level.confidence)
+        if player.meanwhile is not None:  # nothing was played: it still runs, here
+            player.meanwhile()
+            player.meanwhile = None
+    return race, chosen, runner_up
 
 
 def _finalists(race: Race, plan: Design, confidence: float) -> tuple[Entry | None, Entry | None]:

@@ -47,14 +47,15 @@ class Config:
 Evaluate = Callable[[OptionModel, dict[str, Any]], Config]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Played:
     """A configuration's figures with the plan and runs behind them (a search may fit a part
-    of it to the usage it got)."""
+    of it to the usage it got). ``runs`` is None once a search let go of them to bound its
+    memory (``portfolio.Mixer``: the same configuration plays them again, identically)."""
 
     config: Config
     plan: Plan
-    runs: JobRuns
+    runs: JobRuns | None
 
 
 def play_config(

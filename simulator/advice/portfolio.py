@@ -44,7 +44,9 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.verdicts import cents, cheapest_of
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Mix, QueueingKind
+from tco.simulator.kinds.runs import JobRuns
 
 WAIT_KNOB = "wait_before_burst_h"  # a mix's own knob: how long a job waits for the base
 ORDER_KNOB = "order_month"  # a mix's own knob: the base ordered then (rented until it arrives)
@@ -126,6 +128,9 @@ def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any],
     return out
 
 
+KEEP_RUNS_JOBS = 4_000_000  # job runs a mix's search keeps (some 150 bytes each)
+
+
 class Mixer:
     """Plays configurations of one mix, memoised, within a budget."""
 
@@ -145,6 +150,10 @@ class Mixer:
         self.budget = budget
         self.seen: dict[tuple[Any, ...], Played] = {}
         self.level_h = prepared.scenario.service_level.allowed_h
+        # Runs kept in memory (job runs, over the configurations played): past it, only the
+        # best configuration keeps its runs (0.13.0 kept every one: 2.4 million jobs over 120
+        # months grew to 7.4 GB and ended in a MemoryError).
+        self.keep_jobs = KEEP_RUNS_JOBS
 
     @property
     def spent(self) -> int:
@@ -194,7 +203,33 @@ class Mixer:
             if order is None:
                 raise
             return None  # ordered too late for the horizon (the kind says so)
+        self._let_go()
         return self.seen[key]
+
+    def _let_go(self) -> None:
+        """Drop the runs of all but the best configuration when they hold more job runs than
+        ``keep_jobs`` (in place: every reference to a configuration sees it)."""
+        held = [p for p in self.seen.values() if p.runs is not None]
+        if len(held) * len(self.prepared.jobs) <= self.keep_jobs:
+            return
+        best = min(self.seen.values(), key=_rank)
+        for p in held:
+            if p is not best:
+                p.runs = None
+
+    def with_runs(self, p: Played) -> tuple[Plan, JobRuns]:
+        """``p``'s plan and runs, played again (identically: the same jobs and seed) when
+        they were let go."""
+        if p.runs is not None:
+            return p.plan, p.runs
+        knobs = dict(p.config.knobs)
+        n, wait_h = knobs.pop(self.knob), knobs.pop(WAIT_KNOB)
+        order = knobs.pop(ORDER_KNOB, None)
+        option = self.option(n, wait_h, knobs, order)
+        index = len(self.prepared.scenario.options)
+        again = play_config(self.prepared, index, option, self.book, dict(p.config.knobs))
+        assert again.runs is not None
+        return again.plan, again.runs
 
     def cheapest_at(self, n: int) -> Played | None:
         """The longest wait (so the least rented) that meets the level at size ``n``. Delays
@@ -264,7 +299,7 @@ class Mixer:
                 lo = left
         best = min(at.values(), key=_rank)
         n, wait_h = best.config.knobs[self.knob], best.config.knobs[WAIT_KNOB]
-        for plan, runs in self.composer.parts_of(best.plan, best.runs)[1:]:
+        for plan, runs in self.composer.parts_of(*self.with_runs(best))[1:]:
             fitted = registry.of(plan.option).fit_to_usage(plan, runs, self.prepared.edges)
             if fitted:
                 refit = self.play(n, wait_h, fitted)
@@ -277,7 +312,7 @@ class Mixer:
         n, wait_h = knobs[self.knob], knobs[WAIT_KNOB]
         order = knobs.get(ORDER_KNOB)
         fitted = {k: v for k, v in knobs.items() if k not in (self.knob, WAIT_KNOB, ORDER_KNOB)}
-        (base_plan, _), *rest = self.composer.parts_of(best.plan, best.runs)
+        (base_plan, _), *rest = self.composer.parts_of(*self.with_runs(best))
         rented = "; ".join(p.description for p, _ in rest)
         until = "until they are in service"
         if order is not None:

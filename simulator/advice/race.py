@@ -163,7 +163,9 @@ class Race:
             if not racing:
                 break
             self.revealed = min(self.k, self.revealed + self.chunk)
-            if self._over_budget(racing):
+            # The first round is always played: a race closed before any play has no leader
+            # (0.13.0 answered "no option meets the level" to --odds 100000).
+            if self.plays and self._over_budget(racing):
                 racing = self._last_round()
                 if not racing:
                     break

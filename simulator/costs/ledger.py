@@ -136,6 +136,9 @@ class Ledger:
     gpu_hours_busy: np.ndarray  # GPU-hours jobs actually used
     series: dict[str, np.ndarray] = field(default_factory=dict)  # declared Series name -> ratio
     notes: dict[str, float] = field(default_factory=dict)  # e.g. commitment beyond the horizon
+    # What is contracted for after the horizon, by the category it is counted in when the
+    # project ends there (registry.costs): a Savings Plan's remaining term, a lease's payments.
+    owed_after_horizon: dict[str, float] = field(default_factory=dict)
 
     @property
     def gpu_utilisation(self) -> np.ndarray:

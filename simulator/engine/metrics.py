@@ -107,6 +107,9 @@ class Metrics:
     waits: Waits
     delays: Waits  # finish - arrival - uninterrupted run (``delays_of``)
     class_p95_delay_h: Mapping[str, float] = field(default_factory=dict)  # per job class
+    # Per job class, the share of its work that cannot run: a class none of whose jobs runs
+    # has no delay to judge (0.13.0 showed 0 and let it meet its level).
+    class_cannot_run_share: Mapping[str, float] = field(default_factory=dict)
     jobs_completed: int
     jobs_running_at_horizon: int
     jobs_queued_at_horizon: int
@@ -125,6 +128,7 @@ class Metrics:
             self.work.overdue_share,
             p95_delay_h=self.delays.p95_h,
             class_p95_delay_h=self.class_p95_delay_h,
+            class_cannot_run_share=self.class_cannot_run_share,
         )
 
 
@@ -170,6 +174,7 @@ def measure(
         waits=waits,
         delays=Waits.of(delays[~np.isnan(delays)], waits.censored, waits.started),
         class_p95_delay_h=_class_p95_delays(jobs, delays),
+        class_cannot_run_share=_class_cannot_run(jobs, ok),
         jobs_completed=int((started & (runs.end_h <= horizon_h)).sum()),
         jobs_running_at_horizon=int((started & (runs.end_h > horizon_h)).sum()),
         jobs_queued_at_horizon=waits.censored,
@@ -181,12 +186,27 @@ def measure(
 
 
 def _class_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
-    """Each job class's p95 delay, of its jobs that can run (0 when it has none)."""
+    """Each job class's p95 delay, of its jobs that can run (0 when it has no job; NaN, not
+    known, when none of its jobs can run)."""
     out = {}
     for k, name in enumerate(jobs.class_names):
-        d = delays[(jobs.job_class == k) & ~np.isnan(delays)]
-        out[name] = float(np.percentile(d, 95)) if len(d) else 0.0
+        mine = jobs.job_class == k
+        d = delays[mine & ~np.isnan(delays)]
+        out[name] = float(np.percentile(d, 95)) if len(d) else (math.nan if mine.any() else 0.0)
     return out
+
+
+def _class_cannot_run(jobs: Jobs, runnable: np.ndarray) -> dict[str, float]:
+    """Each job class's share of its work that cannot run (0 when it has none)."""
+    work = jobs.work_ref_gpu_h
+    total = np.bincount(jobs.job_class, weights=work, minlength=len(jobs.class_names))
+    lost = np.bincount(
+        jobs.job_class[~runnable], weights=work[~runnable], minlength=len(jobs.class_names)
+    )
+    return {
+        name: float(lost[k] / total[k]) if total[k] > 0 else 0.0
+        for k, name in enumerate(jobs.class_names)
+    }
 
 
 def _reasons(runs: JobRuns) -> list[str]:

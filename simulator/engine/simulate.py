@@ -19,6 +19,7 @@ from tco.pricing.book import PriceBook
 from tco.simulator.core.calendar import month_edges_h, month_labels
 from tco.simulator.core.errors import LimitExceeded, ScenarioError
 from tco.simulator.core.fields import OptionModel
+from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
 from tco.simulator.costs.finance import break_even_month
 from tco.simulator.engine.metrics import cannot_run_examples, measure
@@ -46,7 +47,12 @@ def resolve_plans(
 ) -> tuple[Plan, ...]:
     """Every option resolved into its plan: the run's only price look-ups (``tco validate`` calls
     it too, so a price the run would miss is reported there)."""
-    return tuple(plan_option(scenario, i, o, book, file) for i, o in enumerate(scenario.options))
+    plans = tuple(plan_option(scenario, i, o, book, file) for i, o in enumerate(scenario.options))
+    w = scenario.workload
+    references = {c.work.reference_gpu for c in w.job_classes}
+    references |= {w.trace.source_gpu} if w.trace is not None else set()
+    _check_speed_paths(scenario, plans, references, file)
+    return plans
 
 
 def plan_option(
@@ -58,6 +64,8 @@ def plan_option(
     plan: Plan = kind.plan(option, scenario.context(file, index, book))
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())
+    if scenario.after_horizon == "ends":
+        plan = replace(plan, project_ends=True)
     data = scenario.data
     if data is None or kind.data_site is None:
         return plan
@@ -121,6 +129,10 @@ def prepare(
     snap = snapshot.load()
     jobs = draw_jobs(scenario, trace)
     check_classes(scenario.service_level, jobs.class_names, file)  # a trace's, now known
+    held = len(jobs) * len(plans)
+    if held > MAX_OPTION_JOBS.value():
+        found = f"{len(jobs):,} jobs on {len(plans)} options are {held:,} job runs to hold"
+        raise ScenarioError(file, "options", MAX_OPTION_JOBS.exceeded(found))
     return Prepared(
         scenario=scenario,
         file=file,
@@ -138,6 +150,20 @@ def prepare(
         },
         price_warnings=tuple(book.warnings),
     )
+
+
+def _check_speed_paths(
+    scenario: Scenario, plans: tuple[Plan, ...], references: set[str], file: str
+) -> None:
+    """An uncertain ``speed.<GPU>`` must name a GPU an option runs on, other than one the work
+    is stated on (its speed relative to itself is 1): any other would draw a speed no play
+    uses, and the odds would look surer than they are."""
+    run_on = sorted({g for p in plans for g in registry.of(p.option).gpus_of(p)} - references)
+    for i, u in enumerate(scenario.uncertain):
+        if u.speed_gpu is not None and u.speed_gpu not in run_on:
+            why = "the work is stated on it" if u.speed_gpu in references else "no option runs it"
+            valid = ", ".join(f"speed.{g}" for g in run_on) or "none (no other GPU is used)"
+            raise ScenarioError(file, f"uncertain[{i}].path", f"{u.path}: {why}; valid: {valid}")
 
 
 def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:

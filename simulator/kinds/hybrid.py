@@ -10,7 +10,7 @@ holds both parts; the burst jobs and their GPU-hours are reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -19,11 +19,21 @@ from pydantic import Field, model_validator
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Name, NonNeg, OptionModel
+from tco.simulator.costs import data
+from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.fleet import place
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.registry import Context, Kind, Mix, QueueingKind, Sale, register
+from tco.simulator.kinds.registry import (
+    Context,
+    Kind,
+    Mix,
+    QueueingKind,
+    Sale,
+    UnitPrice,
+    register,
+)
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Measure, count, declare_measure
 from tco.simulator.workload.jobs import Jobs
 
@@ -106,6 +116,9 @@ class HybridPlan(Plan):
     option: Hybrid
     owned_plan: Plan
     burst_plan: Plan
+    # The scenario's data (on the premises): jobs that burst need a copy in the cloud.
+    data: DataSpec | None = None
+    region: str = ""
 
 
 def _parts(option: Hybrid, ctx: Context) -> list[tuple[int, OptionModel]]:
@@ -268,10 +281,14 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             if option.buy_month is None
             else f" ordered from month {option.buy_month + 1} (the cloud until they arrive)"
         )
+        copy = ctx.data if ctx.data is not None and ctx.data.any() else None
+        extra = () if copy is None else tuple(data.cloud(copy, 1, ctx.region)[1])
         return HybridPlan(
+            data=copy,
+            region=ctx.region,
             option=option,
             hardware=own.hardware,
-            quotes=(*own.quotes, *burst.quotes),
+            quotes=(*own.quotes, *burst.quotes, *extra),
             description=f"{own.description}{bought}; jobs waiting {option.policy_text()}"
             f" burst to {burst.description}",
             owned_plan=own,
@@ -326,6 +343,14 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             burst=burst,
         )
 
+    def unit_prices(
+        self, option: Hybrid, others: Mapping[str, OptionModel]
+    ) -> tuple[UnitPrice, ...]:
+        """Its owned part's: the running costs it multiplies are the owned servers' alone (a
+        0.13.0 spreadsheet kept a hybrid's electricity fixed when its price changed)."""
+        own = others.get(option.owned)
+        return () if own is None else registry.of(own).unit_prices(own, others)
+
     def job_places(self, plan: HybridPlan, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
         """On the owned servers, or burst to the cloud option; the option's cash shared out
         by GPU-hours used (the servers are paid for whether or not a job bursts)."""
@@ -345,6 +370,10 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         for mine, theirs in ((cash, cloud.cash), (acc, cloud.accounting)):
             for k, v in theirs.items():
                 mine[k] = mine[k] + v if k in mine else v
+        if plan.data is not None:
+            for view in (cash, acc):
+                for k, v in burst_data(plan.data, cloud.gpu_hours_busy, plan.region).items():
+                    view[k] = view[k] + v if k in view else v
         notes = {**own.notes, **{f"burst_{k}": v for k, v in cloud.notes.items()}}
         notes["burst_cash_usd"] = float(cloud.cash_total().sum())
         return Ledger(
@@ -353,7 +382,30 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             gpu_hours_paid=own.gpu_hours_paid + cloud.gpu_hours_paid,
             gpu_hours_busy=own.gpu_hours_busy + cloud.gpu_hours_busy,
             notes=notes,
+            owed_after_horizon={
+                k: own.owed_after_horizon.get(k, 0.0) + cloud.owed_after_horizon.get(k, 0.0)
+                for k in {**own.owed_after_horizon, **cloud.owed_after_horizon}
+            },
         )
+
+
+def burst_data(spec: DataSpec, burst_gpu_h: np.ndarray, region: str) -> dict[str, np.ndarray]:
+    """What bursting costs in data (0.13.0 charged a hybrid's cloud jobs none): from the first
+    month a job bursts, a copy of the data kept in the cloud (its storage and shared file
+    system at AWS's prices, as the cloud option pays them), and the data copied out of the
+    premises at their egress price: what is stored then, and each later month what was added.
+    The results coming back are not priced (their size is not in the data: block)."""
+    months = len(burst_gpu_h)
+    used = np.nonzero(burst_gpu_h > 0)[0]
+    if not len(used):
+        return {}
+    first = int(used[0])
+    cloud_costs, _ = data.cloud(spec, months, region)
+    keep = np.where(np.arange(months) >= first, cloud_costs["storage"], 0.0)
+    tb = np.zeros(months)
+    tb[first] = data.stored(spec, months)[first]
+    tb[first + 1 :] = spec.stored_tb_added_per_month
+    return {"storage": keep, "egress": tb * spec.owned_egress_usd_per_tb}
 
 
 def cloud_cost_usd(jobs: Jobs, plan: Plan) -> np.ndarray:

@@ -28,6 +28,7 @@ import numpy as np
 from tco.pricing.book import PriceBook
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs import ledger as ledger_module
+from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
@@ -58,6 +59,7 @@ class Context:
     # The scenario's options by name, with their positions (a hybrid option refers to others).
     options: Mapping[str, tuple[int, OptionModel]] = field(default_factory=dict)
     market: Market = field(default_factory=Market)  # spot interruptions and capacity
+    data: DataSpec | None = None  # the scenario's data: block (where a kind's data lives)
 
     def other(self, index: int) -> Context:
         """The context of the option at ``index`` of the same scenario."""
@@ -246,8 +248,9 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """What the option sells back, from its ledger (None: nothing)."""
         return None
 
-    def unit_prices(self, option: Opt) -> tuple[UnitPrice, ...]:
-        """Prices its ledger multiplies by a quantity (default: none)."""
+    def unit_prices(self, option: Opt, others: Mapping[str, OptionModel]) -> tuple[UnitPrice, ...]:
+        """Prices its ledger multiplies by a quantity (default: none); ``others``: the
+        scenario's options by name (an option made of others prices by theirs)."""
         return ()
 
     def size(self, option: Opt) -> tuple[str, int, int, int] | None:
@@ -319,6 +322,8 @@ def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
     moved) in cash and accounting alike, with running costs escalated month by month."""
     led = of(plan.option).ledger(plan, runs, edges)
+    if plan.project_ends and any(led.owed_after_horizon.values()):
+        led = _owed_at_the_end(led)
     if not plan.fixed_costs and not plan.escalation:
         return led
     cash, acc = dict(led.cash), dict(led.accounting)
@@ -331,6 +336,19 @@ def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
             if name in view:
                 view[name] = view[name] * (1.0 + per_year) ** years
     return dataclasses.replace(led, cash=cash, accounting=acc)
+
+
+def _owed_at_the_end(led: Ledger) -> Ledger:
+    """A project that ends at the horizon: what its contracts owe for after it is spent, in
+    its last month, in cash and accounting alike (a continuing operation reports it apart)."""
+    cash, acc = dict(led.cash), dict(led.accounting)
+    for name, usd in led.owed_after_horizon.items():
+        for view in (cash, acc):
+            series = view.get(name, np.zeros(len(led.gpu_hours_paid))).copy()
+            series[-1] += usd
+            view[name] = series
+    notes = {**led.notes, "owed_after_the_end_usd": sum(led.owed_after_horizon.values())}
+    return dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
 
 
 _KINDS: dict[str, Kind[Any, Any]] = {}

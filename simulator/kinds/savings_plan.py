@@ -45,6 +45,12 @@ declare(
         "#e8a0a0",
         credit=True,
     ),
+    Category(
+        "sp_commitment_after_end",
+        "Savings Plan commitment for after the project ends",
+        "cloud prices",
+        "#8c1c1f",
+    ),
     Series("sp_utilisation", "commitment utilisation", chart_label="commitment used"),
     Series("sp_coverage", "commitment coverage"),
 )
@@ -353,4 +359,6 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
                 "commitment_beyond_horizon_usd": commit * beyond_h,
                 "prepaid_beyond_horizon_usd": upfront * commit * beyond_h,
             },
+            # All of it when the project ends: the prepaid part was credited back above.
+            owed_after_horizon={"sp_commitment_after_end": commit * beyond_h},
         )

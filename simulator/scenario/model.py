@@ -32,7 +32,7 @@ from tco.simulator.kinds import registry
 from tco.simulator.kinds.market import Market
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.scenario.service_level import ServiceLevel, check_classes
-from tco.simulator.scenario.uncertainty import Odds, Uncertain, set_path
+from tco.simulator.scenario.uncertainty import Odds, Uncertain, get_path, set_path
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.workload.arrivals import monthly_rates
 from tco.simulator.workload.spec import SpeedOverrides, Workload, unique
@@ -48,6 +48,10 @@ class Scenario(Strict):
     description: str = ""
     start: Month  # first month, YYYY-MM
     horizon_months: Annotated[int, Field(ge=1, le=120)]
+    # What the horizon is: a window on an operation that continues ("continues": a commitment,
+    # lease or loan running past it is the next window's cost, reported apart), or the end of
+    # a project ("ends": what is contracted for after it is spent, and counted in the totals).
+    after_horizon: Literal["continues", "ends"] = "continues"
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
     region: str = "us-east-1"
     # Reports show money in this ISO 4217 currency at ``exchange_rate`` (simulator/costs/money.py).
@@ -113,6 +117,7 @@ class Scenario(Strict):
             speed_source=self.speed.source if self.speed else "",
             options={o.name: (i, o) for i, o in enumerate(self.options)},
             market=self.market,
+            data=self.data,
         )
 
 
@@ -175,7 +180,7 @@ def _price_files(given: Any, file: str) -> None:
     for i, name in enumerate(given):
         path = Path(file).parent / name
         try:
-            text = read_input(path, "a price file").decode("utf-8")
+            text = read_input(path, "a price file").decode("utf-8-sig")  # a BOM is text
             providers.register_user(user_file.load(text, str(name)))
         except InputFileError as exc:
             raise ScenarioError(file, f"price_files[{i}]", str(exc)) from None
@@ -217,6 +222,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
                 tr.utc_offset_hours,
                 max_rows=200,
                 sacct_format=tr.sacct_format,
+                keep_unfinished=tr.unfinished == "keep",
             )
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)
@@ -226,11 +232,19 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         registry.of(o).check(o, scenario.context(file, i, book))
     data = scenario.model_dump(mode="json")
     for i, u in enumerate(scenario.uncertain):
-        if not u.is_price_group:
+        if not u.is_price_group and u.speed_gpu is None:  # (speed: engine.simulate.prepare)
             try:  # on a copy: the path must lead to an existing number or text
                 set_path(copy.deepcopy(data), u.path, 0)
             except (KeyError, IndexError) as exc:
                 raise ScenarioError(file, f"uncertain[{i}].path", str(exc.args[0])) from None
+            value = get_path(data, u.path)
+            if isinstance(value, str) and value in {o.name for o in scenario.options}:
+                raise ScenarioError(
+                    file,
+                    f"uncertain[{i}].path",
+                    f"{u.path} names another option: which options make up an option is the"
+                    " scenario's, not a quantity to draw",
+                )
 
 
 def _check_job_count(scenario: Scenario, file: str) -> None:

@@ -101,6 +101,7 @@ class ServiceLevel(Strict):
         *,
         p95_delay_h: float | None = None,
         class_p95_delay_h: Mapping[str, float] | None = None,
+        class_cannot_run_share: Mapping[str, float] | None = None,
     ) -> list[str]:
         """Why an option misses the level (empty: it meets it). ``p95_delay_h`` None: the
         option's delays are not known (then its wait stands for them: no job finishes sooner
@@ -119,6 +120,12 @@ class ServiceLevel(Strict):
             out.append(
                 f"{cannot_run_share:.1%} of the work cannot run > {self.max_cannot_run_share:.1%}"
             )
+        for name, share in (class_cannot_run_share or {}).items():
+            # A class is a promise of its own: a small one that never runs hides in the total.
+            if share > self.max_cannot_run_share and share > cannot_run_share:
+                out.append(
+                    f"{name}: {share:.1%} of its work cannot run > {self.max_cannot_run_share:.1%}"
+                )
         if unfinished_share > self.max_unfinished_share:
             out.append(
                 f"{unfinished_share:.1%} of the work never started although it waited over"

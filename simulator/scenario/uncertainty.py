@@ -227,6 +227,12 @@ def price_groups() -> dict[str, str]:
     return {g.split()[0]: g for g in (*ledger.groups(), *ledger.subgroups())}
 
 
+# Fields that name or type a thing: a future that renames an option or changes its kind is
+# another scenario, not a draw of an input (a drawn name once ended in a traceback). A field
+# naming another option is refused where the scenario is known (model.check_references).
+IDENTITIES = ("name", "kind")
+
+
 class Uncertain(Strict):
     """One uncertain input: where it is, and how it is distributed."""
 
@@ -265,6 +271,12 @@ class Uncertain(Strict):
                 if not _INDEX.match(part):
                     raise ValueError(f"{self.path!r} is not a path like options[0].power.pue")
             root = re.split(r"[.\[]", self.path)[0]
+            last = re.split(r"[.\[]", self.path.split(".")[-1])[0]
+            if last in IDENTITIES:
+                raise ValueError(
+                    f"{self.path!r}: a {last} says which thing it is, not a quantity to draw;"
+                    " draw a number or a choice of its settings (e.g. options[0].servers)"
+                )
             if root not in SWEEPABLE:
                 raise ValueError(
                     f"{self.path!r}: paths start in {', '.join(SWEEPABLE)} (or prices.<group>);"
@@ -290,6 +302,21 @@ def _steps(path: str) -> list[str | int]:
         out.append(m[1])
         out += [-1 if i == "*" else int(i) for i in re.findall(r"\[(\d+|\*)\]", m[2])]
     return out
+
+
+def get_path(data: Any, path: str) -> Any:
+    """The value at ``path`` in scenario data (None where it leads nowhere or through [*])."""
+    node = data
+    for step in _steps(path):
+        if step == -1:
+            return None
+        if isinstance(step, int):
+            if not isinstance(node, list) or step >= len(node):
+                return None
+        elif not isinstance(node, dict) or step not in node:
+            return None
+        node = node[step]
+    return node
 
 
 def set_path(data: Any, path: str, value: Any) -> None:

@@ -101,6 +101,9 @@ class Trace(Strict):
     workload_family: Family = "all"
     clusters: list[str] | None = None
     status: list[str] | None = None
+    # sacct: jobs PENDING or RUNNING at the export are demand the cluster had not served yet;
+    # kept by default (a pending one for its time limit, a running one for its time so far).
+    unfinished: Literal["keep", "drop"] = "keep"
     min_gpus: GpuCount | None = None
     max_gpus: GpuCount | None = None
     start_day: NonNeg | None = None  # window in days from the first (kept) submit

@@ -166,10 +166,14 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         spares = spare_gpus(o, sum(d.servers for d, _ in g.tranches) * gps, gps)
         for i, (d, basis) in enumerate(g.tranches):
             assert d.delivery_month is not None
+            # What a buyer pays for: the servers and spare GPUs, not their installation or
+            # the network bought with the first tranche (0.13.0 resold those at the GPU's rate).
+            hardware = d.servers * g.price_usd_per_server * d.price_factor
             if i == 0 and spares:  # the spare pool is bought with the first servers
-                basis += spares * spare_price(g.price_usd_per_server, gps) * d.price_factor
+                spare = spares * spare_price(g.price_usd_per_server, gps) * d.price_factor
+                basis, hardware = basis + spare, hardware + spare
             first = min(first, d.delivery_month)
-            sold = _Sold(g.gpu, d.servers, basis, plan.used_market_quantile)
+            sold = _Sold(g.gpu, d.servers, basis, hardware, plan.used_market_quantile)
             t = _tranche(o, sold, d.delivery_month, months, end)
             capex += t.cash.pop("capex")
             resale += t.cash.pop("resale")
@@ -193,6 +197,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         gpu_hours_paid=paid,
         gpu_hours_busy=busy,
         notes=notes,
+        owed_after_horizon={"lease_after_end": notes.get("lease_payments_beyond_horizon_usd", 0.0)},
     )
 
 
@@ -213,11 +218,14 @@ def _month_of(edges: np.ndarray, h: float) -> int:
 
 @dataclass(frozen=True)
 class _Sold:
-    """A tranche as its sale sees it: its GPU, its servers and its capitalised cost."""
+    """A tranche as its sale sees it: its GPU, its servers, its capitalised cost (``basis``:
+    depreciated, the book value) and what its hardware cost new (``hardware``: what the used
+    market values, without installation and network)."""
 
     gpu: str
     servers: int
     basis: float
+    hardware: float
     quantile: float | None = None  # the used market's, for the odds (kinds.market.Market)
 
 
@@ -242,7 +250,7 @@ def _owned(
 
     def value(per_year: float | None = None) -> float:
         rate = _rate(o, sold) if per_year is None else per_year
-        return _resale(o, sold.gpu, sold.servers, sold.basis, book, held, rate)
+        return _resale(o, sold.gpu, sold.servers, sold.hardware, book, held, rate)
 
     if end == months:
         if o.sell_at_horizon:
@@ -288,8 +296,8 @@ def _tranche(o: Owned, sold: _Sold, m0: int, months: int, end: int) -> Flows:
     # The lessor prices its residual on the used market (or the scenario's own curve).
     curve: Resale = o.resale_value if isinstance(o.resale_value, ResaleCurve) else "market"
     share = market_share(curve, sold.gpu, _rate(o, sold))
-    residual = basis * share(f.term_months / 12) if f.operating else 0.0
-    returned = basis * share((end - m0) / 12)  # if a lease ends at a refresh
+    residual = sold.hardware * share(f.term_months / 12) if f.operating else 0.0
+    returned = sold.hardware * share((end - m0) / 12)  # if a lease ends at a refresh
     flows = financed(f, basis, m0, months, residual, end, returned)
     out.cash.update(flows.cash)
     out.accounting.update(flows.accounting)

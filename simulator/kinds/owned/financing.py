@@ -36,6 +36,9 @@ declare(
     Category("interest", "interest", "server prices", "#e377c2"),
     Category("lease", "operating lease cost", "server prices", "#9467bd"),
     Category(
+        "lease_after_end", "lease payments for after the project ends", "server prices", "#6b4c9a"
+    ),
+    Category(
         "lease_termination", "operating lease ended early at a refresh", "server prices", "#c49c94"
     ),
 )

@@ -42,7 +42,7 @@ from tco.simulator.kinds.owned.parts import (
     smallest_meeting,
 )
 from tco.simulator.kinds.owned.quotes import plan_quotes
-from tco.simulator.kinds.owned.resale import basis_word
+from tco.simulator.kinds.owned.resale import basis_word, check_quote
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import (
     Context,
@@ -225,7 +225,9 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     def sale(self, option: Owned, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
         return offers.sale(option, ledger)
 
-    def unit_prices(self, option: Owned) -> tuple[UnitPrice, ...]:
+    def unit_prices(
+        self, option: Owned, others: Mapping[str, OptionModel]
+    ) -> tuple[UnitPrice, ...]:
         return offers.unit_prices(option)
 
     def search(
@@ -252,7 +254,10 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         knob, start, floor, limit = size
 
         def at(n: int) -> Any:
-            return evaluate(self.with_knobs(option, {knob: n}), {knob: n})
+            try:
+                return evaluate(self.with_knobs(option, {knob: n}), {knob: n})
+            except (ValueError, ScenarioError):  # past a limit on sizes or on events drawn
+                return None
 
         floor = 0 if knob == offers.SERVERS_KNOB else -1  # (tranches: as before, not below)
         return smallest_meeting(at, start, floor, limit) + when
@@ -287,6 +292,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         _in_service_within_horizon(option, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
+        check_quote(option.resale_value, price, ctx.file, f"{ctx.where}.resale_value")
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         deliveries, mix, mix_quotes = generations.newer_servers(
             option.purchase_plan(),

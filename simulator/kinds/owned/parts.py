@@ -90,22 +90,35 @@ def server_hardware(server: hardware.ServerModel, speed: Callable[[str], GpuSpee
 
 def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: int) -> list[Any]:
     """Configurations at sizes around the smallest meeting the level: ``at(start)`` first, then
-    doubling until one meets, then bisection above ``floor`` (a size that always misses)."""
-    seen = {start: at(start)}
+    doubling until one meets, then bisection above ``floor`` (a size that always misses).
+    ``at`` gives None for a size that cannot be built (past a limit: 100,000 servers, the
+    failures a run may draw): no larger size is tried (0.13.0 ended in a traceback there, or
+    refused the whole run after ten minutes of searching)."""
+    first = at(start)
+    assert first is not None  # the scenario's own size was built before any search
+    seen = {start: first}
     lo, hi = floor, start
     if not seen[hi].meets_service_level:
         while not seen[hi].meets_service_level and hi < limit:
+            bigger = at(max(1, hi * 2))
+            if bigger is None:
+                return list(seen.values())
             lo, hi = hi, max(1, hi * 2)
-            seen[hi] = at(hi)
+            seen[hi] = bigger
         if not seen[hi].meets_service_level:
             return list(seen.values())
     while hi - lo > 1:  # invariant: lo misses (or is the floor), hi meets
         mid = (lo + hi) // 2
-        seen[mid] = at(mid)
-        lo, hi = (lo, mid) if seen[mid].meets_service_level else (mid, hi)
+        got = at(mid)
+        if got is None:  # (smaller than one that was built: only a limit's edge case)
+            break
+        seen[mid] = got
+        lo, hi = (lo, mid) if got.meets_service_level else (mid, hi)
     for n in (hi - 1, hi + 1, 2 * hi):
         if n > floor and n not in seen:
-            seen[n] = at(n)
+            got = at(n)
+            if got is not None:
+                seen[n] = got
     return [seen[n] for n in sorted(seen)]
 
 

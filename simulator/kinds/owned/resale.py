@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag
 
 from tco.pricing.used_market import used_market
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import NonNeg, Strict
 
 SHARE = Annotated[float, Field(ge=0, le=2)]
@@ -26,7 +27,8 @@ class ResaleQuote(Strict):
 class ResaleCurve(Strict):
     """A curve of the scenario's own: the share of the price a server fetches after 1, 2, ...
     years held (straight between years, from 1 at 0; past the last year, the last year's ratio
-    to the one before continues), with its source."""
+    to the one before continues, never rising: a curve ending 0.5, 1.5 once grew threefold a
+    year and sold servers for billions), with its source."""
 
     share_by_year: Annotated[list[SHARE], Field(min_length=1, max_length=30)]
     source: Annotated[str, Field(min_length=1, max_length=500)]
@@ -38,7 +40,7 @@ class ResaleCurve(Strict):
             i = int(years)
             j = min(i + 1, last)
             return float(points[i] + (points[j] - points[i]) * (years - i))
-        step = points[last] / points[last - 1] if points[last - 1] > 0 else 0.0
+        step = min(1.0, points[last] / points[last - 1]) if points[last - 1] > 0 else 0.0
         return float(points[last] * step ** (years - last))
 
 
@@ -100,3 +102,15 @@ def describe(value: Resale, gpu: str, per_year: float | None) -> str:
         f"used-market value: {m.segment} GPUs lose {lost(rate)} of their value a year, band"
         f" {lost(m.low)}-{lost(m.high)}, {m.basis}"
     )
+
+
+def check_quote(value: Resale, price: float, file: str, where: str) -> None:
+    """A quoted resale above what a server costs new is refused: every sale would earn money,
+    and a search that buys servers to sell them found mixes at -$2.4 billion (0.13.0)."""
+    if isinstance(value, ResaleQuote) and value.usd_per_server > price:
+        raise ScenarioError(
+            file,
+            f"{where}.usd_per_server",
+            f"{value.usd_per_server:,.0f} USD is above the server's price ({price:,.0f} USD): a"
+            " used server fetches less than a new one; give a quote at most the price",
+        )

@@ -4,7 +4,9 @@
 Reading follows the Slurm rules (docs/MODEL.md, "Traces"): job steps (``123.batch``) are
 skipped, not added; GPUs are the ``gres/gpu`` count of AllocTRES (the untyped entry when both
 typed and untyped appear, never their sum; the GPU model from the typed name); jobs that never
-started or have not ended are skipped and counted; ``CANCELLED by N`` is a cancelled job that ran;
+started or have not ended are skipped and counted, except PENDING and RUNNING jobs, kept as
+demand unless the trace says ``unfinished: drop`` (a pending job for its time limit, a running
+one for its time so far); ``CANCELLED by N`` is a cancelled job that ran;
 compressed array records (``123_[1-3,5]``) become one job per index; ``Elapsed`` is
 ``[DD-[HH:]]MM:SS``; timestamps are UTC unless the user gives their offset. A line that cannot
 be read is counted and reported with its number, never dropped silently and never fatal.
@@ -68,11 +70,13 @@ def read(
     max_rows: int | None = None,
     sacct_format: str | None = None,
     allow_empty: bool = False,
+    keep_unfinished: bool = True,
 ) -> tuple[TraceJobs, LoadReport]:
     """Read a trace in ``fmt`` (csv, sacct, xdmod, lsf, pbs). A file from which no job can be
     read is an error in every format, unless ``allow_empty`` and it held jobs (``tco workload
     stats`` describes a log of CPU jobs; a replay of it stays an error). ``max_rows``: read
-    only the first rows, to check a file quickly."""
+    only the first rows, to check a file quickly. ``keep_unfinished`` (sacct): jobs pending or
+    running at the export are demand, kept and counted apart; else skipped, counted."""
     if not path.exists():
         raise ScenarioError(str(path), f"{field_name}.file", "no such file")
     if path.is_file() and _looks_like_a_scenario(path):
@@ -88,7 +92,13 @@ def read(
         jobs, report = READERS[fmt](path, field_name, max_rows)
     else:
         jobs, report = read_sacct(
-            path, fmt, utc_offset_hours, field_name, max_rows=max_rows, sacct_format=sacct_format
+            path,
+            fmt,
+            utc_offset_hours,
+            field_name,
+            max_rows=max_rows,
+            sacct_format=sacct_format,
+            keep_unfinished=keep_unfinished,
         )
     empty = len(jobs) == 0 and (max_rows is None or report.rows == report.bad_count)
     if empty and not (allow_empty and report.held > 0):  # a file of no job at all: an error

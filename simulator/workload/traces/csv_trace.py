@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from tco.simulator.workload.traces.records import (
     check_values,
     replayable,
 )
-from tco.simulator.workload.traces.source import open_text
+from tco.simulator.workload.traces.source import lines
 
 
 class CsvColumns(BaseModel):
@@ -98,7 +97,7 @@ def read_csv(
 ) -> tuple[TraceJobs, LoadReport]:
     """A CSV trace with a header. Submit is seconds (or a timestamp), duration seconds.
     ``max_rows``: read only that many data rows (to check a file quickly)."""
-    reader = csv.reader(io.StringIO(open_text(path, f"{field_name}.file")))
+    reader = csv.reader(lines(path, f"{field_name}.file", keepends=True))
     report = LoadReport(str(path))
     header = _header(reader, path, field_name)
     _check_columns(header, columns, path, field_name)

@@ -5,6 +5,7 @@ counts every line in the report as the other readers do."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from tco.simulator.workload.traces.records import (
     check_values,
     replayable,
 )
-from tco.simulator.workload.traces.source import open_text
+from tco.simulator.workload.traces.source import lines
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def read_job_ends(
     """Every job's end in ``path``, in the format ``fmt``, with the report of what was read."""
     report = LoadReport(str(path))
     rows = RowCollector(str(path), field_name)
-    for line_no, line in enumerate(open_text(path, f"{field_name}.file").splitlines(), start=1):
+    for line_no, line in enumerate(lines(path, f"{field_name}.file"), start=1):
         if not line.strip():
             continue
         if max_rows is not None and report.rows >= max_rows:
@@ -63,16 +64,19 @@ def read_job_ends(
         if payload is None:
             report.skipped[fmt.other] += 1
             continue
-        report.held += 1
         try:
             end = fmt.read(payload)
+            if not math.isfinite(end.submit_s):  # 'nan' parses as a float
+                raise ValueError("submit time is not a finite number")
             check_values(end.gpus, end.duration_s)
         except NotStarted:
+            report.held += 1
             report.skipped[fmt.not_started] += 1
             continue
         except (ValueError, OverflowError) as exc:
-            report.bad(line_no, str(exc))
+            report.bad(line_no, str(exc))  # unreadable: not counted as a job the file holds
             continue
+        report.held += 1
         if not replayable(report, end.gpus, end.duration_s, keep_empty=False):
             continue
         rows.add(end.job_id, end.submit_s, end.duration_s, end.gpus, "", end.status, end.cluster)

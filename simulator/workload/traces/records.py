@@ -12,6 +12,10 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.limits import MAX_GPUS_PER_JOB, MAX_JOB_HOURS, MAX_JOBS, MAX_TRACE_SPAN_DAYS
 
 MAX_REPORTED_LINES = 5
+UNFINISHED_WORDS = {
+    "pending": "from their submit time, as long as their time limit",
+    "running": "as long as they had run at the export, a lower bound",
+}
 
 
 @dataclass
@@ -28,6 +32,14 @@ class LoadReport:
     with_gpus: int = 0  # of them, jobs that asked for GPUs
     steps_folded: int = 0  # step lines (sacct) folded into their job
     from_steps: int = 0  # jobs known only by their steps, kept from them
+    # Jobs kept although unfinished at the export (sacct: "pending", "running"): how many, and
+    # their GPU-hours as replayed (a pending job's time limit, a running one's time so far).
+    unfinished: Counter[str] = field(default_factory=Counter)
+    unfinished_gpu_h: dict[str, float] = field(default_factory=dict)
+
+    def kept_unfinished(self, state: str, gpu_h: float) -> None:
+        self.unfinished[state] += 1
+        self.unfinished_gpu_h[state] = self.unfinished_gpu_h.get(state, 0.0) + gpu_h
 
     def bad(self, line: int, why: str) -> None:
         self.bad_count += 1
@@ -44,6 +56,12 @@ class LoadReport:
             parts.append(f"{_n(self.steps_folded, 'job step')} folded into their jobs")
         if self.from_steps:
             parts.append(f"{_n(self.from_steps, 'job')} known only by their steps, kept from them")
+        for state, how in UNFINISHED_WORDS.items():
+            if self.unfinished[state]:
+                parts.append(
+                    f"{_n(self.unfinished[state], f'{state} job')} kept as demand"
+                    f" ({self.unfinished_gpu_h[state]:,.1f} GPU-hours: {how})"
+                )
         if self.skipped:
             parts.append(
                 "skipped " + ", ".join(f"{n:,} {why}" for why, n in sorted(self.skipped.items()))

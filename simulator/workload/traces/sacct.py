@@ -14,6 +14,8 @@ AllocTRES; jobs not started or not ended skipped and counted; compressed arrays 
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +34,7 @@ from tco.simulator.workload.traces.records import (
     check_values,
     replayable,
 )
-from tco.simulator.workload.traces.source import open_text
+from tco.simulator.workload.traces.source import lines
 
 # Open XDMoD's headerless export order (docs/resource-manager-slurm.md); JobName is last so
 # that a '|' inside a job name falls into it.
@@ -199,16 +201,19 @@ def _line(
     rows: RowCollector,
     utc_offset_hours: float,
     keep_empty: bool,
+    keep_unfinished: bool = True,
 ) -> None:
     """Add one data line's job(s) to ``rows``, or count why it is skipped or unreadable."""
     index = layout.index
-    names = ("jobid", "state", "start", "end", "elapsed", "submit", "alloctres", "cluster")
     get = {
-        k: parts[index[k]].strip() if k in index and index[k] < len(parts) else "" for k in names
+        k: parts[index[k]].strip() if k in index and index[k] < len(parts) else "" for k in _NAMES
     }
-    report.held += 1
     state = get["state"].upper().split(" ", 1)[0]  # 'CANCELLED by 102216'
+    if state in UNFINISHED and keep_unfinished:
+        _unfinished(get, state, line_no, report, rows, utc_offset_hours, keep_empty)
+        return
     if state in NOT_ENDED_STATES or get["start"] in ("", "Unknown", "None"):
+        report.held += 1
         report.skipped["not started or not ended (pending, running...)"] += 1
         return
     if state not in ENDED_STATES:
@@ -220,13 +225,80 @@ def _line(
         check_values(gpus, duration)
         tasks = array_size(get["jobid"])
     except (ValueError, OverflowError) as exc:
-        report.bad(line_no, str(exc))
+        report.bad(line_no, str(exc))  # unreadable: not a job the file is known to hold
         return
+    report.held += 1
     if not replayable(report, gpus, duration, keep_empty):
         return
     rows.reserve(tasks)  # before expanding: 100_[1-100000000] must not fill memory
     for one in expand_array(get["jobid"]):
         rows.add(one, submit, duration, gpus, model, state, get["cluster"])
+
+
+_NAMES = (
+    "jobid",
+    "state",
+    "start",
+    "end",
+    "elapsed",
+    "submit",
+    "alloctres",
+    "reqtres",
+    "timelimit",
+    "cluster",
+)
+# Jobs the export caught unfinished, kept by default as the demand they are: a pending job from
+# its submit time for as long as its time limit (what it asked for: the one length Slurm knows),
+# a running one for as long as it had run at the export (a lower bound).
+UNFINISHED = {"PENDING": "pending", "RUNNING": "running"}
+NO_LIMIT = ("", "UNLIMITED", "PARTITION_LIMIT", "INVALID", "NONE")
+
+
+def _unfinished(
+    get: dict[str, str],
+    state: str,
+    line_no: int,
+    report: LoadReport,
+    rows: RowCollector,
+    utc_offset_hours: float,
+    keep_empty: bool,
+) -> None:
+    """A PENDING or RUNNING job as demand (``UNFINISHED``), counted apart in ``report``."""
+    try:
+        if state == "PENDING":
+            if get["submit"] in ("", "Unknown", "None"):
+                raise ValueError("a pending job without a Submit time")
+            submit = parse_time(get["submit"], utc_offset_hours)
+            if get["timelimit"].upper() in NO_LIMIT:
+                report.held += 1
+                report.skipped["pending without a time limit (their length is unknown)"] += 1
+                return
+            duration = parse_elapsed(get["timelimit"])
+            gpus, model = gpus_from_tres(get["alloctres"] or get["reqtres"])
+        else:
+            if not get["elapsed"]:
+                report.held += 1
+                report.skipped["running, without Elapsed in the export (length unknown)"] += 1
+                return
+            started = parse_time(get["start"], utc_offset_hours)
+            duration = parse_elapsed(get["elapsed"])
+            s = get["submit"]
+            submit = parse_time(s, utc_offset_hours) if s not in ("", "Unknown") else started
+            gpus, model = gpus_from_tres(get["alloctres"])
+        if not math.isfinite(submit):
+            raise ValueError("submit time is not a finite number")
+        check_values(gpus, duration)
+        tasks = array_size(get["jobid"])
+    except (ValueError, OverflowError) as exc:
+        report.bad(line_no, str(exc))
+        return
+    report.held += 1
+    if not replayable(report, gpus, duration, keep_empty):
+        return
+    rows.reserve(tasks)
+    for one in expand_array(get["jobid"]):
+        rows.add(one, submit, duration, gpus, model, state, get["cluster"])
+        report.kept_unfinished(UNFINISHED[state], gpus * duration / 3600.0)
 
 
 def _step_job(steps: list[list[str]], layout: _Layout) -> list[str]:
@@ -265,32 +337,64 @@ def read_sacct(
     keep_empty: bool = False,
     max_rows: int | None = None,
     sacct_format: str | None = None,
+    keep_unfinished: bool = True,
 ) -> tuple[TraceJobs, LoadReport]:
     """``sacct --parsable2`` (see the module's rules for the header and the steps).
 
     ``keep_empty`` keeps allocations without GPUs or of zero duration (to inspect a log); a
     replay leaves them out, counted. ``max_rows``: read only that many lines (a quick check).
+    ``keep_unfinished``: PENDING and RUNNING jobs are demand (``UNFINISHED``), else skipped.
+    Memory holds the jobs, never the text.
     """
-    lines = open_text(path, f"{field_name}.file").splitlines()
+    field = f"{field_name}.file"
+    layout = _layout(_head(path, field), fmt, path, field_name, sacct_format)
     report = LoadReport(str(path))
-    layout = _layout(lines, fmt, path, field_name, sacct_format)
     rows = RowCollector(str(path), field_name)
+
+    def add(parts: list[str], line_no: int) -> None:
+        _line(parts, line_no, layout, report, rows, utc_offset_hours, keep_empty, keep_unfinished)
+
+    orphans, first_line = _jobs_and_orphans(path, field, layout, report, max_rows, add)
+    for parent, steps in orphans.items():
+        report.from_steps += 1
+        report.steps_folded += len(steps)
+        add(_step_job(steps, layout), first_line[parent])
+    if "alloctres" not in layout.index and report.skipped["without GPUs"]:
+        n = report.skipped.pop("without GPUs")
+        report.skipped["without GPUs known (the export has no AllocTRES: add it to --format)"] = n
+    jobs = rows.done()
+    report.jobs = len(jobs)
+    return jobs, report
+
+
+def _jobs_and_orphans(
+    path: Path,
+    field: str,
+    layout: _Layout,
+    report: LoadReport,
+    max_rows: int | None,
+    add: Callable[[list[str], int], None],
+) -> tuple[dict[str, list[list[str]]], dict[str, int]]:
+    """Each job line to ``add``; the steps of jobs without a line of their own, by job, with
+    the line of each job's first step. The file is read twice, line by line: the jobs with a
+    line of their own (a step of one of them folds into it), then the lines."""
     n_fields = len(layout.fields)
     at = layout.index["jobid"]
-    body = lines[layout.first_line :]
-    # The jobs with a line of their own; a step of one of them folds into it.
+
+    def body() -> Iterator[tuple[int, str]]:
+        for line_no, line in enumerate(lines(path, field), start=1):
+            if line_no > layout.first_line and line.strip() and line.lstrip()[:1] != "#":
+                yield line_no, line
+
     jobs_seen = {
         job
-        for line in body
-        if line.strip() and not line.lstrip().startswith("#")
+        for _, line in body()
         for job in (layout.job_id(line),)
         if job is not None and "." not in job
     }
     orphans: dict[str, list[list[str]]] = {}
     first_line: dict[str, int] = {}
-    for line_no, line in enumerate(body, start=layout.first_line + 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for line_no, line in body():
         if max_rows is not None and report.rows >= max_rows:
             break
         parts = layout.split(line)
@@ -299,23 +403,24 @@ def read_sacct(
             report.bad(line_no, f"{len(parts)} fields, expected {n_fields} (a truncated line?)")
             continue
         job = parts[at].strip()
-        if "." in job:
-            parent = job.split(".", 1)[0]
-            if parent in jobs_seen:
-                report.steps_folded += 1
-            else:
-                orphans.setdefault(parent, []).append(parts)
-                first_line.setdefault(parent, line_no)
+        if "." not in job:
+            add(parts, line_no)
             continue
-        _line(parts, line_no, layout, report, rows, utc_offset_hours, keep_empty)
-    for parent, steps in orphans.items():
-        report.from_steps += 1
-        report.steps_folded += len(steps)
-        merged = _step_job(steps, layout)
-        _line(merged, first_line[parent], layout, report, rows, utc_offset_hours, keep_empty)
-    if "alloctres" not in layout.index and report.skipped["without GPUs"]:
-        n = report.skipped.pop("without GPUs")
-        report.skipped["without GPUs known (the export has no AllocTRES: add it to --format)"] = n
-    jobs = rows.done()
-    report.jobs = len(jobs)
-    return jobs, report
+        parent = job.split(".", 1)[0]
+        if parent in jobs_seen:
+            report.steps_folded += 1
+        else:
+            orphans.setdefault(parent, []).append(parts)
+            first_line.setdefault(parent, line_no)
+    return orphans, first_line
+
+
+def _head(path: Path, field: str) -> list[str]:
+    """The file's leading blank and comment lines and its first other line (the header, or
+    the first record): what the layout is read from."""
+    out = []
+    for line in lines(path, field):
+        out.append(line)
+        if line.strip() and line.lstrip()[:1] != "#":
+            break
+    return out
