@@ -35,6 +35,8 @@ class Cluster(Protocol):
     where: list[int]
     alloc: dict[int, Allocation]
     head_shadow: tuple[float, int] | None
+    shadow_head: int  # the job head_shadow was found for
+    shadow_sure: bool  # no capacity change was due before it: the look-ahead was exact
     remember: bool
 
     def any_free(self) -> bool: ...
@@ -66,8 +68,10 @@ def backfill_pass(c: Cluster, first: int) -> int:
     """Later jobs started around the head's reservation; how many of the jobs looked at
     (from the front, up to ``depth``) still cannot start."""
     q = c.queue
-    if c.head_shadow is None or not c.remember:
-        c.head_shadow = shadow_of(c, q[0])
+    if c.head_shadow is None or not c.remember or c.shadow_head != q[0]:
+        c.head_shadow, c.shadow_head = shadow_of(c, q[0]), q[0]
+        nxt = c.future[c.next_event].at_h if c.next_event < len(c.future) else inf
+        c.shadow_sure = nxt >= c.head_shadow[0]
     shadow, extra = c.head_shadow
     started: list[int] = []
     for group in c.active:

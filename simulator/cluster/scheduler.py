@@ -89,6 +89,10 @@ class Cluster:
         self.pass_pending = False
         self.scanned = 0  # backfill: queued jobs none of which can start (0: look at all)
         self.head_shadow: tuple[float, int] | None = None  # the head's, while nothing changes
+        self.shadow_head = -1  # the job it was found for
+        # Found with no capacity change due before it: the releases it counted are exact, and
+        # a job ending when due leaves it standing (a failure's look-ahead is an estimate).
+        self.shadow_sure = False
         self.left = np.full(n, np.nan)  # when a job gave up waiting
         cut = inp.cutover
         self.cut_h = inf if cut is None else cut.at_h
@@ -140,7 +144,11 @@ class Cluster:
         group = self.groups[self.where[job]]
         if group.until_h <= self.env.now:
             return  # it ran on a retired group: its GPUs are gone with its servers
-        self.scanned, self.head_shadow = 0, None  # changed()
+        # A job ending when it was due to is a release the head's shadow time already counted:
+        # the shadow stands on groups of servers (as after a backfilled start), not on a pool.
+        self.scanned = 0
+        if not (self.shadow_sure and self.keeps_shadow):
+            self.head_shadow = None
         group.release(self.alloc.pop(job), self.units[job])
         if self.backfill:
             entry = (self.ends.pop(job), self.units[job], job)
@@ -242,6 +250,10 @@ class Cluster:
             seen = backfill_pass(self, first)
         self.note_head(q[0] if q else None)
         self.scanned = seen
+
+    @property
+    def keeps_shadow(self) -> bool:
+        return all(g.keeps_shadow for g in self.active)
 
     def any_free(self) -> bool:
         return any(g.any_free() for g in self.active)
