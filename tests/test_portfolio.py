@@ -172,7 +172,7 @@ def test_a_search_that_lets_go_of_runs_finds_the_same_mix(
     ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
 
     def searched(keep: int) -> tuple[portfolio.Mixer, object]:
-        m = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=60)
+        m = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=16)
         m.keep_jobs = keep
         return m, m.search()
 
