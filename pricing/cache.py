@@ -36,7 +36,8 @@ MAX_ENTRY_BYTES = 1 << 20  # an entry is a few kB; anything larger is not one
 def _read_small(p: Path) -> str:
     """The text of a cache file: a regular file of at most ``MAX_ENTRY_BYTES``, opened without
     blocking (a FIFO planted in the cache must not hang a run, nor a link to /dev/zero fill
-    memory); OSError or ValueError otherwise."""
+    memory); OSError or ValueError otherwise. (The twin of the simulator's
+    ``core.input_files.read_input``, which pricing, the floor below it, cannot import.)"""
     fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):

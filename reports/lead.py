@@ -65,11 +65,8 @@ def horizon_rule(result: Result) -> list[str]:
     """Which rule the totals follow for what is contracted past the horizon (none when no
     option has anything there): counted in full when the project ends, apart when it continues."""
     cur = result.scenario.money
-    owed = {
-        o.name: sum(o.ledger.owed_after_horizon.values())
-        for o in result.options
-        if sum(o.ledger.owed_after_horizon.values()) > 0.005
-    }
+    every = {o.name: sum(o.ledger.owed_after_horizon.values()) for o in result.options}
+    owed = {name: usd for name, usd in every.items() if usd > 0.005}  # (over half a cent)
     rec = result.recommendation
     decided = {rec.option, rec.runner_up}
     ends = result.scenario.after_horizon == "ends"

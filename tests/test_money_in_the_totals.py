@@ -24,6 +24,17 @@ from tests.conftest import make_scenario, shipped
 HOURS_PER_YEAR = 8760  # AWS's term: 31,536,000 s
 
 
+def _own(**over: Any) -> dict[str, Any]:
+    """One 8x A40 server, owned (``over``: its other fields)."""
+    return {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1, **over}
+
+
+def _jobs(name: str, arrivals: float, gpus: int, gpu_h: float, reference: str = "A40") -> Any:
+    """A job class of ``gpus``-GPU jobs of ``gpu_h`` reference GPU-hours, exponential."""
+    work = {"reference_gpu": reference, "gpu_hours": gpu_h, "distribution": "exponential"}
+    return {"name": name, "arrivals_per_month": arrivals, "gpus": gpus, "work": work}
+
+
 def _project(after: str) -> Any:
     """A 4-month pre-training project on p4d: on-demand, or a 1-year Savings Plan of two
     instances (AWS bills the commitment for the whole year whether the project runs or not)."""
@@ -31,20 +42,7 @@ def _project(after: str) -> Any:
         horizon_months=4,
         after_horizon=after,
         service_level={"p95_delay_hours": 48},
-        workload={
-            "job_classes": [
-                {
-                    "name": "pretrain",
-                    "arrivals_per_month": 30,
-                    "gpus": 8,
-                    "work": {
-                        "reference_gpu": "A100 SXM 80GB",
-                        "gpu_hours": 400,
-                        "distribution": "exponential",
-                    },
-                }
-            ]
-        },
+        workload={"job_classes": [_jobs("pretrain", 30, 8, 400, "A100 SXM 80GB")]},
         options=[
             {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
             {
@@ -88,7 +86,7 @@ def _hybrid(data: dict[str, Any] | None, **own: Any) -> Any:
         horizon_months=6,
         data=data,
         options=[
-            {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1, **own},
+            _own(**own),
             {"name": "od", "kind": "on_demand", "instance_type": "p4d.24xlarge"},
             {
                 "name": "mix",
@@ -98,20 +96,7 @@ def _hybrid(data: dict[str, Any] | None, **own: Any) -> Any:
                 "burst_after_wait_hours": 24,
             },
         ],
-        workload={
-            "job_classes": [
-                {
-                    "name": "jobs",
-                    "arrivals_per_month": 120,
-                    "gpus": 1,
-                    "work": {
-                        "reference_gpu": "A40",
-                        "gpu_hours": 60,
-                        "distribution": "exponential",
-                    },
-                }
-            ]
-        },
+        workload={"job_classes": [_jobs("jobs", 120, 1, 60)]},
     )
     return simulate(prepare(sc), advise=False)
 
@@ -146,19 +131,7 @@ def test_a_hybrids_burst_pays_for_its_data_in_the_cloud() -> None:
 def test_installation_is_not_resold_with_the_servers() -> None:
     plain, installed = (
         simulate(
-            prepare(
-                make_scenario(
-                    options=[
-                        {
-                            "name": "own",
-                            "kind": "owned",
-                            "server": "8x A40 NVLink server",
-                            "servers": 2,
-                            "installation_usd_per_server": extra,
-                        }
-                    ]
-                )
-            ),
+            prepare(make_scenario(options=[_own(servers=2, installation_usd_per_server=extra)])),
             advise=False,
         ).option("own")
         for extra in (0.0, 5_000.0)
@@ -225,14 +198,10 @@ def test_a_resale_never_earns_more_than_the_purchase() -> None:
         prepare(
             make_scenario(
                 options=[
-                    {
-                        "name": "own",
-                        "kind": "owned",
-                        "server": "8x A40 NVLink server",
-                        "servers": 1,
-                        "price_usd": 50_000,
-                        "resale_value": {"usd_per_server": 60_000, "source": "test"},
-                    }
+                    _own(
+                        price_usd=50_000,
+                        resale_value={"usd_per_server": 60_000, "source": "test"},
+                    )
                 ]
             )
         )
@@ -259,7 +228,7 @@ def test_a_job_class_none_of_whose_jobs_runs_misses_the_level() -> None:
                 },
             ]
         },
-        options=[{"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}],
+        options=[_own()],
     )
     r = simulate(prepare(sc), advise=False)
     m = r.option("own").metrics

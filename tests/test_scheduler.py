@@ -121,5 +121,5 @@ def test_the_heads_shadow_kept_across_jobs_ending_when_due_gives_the_same_starts
         return np.nan_to_num(runs.start_h, nan=-1.0)
 
     kept = starts()
-    monkeypatch.setattr(sched.Cluster, "keeps_shadow", property(lambda self: False))
+    monkeypatch.setattr(sched.Cluster, "keep_shadow_on_end", False)
     np.testing.assert_array_equal(kept, starts())

@@ -128,7 +128,9 @@ def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any],
     return out
 
 
-KEEP_RUNS_JOBS = 4_000_000  # job runs a mix's search keeps (some 150 bytes each)
+# Job runs a mix's search keeps: a JobRuns holds 13 arrays a job, mostly of 8 bytes
+# (kinds/runs.py), some 100 bytes a job run: 4 M of them about 400 MB.
+KEEP_RUNS_JOBS = 4_000_000
 
 
 class Mixer:
@@ -222,12 +224,8 @@ class Mixer:
         they were let go."""
         if p.runs is not None:
             return p.plan, p.runs
-        knobs = dict(p.config.knobs)
-        n, wait_h = knobs.pop(self.knob), knobs.pop(WAIT_KNOB)
-        order = knobs.pop(ORDER_KNOB, None)
-        option = self.option(n, wait_h, knobs, order)
         index = len(self.prepared.scenario.options)
-        again = play_config(self.prepared, index, option, self.book, dict(p.config.knobs))
+        again = play_config(self.prepared, index, p.plan.option, self.book, dict(p.config.knobs))
         assert again.runs is not None
         return again.plan, again.runs
 

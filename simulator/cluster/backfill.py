@@ -37,6 +37,7 @@ class Cluster(Protocol):
     head_shadow: tuple[float, int] | None
     shadow_head: int  # the job head_shadow was found for
     shadow_sure: bool  # no capacity change was due before it: the look-ahead was exact
+    keeps_shadow: bool  # every active group keeps it across backfilled starts (servers)
     remember: bool
 
     def any_free(self) -> bool: ...
@@ -106,7 +107,7 @@ def backfill_pass(c: Cluster, first: int) -> int:
         group.end_of_pass()
     # Jobs started around the head end before its shadow time, which stands; a pool's
     # units spare then are found anew (a start may have taken some).
-    if started and not all(g.keeps_shadow for g in c.active):
+    if started and not c.keeps_shadow:
         c.head_shadow = None
     return min(len(q) + len(started), c.inp.depth) - len(started)  # (not beyond)
 

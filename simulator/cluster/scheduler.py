@@ -59,6 +59,7 @@ class Cluster:
     the running jobs ordered by end time."""
 
     remember = True  # backfill skips jobs seen before when only arrivals came (tests: same starts)
+    keep_shadow_on_end = True  # a job ending when due leaves the head's shadow (tests: the same)
 
     def __init__(self, inp: QueueInput) -> None:
         self.env = simpy.Environment()
@@ -70,6 +71,7 @@ class Cluster:
         self.groups: list[Group] = groups_of(inp)
         self.active = [g for g in self.groups if g.from_h <= 0]  # the newest last
         self.newest_first = self.active[::-1]
+        self.keeps_shadow = all(g.keeps_shadow for g in self.active)  # (servers: see backfill)
         self.fragments = any(g.counts_fragments for g in self.groups)  # servers: notes
         self.future: list[Event] = events_of(inp)
         self.next_event = 0  # future[next_event:] are still to come
@@ -147,7 +149,7 @@ class Cluster:
         # A job ending when it was due to is a release the head's shadow time already counted:
         # the shadow stands on groups of servers (as after a backfilled start), not on a pool.
         self.scanned = 0
-        if not (self.shadow_sure and self.keeps_shadow):
+        if not (self.keep_shadow_on_end and self.shadow_sure and self.keeps_shadow):
             self.head_shadow = None
         group.release(self.alloc.pop(job), self.units[job])
         if self.backfill:
@@ -206,6 +208,7 @@ class Cluster:
         old.retire(self.env.now)
         new.deliver(cut.gpus)
         self.active = self.newest_first = [new]
+        self.keeps_shadow = new.keeps_shadow
         # A job larger than the successor never starts now; with patience it leaves (bursts).
         kept = deque(j for j in self.queue if self.units[j] <= cut.gpus)
         if len(kept) < len(self.queue) and self.patience is not None:
@@ -250,10 +253,6 @@ class Cluster:
             seen = backfill_pass(self, first)
         self.note_head(q[0] if q else None)
         self.scanned = seen
-
-    @property
-    def keeps_shadow(self) -> bool:
-        return all(g.keeps_shadow for g in self.active)
 
     def any_free(self) -> bool:
         return any(g.any_free() for g in self.active)

@@ -54,7 +54,7 @@ MAX_EVENTS = Limit(
     "TCO_MAX_EVENTS", 5_000_000, "failures, repairs and interruptions expected per option"
 )
 MAX_INPUT_MB = Limit("TCO_MAX_INPUT_MB", 64, "MiB per scenario or summary file")
-# Every option's runs are held at once (some 150 bytes a job each): 200 options of 2.4 million
-# jobs grew to 8.2 GB before it was refused. 20 million is 4x the job limit on one option,
-# a few GB; lab's 12 options of 5,000 jobs are 60,000.
+# Every option's runs are held at once (a JobRuns: 13 arrays a job, mostly of 8 bytes, some 100
+# bytes a job run; kinds/runs.py): 200 options of 2.4 million jobs grew to 8.2 GB. 20 million
+# is 4x the job limit on one option, some 2 GB of runs; lab's 12 options of 5,000 jobs are 60,000.
 MAX_OPTION_JOBS = Limit("TCO_MAX_OPTION_JOBS", 20_000_000, "jobs x options")

@@ -19,6 +19,7 @@ from pydantic import Field, model_validator
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Name, NonNeg, OptionModel
+from tco.simulator.core.quote import Quote
 from tco.simulator.costs import data
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.ledger import Ledger
@@ -116,9 +117,10 @@ class HybridPlan(Plan):
     option: Hybrid
     owned_plan: Plan
     burst_plan: Plan
-    # The scenario's data (on the premises): jobs that burst need a copy in the cloud.
+    # The scenario's data (on the premises): jobs that burst need a copy in the cloud, kept
+    # there at ``copy_storage`` a month (the cloud option's storage prices, priced once here).
     data: DataSpec | None = None
-    region: str = ""
+    copy_storage: np.ndarray | None = None
 
 
 def _parts(option: Hybrid, ctx: Context) -> list[tuple[int, OptionModel]]:
@@ -282,10 +284,14 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
             else f" ordered from month {option.buy_month + 1} (the cloud until they arrive)"
         )
         copy = ctx.data if ctx.data is not None and ctx.data.any() else None
-        extra = () if copy is None else tuple(data.cloud(copy, 1, ctx.region)[1])
+        storage: np.ndarray | None = None
+        extra: tuple[Quote, ...] = ()
+        if copy is not None:
+            cloud_costs, quotes = data.cloud(copy, ctx.horizon_months, ctx.region)
+            storage, extra = cloud_costs["storage"], tuple(quotes)
         return HybridPlan(
             data=copy,
-            region=ctx.region,
+            copy_storage=storage,
             option=option,
             hardware=own.hardware,
             quotes=(*own.quotes, *burst.quotes, *extra),
@@ -366,14 +372,18 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         own_runs, burst_runs = (runs.parts[f] for f in REFERENCES)
         own = registry.of(plan.owned_plan.option).ledger(plan.owned_plan, own_runs, edges)
         cloud = registry.of(plan.burst_plan.option).ledger(plan.burst_plan, burst_runs, edges)
+        moved: dict[str, np.ndarray] = {}
+        if plan.data is not None and plan.copy_storage is not None:
+            moved = burst_data(plan.data, plan.copy_storage, cloud.gpu_hours_busy)
         cash, acc = dict(own.cash), dict(own.accounting)
-        for mine, theirs in ((cash, cloud.cash), (acc, cloud.accounting)):
+        for mine, theirs in (
+            (cash, cloud.cash),
+            (acc, cloud.accounting),
+            (cash, moved),
+            (acc, moved),
+        ):
             for k, v in theirs.items():
                 mine[k] = mine[k] + v if k in mine else v
-        if plan.data is not None:
-            for view in (cash, acc):
-                for k, v in burst_data(plan.data, cloud.gpu_hours_busy, plan.region).items():
-                    view[k] = view[k] + v if k in view else v
         notes = {**own.notes, **{f"burst_{k}": v for k, v in cloud.notes.items()}}
         notes["burst_cash_usd"] = float(cloud.cash_total().sum())
         return Ledger(
@@ -389,7 +399,9 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         )
 
 
-def burst_data(spec: DataSpec, burst_gpu_h: np.ndarray, region: str) -> dict[str, np.ndarray]:
+def burst_data(
+    spec: DataSpec, copy_storage: np.ndarray, burst_gpu_h: np.ndarray
+) -> dict[str, np.ndarray]:
     """What bursting costs in data (0.13.0 charged a hybrid's cloud jobs none): from the first
     month a job bursts, a copy of the data kept in the cloud (its storage and shared file
     system at AWS's prices, as the cloud option pays them), and the data copied out of the
@@ -400,8 +412,7 @@ def burst_data(spec: DataSpec, burst_gpu_h: np.ndarray, region: str) -> dict[str
     if not len(used):
         return {}
     first = int(used[0])
-    cloud_costs, _ = data.cloud(spec, months, region)
-    keep = np.where(np.arange(months) >= first, cloud_costs["storage"], 0.0)
+    keep = np.where(np.arange(months) >= first, copy_storage, 0.0)
     tb = np.zeros(months)
     tb[first] = data.stored(spec, months)[first]
     tb[first + 1 :] = spec.stored_tb_added_per_month

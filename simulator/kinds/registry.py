@@ -320,34 +320,29 @@ class QueueingKind(Kind[Opt, P]):
 
 def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
-    moved) in cash and accounting alike, with running costs escalated month by month."""
+    moved) in cash and accounting alike, with running costs escalated month by month. When the
+    project ends at the horizon, what the ledger owes for after it is spent in its last month
+    (a continuing operation reports it apart, in the notes)."""
     led = of(plan.option).ledger(plan, runs, edges)
+    added: dict[str, np.ndarray] = dict(plan.fixed_costs)
+    notes = led.notes
     if plan.project_ends and any(led.owed_after_horizon.values()):
-        led = _owed_at_the_end(led)
-    if not plan.fixed_costs and not plan.escalation:
+        for name, usd in led.owed_after_horizon.items():
+            last = np.zeros(len(edges) - 1)
+            last[-1] = usd
+            added[name] = added[name] + last if name in added else last
+        notes = {**notes, "owed_after_the_end_usd": sum(led.owed_after_horizon.values())}
+    if not added and not plan.escalation:
         return led
     cash, acc = dict(led.cash), dict(led.accounting)
-    for name, usd in plan.fixed_costs.items():
-        cash[name] = cash.get(name, 0.0) + usd
-        acc[name] = acc.get(name, 0.0) + usd
+    for name, series in added.items():
+        for view in (cash, acc):
+            view[name] = view[name] + series if name in view else series.copy()
     years = np.arange(len(edges) - 1) / 12.0  # month m is m/12 years after the start
     for name, per_year in plan.escalation.items():
         for view in (cash, acc):
             if name in view:
                 view[name] = view[name] * (1.0 + per_year) ** years
-    return dataclasses.replace(led, cash=cash, accounting=acc)
-
-
-def _owed_at_the_end(led: Ledger) -> Ledger:
-    """A project that ends at the horizon: what its contracts owe for after it is spent, in
-    its last month, in cash and accounting alike (a continuing operation reports it apart)."""
-    cash, acc = dict(led.cash), dict(led.accounting)
-    for name, usd in led.owed_after_horizon.items():
-        for view in (cash, acc):
-            series = view.get(name, np.zeros(len(led.gpu_hours_paid))).copy()
-            series[-1] += usd
-            view[name] = series
-    notes = {**led.notes, "owed_after_the_end_usd": sum(led.owed_after_horizon.values())}
     return dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
 
 

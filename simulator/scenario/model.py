@@ -222,7 +222,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
                 tr.utc_offset_hours,
                 max_rows=200,
                 sacct_format=tr.sacct_format,
-                keep_unfinished=tr.unfinished == "keep",
+                keep_unfinished=tr.keeps_unfinished,
             )
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)

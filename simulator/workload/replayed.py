@@ -43,7 +43,7 @@ def read_trace(tr: Trace, scenario_dir: Path) -> ReadTrace:
         tr.timestamps,
         tr.utc_offset_hours,
         sacct_format=tr.sacct_format,
-        keep_unfinished=tr.unfinished == "keep",
+        keep_unfinished=tr.keeps_unfinished,
     )
     return ReadTrace(jobs, report.summary())
 

@@ -112,6 +112,10 @@ class Trace(Strict):
     growth_per_month: Growth = 0.0
     repeat: bool = False  # repeat the trace back to back to cover the horizon
 
+    @property
+    def keeps_unfinished(self) -> bool:
+        return self.unfinished == "keep"
+
 
 class Workload(Strict):
     """The expected training work: job classes, a recorded trace, or both."""

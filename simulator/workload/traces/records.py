@@ -37,8 +37,8 @@ class LoadReport:
     unfinished: Counter[str] = field(default_factory=Counter)
     unfinished_gpu_h: dict[str, float] = field(default_factory=dict)
 
-    def kept_unfinished(self, state: str, gpu_h: float) -> None:
-        self.unfinished[state] += 1
+    def kept_unfinished(self, state: str, jobs: int, gpu_h: float) -> None:
+        self.unfinished[state] += jobs
         self.unfinished_gpu_h[state] = self.unfinished_gpu_h.get(state, 0.0) + gpu_h
 
     def bad(self, line: int, why: str) -> None:

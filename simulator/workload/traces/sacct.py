@@ -14,7 +14,6 @@ AllocTRES; jobs not started or not ended skipped and counted; compressed arrays 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,19 +208,25 @@ def _line(
         k: parts[index[k]].strip() if k in index and index[k] < len(parts) else "" for k in _NAMES
     }
     state = get["state"].upper().split(" ", 1)[0]  # 'CANCELLED by 102216'
-    if state in UNFINISHED and keep_unfinished:
-        _unfinished(get, state, line_no, report, rows, utc_offset_hours, keep_empty)
-        return
-    if state in NOT_ENDED_STATES or get["start"] in ("", "Unknown", "None"):
+    unfinished = keep_unfinished and state in UNFINISHED
+    if not unfinished and (state in NOT_ENDED_STATES or get["start"] in ("", "Unknown", "None")):
         report.held += 1
         report.skipped["not started or not ended (pending, running...)"] += 1
         return
-    if state not in ENDED_STATES:
+    if not unfinished and state not in ENDED_STATES:
         report.bad(line_no, f"unknown state {get['state']!r}")
         return
     try:
-        submit, duration = _times(get, utc_offset_hours)
-        gpus, model = gpus_from_tres(get["alloctres"])
+        got = (
+            _unfinished(get, state, utc_offset_hours)
+            if unfinished
+            else _ended(get, utc_offset_hours)
+        )
+        if isinstance(got, str):  # an unfinished job of unknown length: counted apart
+            report.held += 1
+            report.skipped[got] += 1
+            return
+        submit, duration, (gpus, model) = got
         check_values(gpus, duration)
         tasks = array_size(get["jobid"])
     except (ValueError, OverflowError) as exc:
@@ -233,6 +238,8 @@ def _line(
     rows.reserve(tasks)  # before expanding: 100_[1-100000000] must not fill memory
     for one in expand_array(get["jobid"]):
         rows.add(one, submit, duration, gpus, model, state, get["cluster"])
+    if unfinished:
+        report.kept_unfinished(UNFINISHED[state], tasks, tasks * gpus * duration / 3600.0)
 
 
 _NAMES = (
@@ -252,53 +259,30 @@ _NAMES = (
 # a running one for as long as it had run at the export (a lower bound).
 UNFINISHED = {"PENDING": "pending", "RUNNING": "running"}
 NO_LIMIT = ("", "UNLIMITED", "PARTITION_LIMIT", "INVALID", "NONE")
+Job = tuple[float, float, tuple[int, str]]  # submit (s), duration (s), (GPUs, GPU model)
 
 
-def _unfinished(
-    get: dict[str, str],
-    state: str,
-    line_no: int,
-    report: LoadReport,
-    rows: RowCollector,
-    utc_offset_hours: float,
-    keep_empty: bool,
-) -> None:
-    """A PENDING or RUNNING job as demand (``UNFINISHED``), counted apart in ``report``."""
-    try:
-        if state == "PENDING":
-            if get["submit"] in ("", "Unknown", "None"):
-                raise ValueError("a pending job without a Submit time")
-            submit = parse_time(get["submit"], utc_offset_hours)
-            if get["timelimit"].upper() in NO_LIMIT:
-                report.held += 1
-                report.skipped["pending without a time limit (their length is unknown)"] += 1
-                return
-            duration = parse_elapsed(get["timelimit"])
-            gpus, model = gpus_from_tres(get["alloctres"] or get["reqtres"])
-        else:
-            if not get["elapsed"]:
-                report.held += 1
-                report.skipped["running, without Elapsed in the export (length unknown)"] += 1
-                return
-            started = parse_time(get["start"], utc_offset_hours)
-            duration = parse_elapsed(get["elapsed"])
-            s = get["submit"]
-            submit = parse_time(s, utc_offset_hours) if s not in ("", "Unknown") else started
-            gpus, model = gpus_from_tres(get["alloctres"])
-        if not math.isfinite(submit):
-            raise ValueError("submit time is not a finite number")
-        check_values(gpus, duration)
-        tasks = array_size(get["jobid"])
-    except (ValueError, OverflowError) as exc:
-        report.bad(line_no, str(exc))
-        return
-    report.held += 1
-    if not replayable(report, gpus, duration, keep_empty):
-        return
-    rows.reserve(tasks)
-    for one in expand_array(get["jobid"]):
-        rows.add(one, submit, duration, gpus, model, state, get["cluster"])
-        report.kept_unfinished(UNFINISHED[state], gpus * duration / 3600.0)
+def _ended(get: dict[str, str], utc_offset_hours: float) -> Job:
+    submit, duration = _times(get, utc_offset_hours)
+    return submit, duration, gpus_from_tres(get["alloctres"])
+
+
+def _unfinished(get: dict[str, str], state: str, utc_offset_hours: float) -> Job | str:
+    """A PENDING or RUNNING job as demand (``UNFINISHED``), or why its length is unknown."""
+    if state == "PENDING":
+        if get["submit"] in ("", "Unknown", "None"):
+            raise ValueError("a pending job without a Submit time")
+        submit = parse_time(get["submit"], utc_offset_hours)
+        if get["timelimit"].upper() in NO_LIMIT:
+            return "pending without a time limit (their length is unknown)"
+        duration = parse_elapsed(get["timelimit"])
+        return submit, duration, gpus_from_tres(get["alloctres"] or get["reqtres"])
+    if not get["elapsed"]:
+        return "running, without Elapsed in the export (length unknown)"
+    started = parse_time(get["start"], utc_offset_hours)
+    s = get["submit"]
+    submit = parse_time(s, utc_offset_hours) if s not in ("", "Unknown") else started
+    return submit, parse_elapsed(get["elapsed"]), gpus_from_tres(get["alloctres"])
 
 
 def _step_job(steps: list[list[str]], layout: _Layout) -> list[str]:
