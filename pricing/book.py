@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ from tco.pricing.cache import PriceCache, default_dir
 from tco.pricing.entry import PriceEntry
 from tco.pricing.errors import PricingError, UnknownPrice, closest
 from tco.pricing.providers import Offer
+from tco.pricing.providers.links import Link
 from tco.pricing.records import (
     MODES,
     FxRate,
@@ -265,6 +267,36 @@ class PriceBook:
         if ":" in instance_type:
             return self._offer(instance_type, region, doubtful_ok=True).spec
         return self.entry(instance_type, region).data.spec
+
+    def gpu_types(self, provider: str, region: str, gpu: Callable[[str], bool]) -> list[str]:
+        """Every instance type of ``provider`` whose GPU ``gpu`` accepts (catalog names), as tco
+        names them. AWS's are the bundled snapshot's types in ``region`` (their prices then come
+        from this book's mode); another provider's, every type it offers (priced where
+        :meth:`region_of` says)."""
+        if provider == providers.AWS:
+            if region not in snapshot.regions():
+                return []
+            out = []
+            for itype in snapshot.instance_types(region):
+                e = snapshot.entry(itype, region)
+                if e is not None and e.spec.gpu_model is not None and gpu(e.spec.gpu_model):
+                    out.append(itype)
+            return out
+        p = providers.get(provider)
+        models = {o.instance_type: o.spec.gpu_model for o in p.offers()}
+        return [
+            providers.qualified(provider, t)
+            for t, model in sorted(models.items())
+            if model is not None and gpu(model)
+        ]
+
+    def link(self, instance_type: str) -> Link | None:
+        """The network between two instances of another provider's type, with its source
+        (None for AWS's, whose links come with the instance's spec from AWS's pages)."""
+        if ":" not in instance_type:
+            return None
+        provider, itype = providers.split(instance_type)
+        return providers.get(provider).link(itype)
 
     def region_of(self, instance_type: str, region: str) -> str:
         """The region an instance type is priced in when the scenario asks for ``region``

@@ -45,6 +45,19 @@ class ServerModel:
     intra_node: str
     inter_node: str
     source: str
+    # What the price is: list (the maker's), quote, secondary (a reseller's listing or a
+    # report of one), estimate (derived from a GPU price), or scenario (a user's own server).
+    price_basis: str = "list"
+
+
+PRICE_BASES = ("list", "quote", "secondary", "estimate", "scenario")
+BASIS_WORDS = {
+    "list": "the maker's list price",
+    "quote": "a quote",
+    "secondary": "a secondary report (a reseller's listing, or a report of one)",
+    "estimate": "an estimate (a GPU's price times Epoch AI's server/chip cost ratio)",
+    "scenario": "the scenario's own figure",
+}
 
 
 @dataclass(frozen=True)
@@ -99,9 +112,16 @@ def servers() -> dict[str, ServerModel]:
             intra_node=r["intra_node"],
             inter_node=r["inter_node"],
             source=r["source"],
+            price_basis=_basis(r["price_basis"]),
         )
         for r in _rows("servers.csv")
     }
+
+
+def _basis(word: str) -> str:
+    if word not in PRICE_BASES:
+        raise ValueError(f"servers.csv: price_basis {word!r} not one of {PRICE_BASES}")
+    return word
 
 
 # The brief measures two points: 8-GPU DDP syncs 35 % of the time on 1 GbE (0.125 GB/s) and 8 %
@@ -148,6 +168,30 @@ def _lookup(table: dict[str, T], name: str, what: str) -> T:
 def gpu(name: str) -> GpuModel:
     """The GPU model called ``name``, or a PricingError listing valid names."""
     return _lookup(gpus(), name, "GPU model")
+
+
+def gpu_family(words: str) -> list[str]:
+    """The catalog GPUs ``words`` names: the model itself, or every model of a family ("H100":
+    H100 SXM and H100 PCIe). A PricingError lists the valid words when none matches."""
+    w = words.strip().lower()
+    found = [n for n in gpus() if n.lower() == w or n.lower().startswith(w + " ")]
+    if not found:
+        families = sorted({n.split()[0] for n in gpus()} | set(gpus()))
+        raise PricingError(
+            f"no GPU of the catalog is called {words!r}{closest(words, families)}; valid:"
+            f" {', '.join(families)}"
+        )
+    return found
+
+
+def known_family(words: str) -> str:
+    """``words`` when they name catalog GPUs (:func:`gpu_family`; ValueError otherwise): a
+    scenario field's validator."""
+    try:
+        gpu_family(words)
+    except PricingError as exc:
+        raise ValueError(str(exc)) from None
+    return words
 
 
 def gpu_for_aws(aws_name: str, memory_gib: float) -> str | None:

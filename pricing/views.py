@@ -134,13 +134,14 @@ def catalog_rows(kind: str) -> tuple[list[str], list[list[str]]]:
         )
     if kind == "servers":
         return (
-            ["server", "GPUs", "price USD", "price date", "max kW", "links", "source"],
+            ["server", "GPUs", "price USD", "price date", "price is", "max kW", "links", "source"],
             [
                 [
                     s.name,
                     f"{s.gpus_per_server} x {s.gpu}",
                     f"{s.price_usd:,.0f}",
                     s.price_date,
+                    s.price_basis,
                     f"{s.max_kw:g}",
                     f"{s.intra_node} / {s.inter_node}",
                     s.source,

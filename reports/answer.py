@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from tco.reports.buying import catalog, servers
 from tco.reports.provenance import plain_source
 from tco.reports.robustness import robustness as robustness
 from tco.reports.words import hours as hours
@@ -24,6 +25,7 @@ from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import cheapest_of, meets
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.runs import declared_measures
 from tco.simulator.scenario.service_level import DEFAULT_CONFIDENCE
 
@@ -273,7 +275,12 @@ def resale(result: Result) -> list[str]:
     out = []
     for o in result.options:
         spec = result.scenario.option(o.name)
-        sale = registry.of(spec).sale(spec, tuple(result.scenario.options), o.ledger)
+        kind = registry.of(spec)
+        sale = (
+            kind.sale(spec, tuple(result.scenario.options), o.ledger)
+            if kind.can(Can.SELL)
+            else None
+        )
         if sale is None:
             continue
         at_end, replaced, how = sale.at_horizon_usd, sale.before_usd, sale.basis
@@ -392,6 +399,8 @@ def sentences(result: Result) -> list[str]:
     how robust the answer is, trace notes, price sources."""
     return [
         *recommendation(result),
+        *servers(result),
+        *catalog(result),
         *cheapest(result),
         *break_evens(result),
         *resale(result),

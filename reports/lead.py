@@ -13,6 +13,7 @@ from tco.reports.answer import (
     reference_label,
     usd,
 )
+from tco.reports.buying import catalog, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.words import more_or_less, share
@@ -220,6 +221,8 @@ def key_sentences(result: Result) -> list[str]:
     come from. A mix the search found is in the lead; what else it tried is a detail."""
     return [
         *caveats(result),
+        *servers(result, compact=True),
+        *catalog(result),
         *decision_break_even(result),
         *lead_sensitivity(result),
         *short_sources(result),

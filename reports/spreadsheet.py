@@ -35,6 +35,7 @@ from tco.reports.formatting import is_money
 from tco.simulator.core.atomic import replacing
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import UnitPrice
 
 ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
@@ -247,7 +248,8 @@ def _inputs_sheet(ws: Worksheet, result: Result) -> dict[str, list[_Input]]:
     others = {o.name: o for o in result.scenario.options}
     for o in result.options:
         spec = result.scenario.option(o.name)
-        for p in registry.of(spec).unit_prices(spec, others):
+        kind = registry.of(spec)
+        for p in kind.unit_prices(spec, others) if kind.can(Can.UNIT_PRICES) else ():
             if p.usd_per_unit and p.category in o.ledger.cash:
                 rows.append((o, p))
     ws["A1"] = "Inputs: change a value and every cost, total and period it prices follows."

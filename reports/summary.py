@@ -240,6 +240,8 @@ def to_summary(result: Result) -> dict[str, Any]:
         "cheapest_option": cheapest.name,
         "service_level": sc.service_level.model_dump(mode="json"),
         "recommendation": _recommendation(result),
+        # The catalog's candidates (candidates:): played beside the listed options, or dropped.
+        "candidates": [asdict(c) for c in result.candidates],
         **_advice(result),
         "options": [_option(o, result.months, result.verdicts[o.name]) for o in result.options],
     }

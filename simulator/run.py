@@ -18,14 +18,17 @@ from pathlib import Path
 
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.breakeven import break_even_volumes
+from tco.simulator.advice.candidates import with_candidates
 from tco.simulator.advice.decision import decide
 from tco.simulator.advice.portfolio import search
 from tco.simulator.advice.recommendation import recommend, with_picks
 from tco.simulator.advice.what_if import what_ifs
 from tco.simulator.core.errors import ScenarioError
+from tco.simulator.engine.findings import Considered
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import prepare, resolve_plans, simulate_options, version
+from tco.simulator.scenario.candidates import Candidates
 from tco.simulator.scenario.model import Scenario, read_scenario_file, validate
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.sweep.known import inputs
@@ -66,12 +69,18 @@ def simulate(
     odds: OddsRun | None = None,
 ) -> Result:
     """Simulate every option on the same job stream and, with ``advise``, add the advice: the
-    decision over futures of the uncertain inputs (``advice.decision``: the options as listed
+    catalog's candidates when the scenario asks for them (``advice.candidates``), the decision
+    over futures of the uncertain inputs (``advice.decision``: the options as listed
     and the mixes the portfolio search composes, raced on common job streams), resized clusters,
     break-even volumes and what-ifs (``book``: the prices to re-plan with)."""
     result = simulate_options(prepared, seed, progress)
     if not advise:
         return result
+    considered: tuple[Considered, ...] = ()
+    if prepared.scenario.candidates is not None:  # options the user did not list
+        prepared, result, considered = with_candidates(
+            prepared, result, book or PriceBook("snapshot")
+        )
     if seed is not None:
         prepared = prepared.with_seed(seed)
     # Advice re-plans with the prices this run resolved, never asking AWS again.
@@ -98,6 +107,7 @@ def simulate(
         break_even_volumes=tuple(break_even_volumes(prepared, result)),
         what_ifs=tuple(changes),
         flip_points=tuple(flips),
+        candidates=considered,
     )
 
 
@@ -118,12 +128,16 @@ def load_file(
     seed: int | None = None,
     months: int | None = None,
     search: str | None = None,
+    catalog: bool = False,
 ) -> tuple[Scenario, str]:
     """A scenario file, validated (optionally with another seed, horizon or search: what the
-    recommendation chooses from), and its SHA-256."""
+    recommendation chooses from; ``catalog``: candidates from the catalog too, unless the
+    scenario says which), and its SHA-256."""
     text, digest = read_scenario_file(path)
     scenario = validate(parse_yaml(text, str(path)), str(path), book or PriceBook())
-    updates: dict[str, int | str] = {}
+    updates: dict[str, object] = {}
+    if catalog and scenario.candidates is None:
+        updates["candidates"] = Candidates()
     if search is not None:
         updates["search"] = search
     if seed is not None:

@@ -91,7 +91,9 @@ def validate(scenario: Path) -> None:
 
 @cli.command()
 @click.argument(
-    "kind", type=click.Choice(["gpus", "servers", "interconnects", "instances"]), default="servers"
+    "kind",
+    type=click.Choice(["gpus", "servers", "interconnects", "instances", "kinds"]),
+    default="servers",
 )
 @click.argument("gpu", required=False)
 @click.option("--provider", help="Only this provider's instances (with GPU).")
@@ -100,7 +102,8 @@ def validate(scenario: Path) -> None:
 def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool) -> None:
     """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances;
     with a GPU (gpus H100, gpus H100:8), every instance with it across providers, cheapest per
-    GPU-hour first, from the bundled snapshots (no credentials, no network).
+    GPU-hour first, from the bundled snapshots (no credentials, no network); or the option
+    kinds and what each can do beyond play and price (kinds), with why not.
 
     GPUs come with their training speed relative to an A100 SXM 40GB (all workloads, 1 and 8
     GPUs), whether it is measured or modelled, and how far it spreads.
@@ -112,6 +115,7 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
       tco catalog gpus H100:8
       tco catalog gpus A100 --spot --provider gcp
       tco catalog instances H100:8 --provider lambda
+      tco catalog kinds
     """
     from rich.table import Table
 
@@ -125,7 +129,7 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
             )
         _offers(gpu, provider, spot, doubtful)
         return
-    header, rows = views.catalog_rows(kind)
+    header, rows = _kinds() if kind == "kinds" else views.catalog_rows(kind)
     if kind == "gpus":
         header, rows = _with_speeds(header, rows)
     table = Table(title=f"tco catalog: {kind}")
@@ -280,3 +284,14 @@ def main(argv: list[str] | None = None) -> None:
 
 
 __all__ = ["cli", "main"]
+
+
+def _kinds() -> tuple[list[str], list[list[str]]]:
+    """Each option kind and capability: yes, or why not (``kinds.capabilities``)."""
+    from tco.simulator.kinds import registry
+
+    rows = [
+        [kind, cap.word, "yes" if not why else f"no: {why}", cap.meaning]
+        for kind, cap, why in registry.capabilities()
+    ]
+    return ["kind", "capability", "can", "what it means"], rows

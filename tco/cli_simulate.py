@@ -61,6 +61,13 @@ SEARCH_OPTION = click.option(
     help="Override the scenario's search: portfolio (mixes of the options too), given (the"
     " options as listed; say what a mix would save), none (no search: the quickest run).",
 )
+CATALOG_OPTION = click.option(
+    "--catalog",
+    is_flag=True,
+    help="Let the search propose options the scenario does not list: servers of the hardware"
+    " catalog and every provider's shapes of every GPU, pruned by what cannot win (as"
+    " candidates: {} in the scenario, whose own candidates: block wins).",
+)
 FORMAT_OPTION = click.option(
     "--format",
     "formats",
@@ -89,6 +96,7 @@ DETAILS_OPTION = click.option(
 @click.option("--seed", type=click.IntRange(min=0), help="Override the scenario's seed.")
 @click.option("--months", type=click.IntRange(1, 120), help="Override the horizon in months.")
 @SEARCH_OPTION
+@CATALOG_OPTION
 @FORMAT_OPTION
 @odds_options
 @PRICES_OPTION
@@ -101,6 +109,7 @@ def simulate(
     seed: int | None,
     months: int | None,
     search: str | None,
+    catalog: bool,
     formats: str,
     futures: int | None,
     workers: int | None,
@@ -120,6 +129,7 @@ def simulate(
     Example:
       tco simulate scenarios/lab.yaml --out /tmp/lab --seed 7 --prices snapshot
       tco simulate scenarios/lab.yaml --format json,xlsx --quiet
+      tco simulate scenarios/lab.yaml --catalog --details
     """
     chosen = _checked(out_dir, scheduler, engine, formats)
     from tco.reports.build import write_report
@@ -128,7 +138,7 @@ def simulate(
 
     with contextlib.ExitStack() as stack:
         book = stack.enter_context(price_book(prices, offline))
-        sc, digest = load_file(scenario, book, seed=seed, months=months, search=search)
+        sc, digest = load_file(scenario, book, seed, months, search, catalog)
         prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
         target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
         begin(target)  # a folder that cannot be written fails now, not after the simulation

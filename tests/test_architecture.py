@@ -15,6 +15,7 @@ import pytest
 
 import tco
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import NOT_DECLARED, Can
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simulator", "pricing", "reports")
@@ -188,7 +189,11 @@ def test_modules_and_functions_are_small(path: Path) -> None:
 
 def _home(name: str) -> tuple[str, ...]:
     """Where kind ``name`` lives: its module, or its folder."""
-    return (f"simulator/kinds/{name}.py", f"simulator/kinds/{name}/")
+    return (
+        f"simulator/kinds/{name}.py",
+        f"simulator/kinds/{name}/",
+        f"simulator/kinds/rented/{name}.py",  # the rented kinds' room
+    )
 
 
 def _constants(paths: list[Path]) -> dict[str, set[str]]:
@@ -324,3 +329,20 @@ def test_a_json_only_run_loads_no_charts_or_spreadsheet(tmp_path: Path) -> None:
     loaded = _loaded_after(code)
     assert (tmp_path / "summary.json").exists()
     assert not {"matplotlib", "openpyxl"} & loaded
+
+
+def test_each_kind_declares_exactly_the_capabilities_it_implements() -> None:
+    """A capability declared (``Kind.can_do``) is a hook the kind overrides, and a hook it
+    overrides is declared: the advice asks ``can`` before it calls one, so an undeclared hook
+    would never run and a declared one that is not there would answer with a silent nothing.
+    What a kind cannot do has a reason worth reading (none says only "not declared")."""
+    for name in registry.names():
+        kind = registry.get(name)
+        for c in Can:
+            overridden = getattr(type(kind), c.hook) is not getattr(registry.Kind, c.hook)
+            assert kind.can(c) == overridden, (name, c.word)
+            if not kind.can(c):
+                assert kind.why_not(c) not in ("", NOT_DECLARED), (name, c.word)
+    listed = registry.capabilities()
+    assert len(listed) == len(registry.names()) * len(Can)
+    assert ("owned", Can.EXISTING, "") in listed

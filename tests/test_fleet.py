@@ -12,7 +12,7 @@ import pytest
 
 from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.kinds.packing import pack
+from tco.simulator.kinds.rented.packing import pack
 from tco.simulator.run import run
 from tco.simulator.scenario.model import validate
 from tests.conftest import make_scenario

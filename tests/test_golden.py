@@ -29,9 +29,11 @@ def _compare(path: Path, text: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-# The ITP replay (42,000 jobs on a backfilled cluster) takes over a minute of CPU: out of the
-# default run, run by `python -m pytest -m heavy` (README).
-HEAVY = {"itp-cluster"}
+# The ITP replay (42,000 jobs on a backfilled cluster) takes over a minute of CPU, and the
+# existing cluster's replay (21,000 jobs, its portfolio search) 11 s: out of the default run,
+# run by `python -m pytest -m heavy` (README); tests/test_existing_servers.py checks its
+# mechanics in the default run.
+HEAVY = {"itp-cluster", "existing-cluster"}
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ from tco.simulator.core.quote import Quote
 from tco.simulator.costs import ledger
 from tco.simulator.costs.ledger import Category, Ledger
 from tco.simulator.kinds import Context, Kind, registered
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import WhatIfInput
 from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure, feasibility
@@ -69,6 +70,7 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
     label = "flat-rate GPU rental"
     knobs = ("gpus",)
     sizes = ("gpus",)
+    can_do = frozenset({Can.SEARCH, Can.WHAT_IFS})  # what it implements beyond play and price
 
     def __init__(self) -> None:
         # Declared when registered, not at import, so that it lives only while it is.

@@ -12,7 +12,7 @@ from tco.simulator.advice import portfolio
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import prepare
 from tco.simulator.kinds import registry
-from tco.simulator.kinds.cloud import usage
+from tco.simulator.kinds.rented.billing import usage
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
 

@@ -135,9 +135,10 @@ def test_industrial_is_recommended_a_mix_no_dearer_than_the_hand_written_hybrid(
     on demand after 48 h, written by hand)."""
     r, hand = shipped("industrial"), shipped("generations").option("a100-now")
     rec = r.recommendation
-    assert rec.portfolio is not None and rec.portfolio.added and rec.option == rec.portfolio.option
     assert r.verdicts[rec.option].meets and shipped("generations").verdicts["a100-now"].meets
     assert np.array_equal(r.jobs.arrival_h, shipped("generations").jobs.arrival_h)
     assert rec.cash_usd is not None and rec.cash_usd <= hand.total_cash_usd
-    # The cheapest option as listed that meets the level: H100s from the GPU clouds (issue 26).
-    assert rec.runner_up == "h100-gpu-clouds" and rec.evaluations > 0
+    # Since 0.15.0 the H100s rented by GPU (every shape, Nebius's InfiniBand hosts: issue 39)
+    # meet the level for less than any mix the search played, which it says it tried.
+    assert rec.option == "h100-gpu-clouds" and rec.evaluations > 0
+    assert rec.portfolio is not None and rec.portfolio.cash_usd >= rec.cash_usd

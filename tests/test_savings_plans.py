@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.kinds.savings_plan import fleet_hours
+from tco.simulator.kinds.rented.savings_plan import fleet_hours
 from tco.simulator.run import run
 from tests.conftest import make_scenario
 

@@ -17,6 +17,7 @@ import functools
 from dataclasses import dataclass
 
 from tco.pricing.errors import PricingError, closest
+from tco.pricing.providers.links import Link, link
 from tco.pricing.records import InstanceSpec
 
 AWS = "aws"
@@ -60,6 +61,10 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     def offers(self) -> list[Offer]:
         """Every offer, in a stable order (for the catalog)."""
+
+    def link(self, instance_type: str) -> Link:
+        """The network between two of its instances of this type, and how sure that is."""
+        return link(self.name, instance_type)
 
     @functools.cached_property
     def _index(self) -> dict[tuple[str, str], Offer]:
@@ -131,6 +136,18 @@ def shipped() -> list[str]:
 def names() -> list[str]:
     """Every provider tco knows, AWS first."""
     return [AWS, *sorted(_PROVIDERS)]
+
+
+def known(given: list[str] | None) -> list[str] | None:
+    """``given`` when each is a provider tco knows, named once (ValueError naming the valid
+    ones otherwise): a scenario field's validator."""
+    valid = names()
+    for p in given or []:
+        if p not in valid:
+            raise ValueError(f"unknown provider {p!r}; valid: {', '.join(valid)}")
+    if given is not None and len(set(given)) != len(given):
+        raise ValueError("a provider is named twice")
+    return given
 
 
 def get(name: str) -> Provider:

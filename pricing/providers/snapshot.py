@@ -2,9 +2,10 @@
 built by ``scripts/build_clouds_snapshot.py`` from the shared research data, every offer with
 its source repository, path and commit). The schema is checked on load.
 
-Links are not in the source data: an 8-GPU SXM instance is taken to have its GPUs' NVSwitch
-(as every HGX board does), other multi-GPU instances PCIe 4.0, and the network between
-instances 25 Gb/s Ethernet (ASSUMPTION, as for AWS types the AWS pages do not list).
+Links inside an instance are not in the source data: an 8-GPU SXM instance is taken to have its
+GPUs' NVSwitch (as every HGX board does), other multi-GPU instances PCIe 4.0. The network between
+instances is the provider's, per shape, from ``providers.links`` (its sources say which are
+documented; 25 Gb/s Ethernet where none is, an ASSUMPTION).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from tco.pricing.providers.links import link
 from tco.pricing.providers.registry import Offer, Provider, qualified
 from tco.pricing.records import InstanceSpec
 
@@ -65,22 +67,23 @@ def load() -> dict[str, Any]:
     return check(json.loads(path.read_text(encoding="utf-8")), f"bundled {SNAPSHOT_FILE}")
 
 
-def links(gpu: str, count: int) -> tuple[str, str]:
+def intra_node(gpu: str, count: int) -> str:
+    """The link between an instance's own GPUs (see the module docstring)."""
     if count < 2:
-        return "none", "eth_25g"
+        return "none"
     if count == 8 and "PCIe" not in gpu:
         if gpu.startswith("B200"):
-            return _NVSWITCH_B200, "eth_25g"
+            return _NVSWITCH_B200
         family = gpu.split()[0]
         if family in _NVSWITCH:
-            return _NVSWITCH[family], "eth_25g"
-    return "pcie4", "eth_25g"
+            return _NVSWITCH[family]
+    return "pcie4"
 
 
 def gpu_offer(provider: str, itype: str, region: str, o: dict[str, Any]) -> Offer:
     """An offer from its fields as the snapshot stores them (a user's file is read into the
     same fields): the spec's links taken by :func:`links`."""
-    intra, inter = links(o["gpu"], o["gpu_count"])
+    intra, inter = intra_node(o["gpu"], o["gpu_count"]), link(provider, itype).inter_node
     spec = InstanceSpec(
         instance_type=qualified(provider, itype),
         gpu_model=o["gpu"],

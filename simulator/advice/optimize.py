@@ -22,6 +22,7 @@ from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option
 from tco.simulator.engine.verdicts import cheapest_of
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 
@@ -127,7 +128,7 @@ def optimize(prepared: Prepared, book: PriceBook) -> list[Config]:
         kind = registry.of(plan.option)
         own = evaluate(plan.option, {GIVEN: True})
         out.append(own)
-        for c in kind.search(plan.option, prepared, i, evaluate):
+        for c in kind.search(plan.option, prepared, i, evaluate) if kind.can(Can.SEARCH) else []:
             same = (c.cash_usd, c.p95_delay_h) == (own.cash_usd, own.p95_delay_h)
             if not same and all(c.knobs != o.knobs for o in out if o.option == c.option):
                 out.append(c)
@@ -138,7 +139,8 @@ def search_option(prepared: Prepared, index: int, book: PriceBook) -> list[Confi
     """One option's searched configurations (not its own setting)."""
     plan = prepared.plans[index]
     evaluate = evaluator(prepared, index, book.frozen())
-    return registry.of(plan.option).search(plan.option, prepared, index, evaluate)
+    kind = registry.of(plan.option)
+    return kind.search(plan.option, prepared, index, evaluate) if kind.can(Can.SEARCH) else []
 
 
 def best(configs: list[Config]) -> Config | None:

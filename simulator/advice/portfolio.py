@@ -44,6 +44,7 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.verdicts import cents, cheapest_of
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Mix, QueueingKind
 from tco.simulator.kinds.runs import JobRuns
@@ -113,9 +114,10 @@ def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any],
     """Every (composer, mix at the options as written) the registered kinds make of two
     listed options; the base must have a size to search."""
     out = []
-    composers = [registry.get(n) for n in registry.names()]
+    composers = [registry.get(n) for n in registry.names() if registry.get(n).can(Can.COMPOSE)]
     for base in options:
-        if registry.of(base).size(base) is None:
+        kind = registry.of(base)
+        if not kind.can(Can.SIZE) or kind.size(base) is None:
             continue
         for target in options:
             if target is base:
@@ -298,7 +300,10 @@ class Mixer:
         best = min(at.values(), key=_rank)
         n, wait_h = best.config.knobs[self.knob], best.config.knobs[WAIT_KNOB]
         for plan, runs in self.composer.parts_of(*self.with_runs(best))[1:]:
-            fitted = registry.of(plan.option).fit_to_usage(plan, runs, self.prepared.edges)
+            kind = registry.of(plan.option)
+            if not kind.can(Can.FIT):
+                continue
+            fitted = kind.fit_to_usage(plan, runs, self.prepared.edges)
             if fitted:
                 refit = self.play(n, wait_h, fitted)
                 if refit is not None and _rank(refit) < _rank(best):

@@ -32,6 +32,7 @@ from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import replayed, repriced, revised
 from tco.simulator.engine.verdicts import answer
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import WhatIfInput
 
 BISECTION_STEPS = 4  # the flip point to within 1/16 of the change (each step replays)
@@ -90,7 +91,8 @@ def inputs() -> dict[str, _Change]:
     order the kinds were registered (one per name)."""
     out = {i.name: _Change(i, None) for i in WORKLOAD}
     for name in registry.names():
-        for i in registry.get(name).what_ifs():
+        kind = registry.get(name)
+        for i in kind.what_ifs() if kind.can(Can.WHAT_IFS) else ():
             out.setdefault(i.name, _Change(i, name))
     return out
 

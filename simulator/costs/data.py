@@ -150,3 +150,23 @@ def moved_out(data: DataSpec, months: int, to: set[str]) -> tuple[np.ndarray, li
         for q in (_quote("internet_egress", i) for i in tiers)
     ]
     return usd, quotes
+
+
+def burst_copy(
+    spec: DataSpec, copy_storage: np.ndarray, burst_gpu_h: np.ndarray
+) -> dict[str, np.ndarray]:
+    """What bursting costs in data (0.13.0 charged a hybrid's cloud jobs none): from the first
+    month a job bursts, a copy of the data kept in the cloud (its storage and shared file
+    system at AWS's prices, as the cloud option pays them), and the data copied out of the
+    premises at their egress price: what is stored then, and each later month what was added.
+    The results coming back are not priced (their size is not in the data: block)."""
+    months = len(burst_gpu_h)
+    used = np.nonzero(burst_gpu_h > 0)[0]
+    if not len(used):
+        return {}
+    first = int(used[0])
+    keep = np.where(np.arange(months) >= first, copy_storage, 0.0)
+    tb = np.zeros(months)
+    tb[first] = stored(spec, months)[first]
+    tb[first + 1 :] = spec.stored_tb_added_per_month
+    return {"storage": keep, "egress": tb * spec.owned_egress_usd_per_tb}

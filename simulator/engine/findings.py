@@ -204,3 +204,16 @@ class FlipPoint:
     change: float
     to: str | None
     within: float = 1 / 16  # found to within this share of the what-if's change
+
+
+@dataclass(frozen=True)
+class Considered:
+    """An option the search proposed from the catalog (``candidates:``): its name, it in words,
+    a lower bound on its cash over the horizon (USD: what no play of it can cost less than),
+    and why it was dropped before it was played ('' when it was played beside the options
+    listed)."""
+
+    option: str
+    words: str
+    bound_usd: float
+    dropped: str = ""

@@ -18,6 +18,7 @@ from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.engine.findings import (
     BreakEvenVolume,
+    Considered,
     FlipPoint,
     Recommendation,
     Standing,
@@ -47,6 +48,7 @@ class OptionResult:
     metrics: Metrics
     cannot_run_examples: dict[str, list[str]]  # reason text -> first job ids
     break_even: dict[str, int | None]  # other option -> month (1-based) or None
+    servers: tuple[int, int] | None = None  # servers it runs: (existing, bought); None: rents
     # Where each job ran and what it cost (``places``, for jobs.csv): computed when asked, so a
     # sweep's futures, which never write one, do not pay for it.
     places_of: Callable[[], JobPlaces | None] | None = field(
@@ -134,6 +136,8 @@ class Result:
     # Each option as the rule judged it over the futures (when advised; ``engine.verdicts``:
     # where an option has none, its verdict and cash on the base job stream).
     standings: Mapping[str, Standing] = field(default_factory=dict)
+    # The catalog's candidates considered (``candidates:``): simulated as options, or dropped.
+    candidates: tuple[Considered, ...] = ()
 
     def __repr__(self) -> str:
         return (

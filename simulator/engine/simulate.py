@@ -22,6 +22,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
 from tco.simulator.costs.finance import break_even_month
+from tco.simulator.engine import existing
 from tco.simulator.engine.metrics import cannot_run_examples, measure
 from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
@@ -59,9 +60,14 @@ def plan_option(
     scenario: Scenario, index: int, option: OptionModel, book: PriceBook, file: str
 ) -> Plan:
     """Option ``index`` (or a variant of it, for the optimiser) resolved by its kind, with the
-    scenario's data costs where its data lives."""
+    scenario's data costs where its data lives, and the sale of the site's existing servers
+    when it does not run them (``engine.existing``)."""
     kind = registry.of(option)
     plan: Plan = kind.plan(option, scenario.context(file, index, book))
+    opts = scenario.options
+    site = existing.site_servers([(scenario.context(file, i, book), o) for i, o in enumerate(opts)])
+    if site is not None and not kind.keeps_existing(option, {o.name: o for o in opts}):
+        plan = existing.sold_at_start(plan, site, scenario.horizon_months)
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())
     if scenario.after_horizon == "ends":
@@ -194,6 +200,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
         ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},
+        servers=kind.servers_of(plan),
         places_of=functools.partial(kind.job_places, plan, runs, ledger),
     )
 

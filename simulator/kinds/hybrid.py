@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -24,7 +24,7 @@ from tco.simulator.costs import data
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds import registry
-from tco.simulator.kinds.fleet import place
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import (
     Context,
@@ -35,6 +35,7 @@ from tco.simulator.kinds.registry import (
     UnitPrice,
     register,
 )
+from tco.simulator.kinds.rented.fleet import job_costs
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Measure, count, declare_measure
 from tco.simulator.workload.jobs import Jobs
 
@@ -197,6 +198,14 @@ def _gpu_hours(
 
 @register
 class HybridKind(Kind[Hybrid, HybridPlan]):
+    can_do = frozenset({Can.SEARCH, Can.COMPOSE, Can.SELL, Can.UNIT_PRICES})
+    cannot: ClassVar[Mapping[Can, str]] = {
+        Can.SIZE: "sized by its owned option, which the search grows",
+        Can.FIT: "its rental is fitted as that option's own kind fits it",
+        Can.WHAT_IFS: "its parts' inputs are their kinds' what-ifs",
+        Can.PROPOSE: "the portfolio search composes mixes of what the catalog proposes",
+        Can.EXISTING: "runs its owned option's servers: existing: goes there",
+    }
     name = "hybrid"
     model = Hybrid
     label = "owned + cloud burst"
@@ -207,6 +216,13 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
     def resale_basis(self, option: Hybrid, options: tuple[OptionModel, ...]) -> str | None:
         own = next(o for o in options if o.name == option.owned)
         return registry.of(own).resale_basis(own, options)
+
+    def servers_of(self, plan: HybridPlan) -> tuple[int, int] | None:
+        return registry.of(plan.owned_plan.option).servers_of(plan.owned_plan)
+
+    def keeps_existing(self, option: Hybrid, options: Mapping[str, OptionModel]) -> bool:
+        own = options.get(option.owned)
+        return own is not None and registry.of(own).keeps_existing(own, options)
 
     def sale(self, option: Hybrid, options: tuple[OptionModel, ...], ledger: Ledger) -> Sale | None:
         """What its owned option sells (the hybrid's ledger holds the owned part's)."""
@@ -374,7 +390,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         cloud = registry.of(plan.burst_plan.option).ledger(plan.burst_plan, burst_runs, edges)
         moved: dict[str, np.ndarray] = {}
         if plan.data is not None and plan.copy_storage is not None:
-            moved = burst_data(plan.data, plan.copy_storage, cloud.gpu_hours_busy)
+            moved = data.burst_copy(plan.data, plan.copy_storage, cloud.gpu_hours_busy)
         cash, acc = dict(own.cash), dict(own.accounting)
         for mine, theirs in (
             (cash, cloud.cash),
@@ -399,37 +415,6 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         )
 
 
-def burst_data(
-    spec: DataSpec, copy_storage: np.ndarray, burst_gpu_h: np.ndarray
-) -> dict[str, np.ndarray]:
-    """What bursting costs in data (0.13.0 charged a hybrid's cloud jobs none): from the first
-    month a job bursts, a copy of the data kept in the cloud (its storage and shared file
-    system at AWS's prices, as the cloud option pays them), and the data copied out of the
-    premises at their egress price: what is stored then, and each later month what was added.
-    The results coming back are not priced (their size is not in the data: block)."""
-    months = len(burst_gpu_h)
-    used = np.nonzero(burst_gpu_h > 0)[0]
-    if not len(used):
-        return {}
-    first = int(used[0])
-    keep = np.where(np.arange(months) >= first, copy_storage, 0.0)
-    tb = np.zeros(months)
-    tb[first] = data.stored(spec, months)[first]
-    tb[first + 1 :] = spec.stored_tb_added_per_month
-    return {"storage": keep, "egress": tb * spec.owned_egress_usd_per_tb}
-
-
-def cloud_cost_usd(jobs: Jobs, plan: Plan) -> np.ndarray:
-    """Each job's cost on a cloud plan at list price: run time on its cheapest instance type x
-    whole instances held x that type's price (inf where it cannot run there)."""
-    shapes = getattr(plan, "shapes", None)
-    if not shapes:
-        raise ValueError(f"{plan.option.name} has no instance types to price a job on")
-    p = place(jobs, shapes, 1 << 30, "GPUs", shared=False)
-    usd = np.array([s.price.usd_per_hour for s in shapes])[p.shape]
-    return np.where(p.reason == "", p.run_h * p.units * usd, np.inf)
-
-
 def _sum(a: np.ndarray | None, b: np.ndarray | None, idx: np.ndarray, n: int) -> np.ndarray | None:
     """Per job: the owned part's counts plus the cloud part's (which covers jobs ``idx``)."""
     if a is None and b is None:
@@ -438,3 +423,11 @@ def _sum(a: np.ndarray | None, b: np.ndarray | None, idx: np.ndarray, n: int) ->
     if b is not None:
         out[idx] += b
     return out
+
+
+def cloud_cost_usd(jobs: Jobs, plan: Plan) -> np.ndarray:
+    """Each job's cost on a cloud plan at list price (``rented.fleet.job_costs``)."""
+    shapes = getattr(plan, "shapes", None)
+    if not shapes:
+        raise ValueError(f"{plan.option.name} has no instance types to price a job on")
+    return job_costs(jobs, shapes)

@@ -42,6 +42,9 @@ class Plan:
     description: str
     # Monthly USD by ledger category that do not depend on the jobs (the data: block).
     fixed_costs: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # Monthly USD by ledger category in the cash view only (the site's existing servers sold
+    # at the start by an option that does not keep them: engine.existing).
+    cash_only: Mapping[str, np.ndarray] = field(default_factory=dict)
     # Yearly escalation of running costs by ledger category (the escalation: block).
     escalation: Mapping[str, float] = field(default_factory=dict)
     # The scenario's horizon ends a project (after_horizon: ends): what the ledger owes for

@@ -30,9 +30,12 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs import ledger as ledger_module
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.ledger import Ledger
+from tco.simulator.kinds.capabilities import NOT_DECLARED, Can
 from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.proposals import Load, Proposal
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, declared_measures, forget_measures
+from tco.simulator.kinds.site import Existing
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
 
@@ -159,6 +162,20 @@ class Kind(abc.ABC, Generic[Opt, P]):
     (``sale``), the prices a spreadsheet may expose (``unit_prices``), and what an answer
     recommending it rests on (``caveats``)."""
 
+    # What it can do beyond play and price (``kinds.capabilities``), and why it cannot do some
+    # of the rest, where that is worth saying.
+    can_do: ClassVar[frozenset[Can]] = frozenset()
+    cannot: ClassVar[Mapping[Can, str]] = {}
+
+    def can(self, capability: Can) -> bool:
+        return capability in self.can_do
+
+    def why_not(self, capability: Can) -> str:
+        """Why it cannot (empty when it can)."""
+        if self.can(capability):
+            return ""
+        return self.cannot.get(capability, NOT_DECLARED)
+
     name: ClassVar[str]  # as written after ``kind:`` in a scenario
     model: ClassVar[type[OptionModel]]  # the option's scenario section
     label: ClassVar[str]  # in plain words, e.g. "owned cluster"
@@ -173,6 +190,33 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """The providers (``pricing.providers``) the option of ``plan`` rents from, for the cost
         of moving the data there from its home (``costs.data``). Default: none."""
         return set()
+
+    def servers_of(self, plan: P) -> tuple[int, int] | None:
+        """The servers the option of ``plan`` runs within the horizon: (existing, bought);
+        None when it buys none (default)."""
+        return None
+
+    def existing_servers(self, option: Opt, ctx: Context) -> Existing | None:
+        """The servers the option says the site already owns (default: none)."""
+        return None
+
+    def propose(
+        self,
+        gpu: str,
+        providers: list[str],
+        ctx: Context,
+        load: Load,
+        site: Mapping[str, OptionModel],
+    ) -> list[Proposal]:
+        """Options of this kind running ``gpu`` (a catalog model) that the search may add
+        (``kinds.proposals``): rented from ``providers``, sized to ``load``, on the terms of
+        the ``site``'s listed options. Default: none."""
+        return []
+
+    def keeps_existing(self, option: Opt, options: Mapping[str, OptionModel]) -> bool:
+        """Whether the option runs the site's existing servers (default: no; one that does not
+        is credited their sale at the start); ``options``: the scenario's, by name."""
+        return False
 
     knobs: ClassVar[tuple[str, ...]] = ()  # what its search may set, in the order to show them
     sizes: ClassVar[tuple[str, ...]] = ()  # those of its knobs that size it (more: more capacity)
@@ -332,12 +376,14 @@ def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
             last[-1] = usd
             added[name] = added[name] + last if name in added else last
         notes = {**notes, "owed_after_the_end_usd": sum(led.owed_after_horizon.values())}
-    if not added and not plan.escalation:
+    if not added and not plan.escalation and not plan.cash_only:
         return led
     cash, acc = dict(led.cash), dict(led.accounting)
     for name, series in added.items():
         for view in (cash, acc):
             view[name] = view[name] + series if name in view else series.copy()
+    for name, series in plan.cash_only.items():
+        cash[name] = cash[name] + series if name in cash else series.copy()
     years = np.arange(len(edges) - 1) / 12.0  # month m is m/12 years after the start
     for name, per_year in plan.escalation.items():
         for view in (cash, acc):
@@ -370,6 +416,11 @@ def get(name: str) -> Kind[Any, Any]:
 def of(option: OptionModel) -> Kind[Any, Any]:
     """The kind of a validated option."""
     return _KINDS[option.kind]
+
+
+def capabilities() -> list[tuple[str, Can, str]]:
+    """Every registered kind and capability: (kind, capability, why it cannot: '' when it can)."""
+    return [(n, c, _KINDS[n].why_not(c)) for n in _KINDS for c in Can]
 
 
 def names() -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.market import Market
+from tco.simulator.scenario.candidates import Candidates
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.scenario.service_level import ServiceLevel, check_classes
 from tco.simulator.scenario.uncertainty import Odds, Uncertain, get_path, set_path
@@ -73,6 +74,9 @@ class Scenario(Strict):
     # (the answer still says what the search would have saved); "none", the options as listed
     # and no search (the quickest run: the answer cannot say whether a mix would be cheaper).
     search: Literal["portfolio", "given", "none"] = "portfolio"
+    # Options the search may propose beyond those listed, from the catalog and the price data
+    # (scenario.candidates; advice.candidates proposes and prunes them).
+    candidates: Candidates | None = None
     options: list[SerializeAsAny[OptionModel]] = Field(min_length=1)
 
     @model_validator(mode="after")

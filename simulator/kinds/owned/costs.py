@@ -58,11 +58,16 @@ def _resale(
 
 def _basis(plan: OwnedPlan, index: int, d: Delivery, quoted: float | None = None) -> float:
     """Capitalised cost of a tranche: servers (at ``quoted``, default the option's server's
-    price, times the order month's factor), installation, and the network with the first."""
+    price, times the order month's factor), installation, and the network with the first
+    tranche bought in the horizon. Existing servers: what they cost (installed, networked)."""
     o = plan.option
     price = (plan.price_usd_per_server if quoted is None else quoted) * d.price_factor
+    if d.existing:
+        return d.servers * price
     basis = d.servers * (price + o.installation_usd_per_server)
-    return basis + (o.network_usd if index == 0 else 0.0)
+    arrived = [x for x in plan.deliveries if x.delivery_month is not None]
+    first = next(i for i, x in enumerate(arrived) if not x.existing)
+    return basis + (o.network_usd if index == first else 0.0)
 
 
 @dataclass(frozen=True)
@@ -164,17 +169,19 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         busy += busy_g
         end = months if g.until_h >= hours else _month_of(edges, g.until_h) + 1
         spares = spare_gpus(o, sum(d.servers for d, _ in g.tranches) * gps, gps)
+        # Existing servers alone hold their spares already (no cash, counted in their value).
+        spares_with = next((i for i, (d, _) in enumerate(g.tranches) if not d.existing), 0)
         for i, (d, basis) in enumerate(g.tranches):
             assert d.delivery_month is not None
             # What a buyer pays for: the servers and spare GPUs, not their installation or
             # the network bought with the first tranche (0.13.0 resold those at the GPU's rate).
             hardware = d.servers * g.price_usd_per_server * d.price_factor
-            if i == 0 and spares:  # the spare pool is bought with the first servers
+            if i == spares_with and spares:  # bought with the first servers bought
                 spare = spares * spare_price(g.price_usd_per_server, gps) * d.price_factor
                 basis, hardware = basis + spare, hardware + spare
             first = min(first, d.delivery_month)
             sold = _Sold(g.gpu, d.servers, basis, hardware, plan.used_market_quantile)
-            t = _tranche(o, sold, d.delivery_month, months, end)
+            t = _tranche(o, sold, d.delivery_month, months, end, d.age_months)
             capex += t.cash.pop("capex")
             resale += t.cash.pop("resale")
             dep += t.accounting.pop("depreciation")
@@ -230,12 +237,21 @@ class _Sold:
 
 
 def _owned(
-    o: Owned, sold: _Sold, basis: float, m0: int, months: int, out: Flows, bought: int, end: int
+    o: Owned,
+    sold: _Sold,
+    basis: float,
+    m0: int,
+    months: int,
+    out: Flows,
+    bought: int,
+    end: int,
+    age: int = 0,
 ) -> None:
     """Servers owned from month ``m0`` to month ``end`` (exclusive) at cost ``basis``:
     depreciation, and their sale in month ``end - 1`` (``bought``: the month they arrived, for
-    the used market). A sale before the horizon (a refresh) always happens and books the gap
-    to book value as a loss or gain on disposal."""
+    the used market; ``age``: months they were depreciated before ``m0``, for existing
+    servers). A sale before the horizon (a refresh) always happens and books the gap to book
+    value as a loss or gain on disposal."""
     schedule = depreciation(
         o.depreciation.method,
         basis,
@@ -243,9 +259,9 @@ def _owned(
         o.depreciation.months,
         o.depreciation.declining_factor,
     )
-    span = min(len(schedule), end - m0)
-    out.accounting["depreciation"][m0 : m0 + span] += schedule[:span]
-    book = basis - schedule[:span].sum()
+    span = max(0, min(len(schedule) - age, end - m0))
+    out.accounting["depreciation"][m0 : m0 + span] += schedule[age : age + span]
+    book = basis - schedule[: age + span].sum()
     held = end - bought
 
     def value(per_year: float | None = None) -> float:
@@ -281,13 +297,19 @@ def _rate(o: Owned, sold: _Sold) -> float | None:
     return used_market(sold.gpu).rate_at(sold.quantile)
 
 
-def _tranche(o: Owned, sold: _Sold, m0: int, months: int, end: int) -> Flows:
-    """One tranche's capex, depreciation and resale, paid in cash or financed."""
+def _tranche(
+    o: Owned, sold: _Sold, m0: int, months: int, end: int, age: int | None = None
+) -> Flows:
+    """One tranche's capex, depreciation and resale, paid in cash or financed (``age``: the
+    months existing servers served before the horizon; none of their price is paid in it)."""
     out = Flows(months)
     basis = sold.basis
     for name in ("capex", "resale"):
         out.cash[name] = np.zeros(months)
     out.accounting["depreciation"] = np.zeros(months)
+    if age is not None:
+        _owned(o, sold, basis, m0, months, out, m0 - age, end, age)
+        return out
     f = o.financing
     if f is None:
         out.cash["capex"][m0] += basis

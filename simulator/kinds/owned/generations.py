@@ -150,7 +150,14 @@ def newer_servers(
             ("maximum power", server.max_kw, "kW/server"),
         ):
             quotes.append(
-                Quote(f"{name} {item}", value, unit, "catalog", server.price_date, server.source)
+                Quote(
+                    f"{name} {item}",
+                    value,
+                    unit,
+                    "catalog",
+                    server.price_date,
+                    f"{hardware.BASIS_WORDS[server.price_basis]}: {server.source}",
+                )
             )
         quotes.append(speed_quote(ctx.speed(hw.gpu)))
     return tuple(out), tuple(gens), tuple(quotes)
@@ -253,7 +260,9 @@ def _quotes(
             "USD/server",
             "catalog" if catalog else "scenario",
             dated,
-            server.source if catalog else "set in the scenario file",
+            f"{hardware.BASIS_WORDS[server.price_basis]}: {server.source}"
+            if catalog
+            else "set in the scenario file",
         ),
         Quote(
             f"{server.name} price factor in month {r.month + 1}",

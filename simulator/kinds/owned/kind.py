@@ -14,36 +14,42 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
-from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
-from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Ledger
-from tco.simulator.kinds.owned import generations, offers
+from tco.simulator.kinds.capabilities import Can
+from tco.simulator.kinds.owned import catalog, generations, offers
 from tco.simulator.kinds.owned import queue as owned_queue
+from tco.simulator.kinds.owned.checks import (
+    description,
+    failures_bounded,
+    in_service_within_horizon,
+    returned_in_service,
+)
 from tco.simulator.kinds.owned.costs import owned_ledger
-from tco.simulator.kinds.owned.financing import Financing, financing_quotes
+from tco.simulator.kinds.owned.financing import financing_quotes
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import (
     SEARCH_STEP_MONTHS,
-    Delivery,
     decline_quote,
     deliveries_of,
+    existing_delivery,
     latest_order_month,
     order_decline,
     server_hardware,
     smallest_meeting,
 )
-from tco.simulator.kinds.owned.quotes import plan_quotes
+from tco.simulator.kinds.owned.quotes import existing_quotes, existing_sale, plan_quotes
 from tco.simulator.kinds.owned.resale import basis_word, check_quote
 from tco.simulator.kinds.plan import speed_quote
+from tco.simulator.kinds.proposals import Load, Proposal
 from tco.simulator.kinds.registry import (
     Context,
     KnownInput,
@@ -54,8 +60,8 @@ from tco.simulator.kinds.registry import (
     register,
 )
 from tco.simulator.kinds.runs import JobPlaces, JobRuns
+from tco.simulator.kinds.site import Existing
 from tco.simulator.workload.jobs import Jobs
-from tco.simulator.workload.speed import Hardware
 
 __all__ = ["Owned", "OwnedKind", "OwnedPlan", "owned_ledger"]
 
@@ -67,118 +73,15 @@ TRANCHE_KNOB = offers.TRANCHE_KNOB
 REFRESH_KNOB = offers.REFRESH_KNOB
 
 
-def _returned_in_service(
-    f: Financing | None,
-    deliveries: tuple[Delivery, ...],
-    ctx: Context,
-    successor: generations.Successor | None,
-) -> None:
-    """A lease ending in a return must run as long as its servers serve: past the horizon, or
-    until a refresh's successor takes over (the model keeps a cluster's size)."""
-    if f is None or f.end_of_term != "return":
-        return
-    cut = None if successor is None else successor.delivery.delivery_month
-    served = [(d, cut if cut is not None else ctx.horizon_months) for d in deliveries]
-    if successor is not None:
-        served.append((successor.delivery, ctx.horizon_months))
-    for d, until in served:
-        if d.delivery_month is not None and d.delivery_month + f.term_months < until:
-            what = (
-                "before the horizon"
-                if until == ctx.horizon_months
-                else "before the refresh's successor takes over"
-            )
-            raise ScenarioError(
-                ctx.file,
-                f"{ctx.where}.financing.term_months",
-                f"servers delivered in month {d.delivery_month + 1} would be returned"
-                f" after {f.term_months} months, {what}; the model keeps a"
-                " cluster's size: make the term at least"
-                f" {until - d.delivery_month} months or choose"
-                " end_of_term: fmv_buyout or dollar_buyout",
-            )
-
-
-def _in_service_within_horizon(
-    option: Owned, deliveries: tuple[Delivery, ...], ctx: Context
-) -> None:
-    """Refuse servers that are ordered within the horizon but arrive after it (paid for, never
-    used: the model would leave them out of the costs and the capacity alike) and a cluster
-    none of whose servers arrives within it (its jobs would never start)."""
-    latest = latest_order_month(option.lead_time_months, ctx.horizon_months)
-    field = "tranches" if option.tranches is not None else "lead_time_months"
-    fix = (
-        f"valid order months: 0 to {latest}"
-        if latest >= 0
-        else f"a lead time of at most {ctx.horizon_months - 1} months, or a longer horizon"
-    )
-    n = option.lead_time_months
-    lead = f"lead time {n:g} month{'' if n == 1 else 's'}"
-    for d in deliveries:
-        if d.delivery_month is None and d.order_month < ctx.horizon_months:
-            raise ScenarioError(
-                ctx.file,
-                f"{ctx.where}.{field}",
-                f"{option.name}'s servers ordered in month {d.order_month} arrive after the"
-                f" {ctx.horizon_months}-month horizon ({lead}): they would be paid for and"
-                f" never run a job; {fix}",
-            )
-    if all(d.delivery_month is None for d in deliveries):
-        raise ScenarioError(
-            ctx.file,
-            f"{ctx.where}.{field}",
-            f"none of {option.name}'s servers is ordered within the {ctx.horizon_months}-month"
-            f" horizon, so none of its jobs would run; {fix}",
-        )
-
-
-def _failures_bounded(
-    option: Owned,
-    deliveries: tuple[Delivery, ...],
-    models: tuple[Hardware, ...],
-    successor: generations.Successor | None,
-    ctx: Context,
-) -> None:
-    """Refuse failure rates that would ask for more events than ``TCO_MAX_EVENTS``."""
-    f = option.failures
-    if f is None:
-        return
-    servers = sum(d.servers for d in deliveries)
-    gpus = sum(d.servers * models[d.generation].gpus_per_unit for d in deliveries)
-    if successor is not None:
-        servers, gpus = servers + successor.servers, gpus + successor.gpus
-    expected = f.expected_events(gpus, servers, ctx.horizon_months * defaults.HOURS_PER_MONTH)
-    if expected > MAX_EVENTS.value():
-        found = f"about {expected:,.3g} failures and repairs are expected at these rates"
-        raise ScenarioError(ctx.file, f"{ctx.where}.failures", MAX_EVENTS.exceeded(found))
-
-
-def _description(
-    server: hardware.ServerModel,
-    deliveries: tuple[Delivery, ...],
-    successor: generations.Successor | None,
-    mix: tuple[generations.Generation, ...],
-) -> str:
-    """The cluster in one line: its servers, a refresh's successor, servers of other models."""
-    n = sum(d.servers for d in deliveries if d.generation == 0)
-    out = f"{n} x {server.name} ({n * server.gpus_per_server} x {server.gpu})"
-    if successor is not None:
-        out += (
-            f", then {successor.servers} x {successor.server} ({successor.gpus} x"
-            f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
-        )
-    for k, g in enumerate(mix, start=1):
-        m = sum(d.servers for d in deliveries if d.generation == k)
-        first = min(d.order_month for d in deliveries if d.generation == k)
-        out += (
-            f" and {m} x {g.server} ({m * g.hardware.gpus_per_unit} x {g.hardware.gpu})"
-            f" ordered from month {first + 1}"
-        )
-    return out
-
-
 @register
 class OwnedKind(QueueingKind[Owned, OwnedPlan]):
+    can_do = frozenset(
+        {Can.SEARCH, Can.SIZE, Can.SELL, Can.WHAT_IFS, Can.UNIT_PRICES, Can.PROPOSE, Can.EXISTING}
+    )
+    cannot: ClassVar[Mapping[Can, str]] = {
+        Can.COMPOSE: "a hybrid composes an owned option with a rental",
+        Can.FIT: "its size is searched, not fitted to usage",
+    }
     name = "owned"
     model = Owned
     label = "owned cluster"
@@ -192,10 +95,13 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return offers.size_words(knob, value)
 
     def size(self, option: Owned) -> tuple[str, int, int, int] | None:
-        """Servers bought at once (floor 0), or servers added to every tranche (floor: one
-        server fewer than would leave a tranche empty); up to MAX_SERVERS_FACTOR x."""
-        if option.servers:
-            return offers.SERVERS_KNOB, option.servers, 0, MAX_SERVERS_FACTOR * option.servers
+        """Servers bought at once (floor 0; with existing servers, the knob counts them too and
+        they are its floor), or servers added to every tranche (floor: one server fewer than
+        would leave a tranche empty); up to MAX_SERVERS_FACTOR x."""
+        had = option.existing_servers()
+        if option.tranches is None:  # servers at once; with existing ones, counted in
+            n = had + (option.servers or 0)
+            return offers.SERVERS_KNOB, n, had, MAX_SERVERS_FACTOR * n
         plan = option.purchase_plan()
         least = min(t.servers for t in plan)
         return TRANCHE_KNOB, 0, -least, MAX_SERVERS_FACTOR * max(t.servers for t in plan)
@@ -204,6 +110,12 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         """Servers, servers added to every tranche (the months stay as given), or the
         refresh's month ("none": no refresh)."""
         rest = dict(knobs)
+        if option.existing is not None and offers.SERVERS_KNOB in rest:
+            # With existing servers the knob counts them too; the rest are bought in month 0.
+            new = int(rest.pop(offers.SERVERS_KNOB)) - option.existing_servers()
+            if new < 0:
+                raise ValueError(f"fewer servers than the {option.existing_servers()} existing")
+            option = option.model_copy(update={"servers": new or None, "tranches": None})
         if TRANCHE_KNOB in rest:
             k = int(rest.pop(TRANCHE_KNOB))
             more = [t.model_copy(update={"servers": t.servers + k}) for t in option.purchase_plan()]
@@ -218,6 +130,31 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             else:
                 option = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
         return super().with_knobs(option, rest) if rest else option
+
+    def servers_of(self, plan: OwnedPlan) -> tuple[int, int] | None:
+        arrived = [d for d in plan.deliveries if d.delivery_month is not None]
+        had = sum(d.servers for d in arrived if d.existing)
+        return had, sum(d.servers for d in arrived) - had
+
+    def existing_servers(self, option: Owned, ctx: Context) -> Existing | None:
+        if option.existing is None:
+            return None
+        server = option.server_model()
+        d = existing_delivery(option.existing, ctx.start, server.price_usd)
+        return existing_sale(option, (d,), server.gpu, ctx)
+
+    def propose(
+        self,
+        gpu: str,
+        providers: list[str],
+        ctx: Context,
+        load: Load,
+        site: Mapping[str, OptionModel],
+    ) -> list[Proposal]:
+        return catalog.propose(self.name, gpu, ctx, load, site)
+
+    def keeps_existing(self, option: Owned, options: Mapping[str, OptionModel]) -> bool:
+        return option.existing is not None
 
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         return offers.WHAT_IFS
@@ -244,7 +181,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             when.append(
                 evaluate(option.model_copy(update={"refresh": None}), {REFRESH_KNOB: "none"})
             )
-            last = max(t.month for t in option.purchase_plan())
+            last = max((t.month for t in option.purchase_plan()), default=0)
             horizon = prepared.scenario.horizon_months
             for m in generations.months_to_try(r, last, option.lead_time_months, horizon):
                 moved = option.model_copy(update={"refresh": r.model_copy(update={"month": m})})
@@ -264,14 +201,33 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def check(self, option: Owned, ctx: Context) -> None:
         try:
-            hardware.server(option.server)
+            option.server_model()
         except PricingError as exc:
             raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
+        own = option.server
+        if not isinstance(own, str):  # a server of the scenario's own: its parts are known
+            for field, look_up, name in (
+                ("gpu", hardware.gpu, own.gpu),
+                ("intra_node", hardware.interconnect, own.intra_node),
+                ("inter_node", hardware.interconnect, own.inter_node),
+            ):
+                try:
+                    look_up(name)
+                except PricingError as exc:
+                    raise ScenarioError(ctx.file, f"{ctx.where}.server.{field}", str(exc)) from None
+        e = option.existing
+        if e is not None and (existing_delivery(e, ctx.start, 1.0).age_months or 0) < 0:
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.existing.bought",
+                f"{e.bought} is after the start ({ctx.start}): servers bought in the horizon"
+                " are tranches (tranches: [{month: ..., servers: ...}])",
+            )
         if option.refresh is not None:
             generations.check_refresh(option.refresh, ctx)
         for i, t in enumerate(option.tranches or option.purchase_plan()):  # as written
             try:
-                hardware.server(t.server or option.server)
+                hardware.server(t.server) if t.server else option.server_model()
             except PricingError as exc:
                 raise ScenarioError(
                     ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)
@@ -279,7 +235,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
         f = option.financing
-        server = hardware.server(option.server)
+        server = option.server_model()
         dated = server.price_date if option.price_usd is None else "undated"
         deliveries = deliveries_of(
             option.purchase_plan(),
@@ -289,14 +245,14 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             ctx.horizon_months,
             dated,
         )
-        _in_service_within_horizon(option, deliveries, ctx)
+        in_service_within_horizon(option, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
         price = option.price_usd if option.price_usd is not None else server.price_usd
         check_quote(option.resale_value, price, ctx.file, f"{ctx.where}.resale_value")
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         deliveries, mix, mix_quotes = generations.newer_servers(
             option.purchase_plan(),
-            option.server,
+            option.server_name,
             deliveries,
             option.lead_time_months,
             option.price_decline_per_year,
@@ -315,8 +271,11 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 option.lead_time_months,
                 option.price_decline_per_year,
             )
-        _returned_in_service(f, deliveries, ctx, successor)
-        _failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)
+        if option.existing is not None:  # in service from the first hour, bought before
+            old = existing_delivery(option.existing, ctx.start, server.price_usd)
+            deliveries = (old, *deliveries)
+        returned_in_service(f, deliveries, ctx, successor)
+        failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)
         return OwnedPlan(
             option=option,
             hardware=hw,
@@ -326,14 +285,15 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                     option.price_decline_per_year,
                     server.gpu,
                     dated,
-                    tuple(d for d in deliveries if d.generation == 0),
+                    tuple(d for d in deliveries if d.generation == 0 and not d.existing),
                 ),
                 *financing_quotes(f),
                 speed_quote(ctx.speed(gpu.name)),
                 *refresh_quotes,
                 *mix_quotes,
+                *existing_quotes(option, deliveries, server.gpu, ctx),
             ),
-            description=_description(server, deliveries, successor, mix),
+            description=description(server, deliveries, successor, mix),
             price_usd_per_server=price,
             max_kw_per_server=kw,
             deliveries=deliveries,
@@ -403,7 +363,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def job_places(self, plan: OwnedPlan, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
         """Each job on its server model; the cluster's cash shared out by GPU-hours used."""
-        names = (plan.option.server, *(g.server for g in plan.mix))
+        names = (plan.option.server_name, *(g.server for g in plan.mix))
         ran = ~np.isnan(runs.start_h)
         model = np.zeros(len(ran), np.int64) if runs.generation is None else runs.generation
         where = np.where(ran, np.clip(model, 0, len(names) - 1), -1)

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from tco.pricing import hardware
 from tco.simulator.cluster.failures import Failures
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Count, GpuCount, Name, NonNeg, OptionModel
@@ -16,7 +17,9 @@ from tco.simulator.kinds.owned.generations import Generation, Refresh, Successor
 from tco.simulator.kinds.owned.parts import (
     Delivery,
     Depreciation,
+    Existing,
     Facility,
+    OwnServer,
     Power,
     StaffTime,
     Tranche,
@@ -30,12 +33,13 @@ class Owned(OptionModel):
 
     kind: Literal["owned"]
     name: Name
-    server: str
+    server: str | OwnServer  # a catalog server's name, or one described here
     price_usd: NonNeg | None = None  # per server; default from the catalog
     # Yearly fall of the price of a server ordered later than the price's date; None: the
     # fitted trend of its GPU generation's new prices (pricing.new_prices).
     price_decline_per_year: Annotated[float, Field(ge=-0.5, le=0.9)] | None = None
     max_kw: NonNeg | None = None  # per server; default from the catalog
+    existing: Existing | None = None  # servers already owned, in service from the start
     servers: GpuCount | None = None  # shortcut: all ordered in month 0
     tranches: Annotated[list[Tranche], Field(min_length=1)] | None = None
     lead_time_months: NonNeg = 0.0
@@ -65,9 +69,27 @@ class Owned(OptionModel):
 
     @model_validator(mode="after")
     def _one_purchase_plan(self) -> Owned:
-        if (self.servers is None) == (self.tranches is None):
+        if self.servers is not None and self.tranches is not None:
             raise ValueError("give either servers (all bought in month 0) or tranches, not both")
+        if self.servers is None and self.tranches is None and self.existing is None:
+            raise ValueError(
+                "give servers (all bought in month 0), tranches, or existing (servers already"
+                " owned)"
+            )
+        if self.existing is not None and self.financing is not None:
+            raise ValueError(
+                "financing pays for servers bought in the horizon; existing servers are paid"
+                " for (a lease still running on them is not modelled): drop one"
+            )
         return self
+
+    @property
+    def server_name(self) -> str:
+        return self.server if isinstance(self.server, str) else self.server.name
+
+    def server_model(self) -> hardware.ServerModel:
+        """The server bought (PricingError for a catalog name it does not have)."""
+        return hardware.server(self.server) if isinstance(self.server, str) else self.server.model()
 
     def unmixable(self) -> str | None:
         """What of this option servers of several models cannot go with yet (None: nothing)."""
@@ -79,15 +101,20 @@ class Owned(OptionModel):
         """This option with nothing ordered before ``month`` (rented until then): the tranches
         ordered earlier are ordered in that month, the later ones keep theirs."""
         plan = [t.model_copy(update={"month": max(t.month, month)}) for t in self.purchase_plan()]
+        if not plan:  # only existing servers: nothing to order later
+            return self
         return self.model_copy(update={"servers": None, "tranches": plan})
 
     def purchase_plan(self) -> list[Tranche]:
-        """The tranches in order of their month (as written when months tie), with the
-        ``servers`` shortcut expanded: servers are numbered in the order they are ordered."""
+        """The tranches bought in the horizon in order of their month (as written when months
+        tie), with the ``servers`` shortcut expanded: servers are numbered in the order they
+        are ordered. Existing servers are not in it (``existing``)."""
         if self.tranches is not None:
             return sorted(self.tranches, key=lambda t: t.month)
-        assert self.servers is not None
-        return [Tranche(month=0, servers=self.servers)]
+        return [] if self.servers is None else [Tranche(month=0, servers=self.servers)]
+
+    def existing_servers(self) -> int:
+        return 0 if self.existing is None else self.existing.servers
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tco.pricing import hardware
 from tco.pricing.used_market import used_market as market_of
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned.model import Owned
@@ -78,7 +77,7 @@ def sale(option: Owned, ledger: Ledger) -> Sale | None:
     )
     if at_end + before <= 0:
         return None
-    gpu = hardware.server(option.server).gpu
+    gpu = option.server_model().gpu
     how = describe(option.resale_value, gpu, option.resale_decay_per_year)
     low, high = notes.get("resale_band_low_usd"), notes.get("resale_band_high_usd")
     band = None if low is None or high is None else (low, high)
@@ -130,7 +129,7 @@ def used_market(o: Owned, where: str) -> list[KnownInput]:
     likely the fit (``pricing.used_market``); one draw for every owned option of a future."""
     if o.resale_decay_per_year is not None:
         return []
-    m = market_of(hardware.server(o.server).gpu)
+    m = market_of(o.server_model().gpu)
     return [
         KnownInput(
             "used_market",

@@ -14,7 +14,7 @@ from tco.pricing import hardware
 from tco.pricing.new_prices import trend
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_edges_h
-from tco.simulator.core.fields import Fraction, GpuCount, NonNeg, Strict
+from tco.simulator.core.fields import Date, Fraction, GpuCount, NonNeg, Strict
 from tco.simulator.core.quote import PRICE_FACTOR_UNIT, Quote
 from tco.simulator.workload.calibration import GpuSpeed
 from tco.simulator.workload.speed import Hardware
@@ -27,6 +27,49 @@ class Tranche(Strict):
     servers: GpuCount
     # Servers of another catalog model (a newer GPU beside the others); default the option's.
     server: str | None = None
+
+
+class OwnServer(Strict):
+    """A server of the scenario's own, where the catalog has none: what a quote or an asset
+    register says of it. Its GPU is a catalog GPU (speed, memory, used market); the links are
+    the hardware catalog's interconnects (``pricing/data/interconnects.csv``)."""
+
+    name: str = Field(min_length=1)
+    gpu: str
+    gpus_per_server: GpuCount
+    price_usd: NonNeg
+    price_date: Date
+    max_kw: Annotated[float, Field(gt=0, le=200)]
+    intra_node: str = "pcie4"  # between its own GPUs; NVLink/NVSwitch boards: nvswitch_*
+    inter_node: str = "eth_100g"  # between servers; InfiniBand: ib_hdr, ib_ndr
+    source: str = Field(min_length=1)  # the quote, invoice or datasheet the figures come from
+
+    def model(self) -> hardware.ServerModel:
+        return hardware.ServerModel(
+            name=self.name,
+            gpu=self.gpu,
+            gpus_per_server=self.gpus_per_server,
+            price_usd=self.price_usd,
+            price_date=self.price_date,
+            max_kw=self.max_kw,
+            intra_node=self.intra_node,
+            inter_node=self.inter_node,
+            source=self.source,
+            price_basis="scenario",
+        )
+
+
+class Existing(Strict):
+    """Servers a site already owns, in service from the first hour: no purchase in the horizon
+    (nor installation or network), their running costs, failures, depreciation left and value
+    at the horizon counted as for servers bought. ``price_usd``: what one cost when bought
+    (default: the catalog's price), which the support share, the book value and the used
+    market's value are figured from."""
+
+    servers: GpuCount
+    bought: Date  # YYYY-MM, when they went into service
+    price_usd: NonNeg | None = None
+    source: str = Field(min_length=1)  # an asset register, an invoice: where the figures are
 
 
 class Depreciation(Strict):
@@ -71,6 +114,11 @@ class Delivery:
     delivery_month: int | None
     price_factor: float = 1.0  # the server price in its order month / the quoted price
     generation: int = 0  # which of the option's server models (0: its ``server``)
+    age_months: int | None = None  # existing servers: months in service before the horizon
+
+    @property
+    def existing(self) -> bool:
+        return self.age_months is not None
 
 
 def server_hardware(server: hardware.ServerModel, speed: Callable[[str], GpuSpeed]) -> Hardware:
@@ -122,7 +170,7 @@ def smallest_meeting(at: Callable[[int], Any], start: int, floor: int, limit: in
     return [seen[n] for n in sorted(seen)]
 
 
-def _years_after(start: str, months: int, date: str) -> float:
+def years_after(start: str, months: int, date: str) -> float:
     """Years from ``date`` (YYYY[-MM[-DD]]) to ``months`` after ``start`` (YYYY-MM)."""
     y, m = (int(x) for x in start.split("-")[:2])
     parts = [int(x) for x in date.split("-")[:2]] + [1]
@@ -154,7 +202,7 @@ def deliveries_of(
         at = t.month + lead_time_months
         m = math.floor(at)
         dated = price_date != "undated"
-        years = _years_after(start, t.month, price_date) if dated else t.month / 12.0
+        years = years_after(start, t.month, price_date) if dated else t.month / 12.0
         factor = (1.0 - decline_per_year) ** max(0.0, years)
         if m < horizon_months:
             h = float(edges[m] + (at - m) * (edges[m + 1] - edges[m]))
@@ -162,6 +210,15 @@ def deliveries_of(
         else:
             out.append(Delivery(t.month, t.servers, math.inf, None, price_factor=factor))
     return tuple(out)
+
+
+def existing_delivery(e: Existing, start: str, catalog_price: float) -> Delivery:
+    """Existing servers as a delivery at the first hour, priced as they were bought (as a
+    factor of the catalog's price, which the ledger multiplies back)."""
+    age = round(years_after(start, 0, e.bought) * 12)
+    price = catalog_price if e.price_usd is None else e.price_usd
+    factor = price / catalog_price if catalog_price > 0 else 1.0
+    return Delivery(0, e.servers, 0.0, 0, price_factor=factor, age_months=age)
 
 
 def order_decline(decline: float | None, gpu: str) -> float:

@@ -1,5 +1,6 @@
 """The figures an owned option's plan rests on, as quotes (``core.quote``): its server's price
-and power, the running-cost inputs, and its failures, swaps and spare pool."""
+and power, the running-cost inputs, its failures, swaps and spare pool, and the servers it
+already owns."""
 
 from __future__ import annotations
 
@@ -9,26 +10,36 @@ from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.kinds.owned.costs import spare_gpus, spare_price
 from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.owned.parts import Delivery
+from tco.simulator.kinds.owned.resale import ResaleQuote, describe, market_share
+from tco.simulator.kinds.registry import Context
+from tco.simulator.kinds.site import Existing
 
 
 def plan_quotes(
     o: Owned, server: hardware.ServerModel, price: float, kw: float
 ) -> tuple[Quote, ...]:
-    src = "scenario" if o.price_usd is not None else "catalog"
+    # A server described in the scenario is the scenario's figure, dated and sourced there.
+    own = not isinstance(o.server, str)
+    src = "scenario" if o.price_usd is not None or own else "catalog"
+    dated = src == "catalog" or (own and o.price_usd is None)
+    kw_src = "scenario" if o.max_kw is not None or own else "catalog"
     return (
         Quote(
             f"{server.name} purchase price",
             price,
             "USD/server",
             src,
-            server.price_date if src == "catalog" else "undated",
-            server.source if src == "catalog" else "set in the scenario file",
+            server.price_date if dated else "undated",
+            f"{hardware.BASIS_WORDS[server.price_basis]}: {server.source}"
+            if dated
+            else "set in the scenario file",
         ),
         Quote(
             f"{server.name} maximum power",
             kw,
             "kW/server",
-            "scenario" if o.max_kw is not None else "catalog",
+            kw_src,
             server.price_date if o.max_kw is None else "undated",
             server.source if o.max_kw is None else "set in the scenario file",
         ),
@@ -56,7 +67,7 @@ def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]
     if f is None:
         return ()
     gps = server.gpus_per_server
-    gpus = sum(t.servers for t in o.purchase_plan()) * gps
+    gpus = (sum(t.servers for t in o.purchase_plan()) + o.existing_servers()) * gps
     spares = spare_gpus(o, gpus, gps)
     price = spare_price(o.price_usd or server.price_usd, gps)
     rma = mean_repair_h(f.repair_days) / 24
@@ -86,3 +97,52 @@ def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]
             f" / {defaults.SERVER_TO_CHIP_COST}, Epoch's server/chip cost ratio)",
         ),
     )
+
+
+def existing_quotes(
+    o: Owned, deliveries: tuple[Delivery, ...], gpu: str, ctx: Context
+) -> tuple[Quote, ...]:
+    """Existing servers: what they cost when bought (with its source) and what they would fetch
+    sold at the start, which keeping them forgoes."""
+    found = existing_sale(o, deliveries, gpu, ctx)
+    if found is None:
+        return ()
+    e = o.existing
+    assert e is not None
+    price = e.price_usd if e.price_usd is not None else o.server_model().price_usd
+    bought = Quote(
+        "existing server price when bought", price, "USD/server", "scenario", e.bought, e.source
+    )
+    return (bought, found.quote)
+
+
+def existing_sale(
+    o: Owned, deliveries: tuple[Delivery, ...], gpu: str, ctx: Context
+) -> Existing | None:
+    """The option's existing servers and what they would fetch sold at the start, valued as
+    their sale at the horizon is (the option's resale basis, at the used market's fitted rate:
+    the odds do not move it)."""
+    e = o.existing
+    old = [d for d in deliveries if d.existing]
+    if e is None or not old:
+        return None
+    age = old[0].age_months or 0
+    price = e.price_usd if e.price_usd is not None else o.server_model().price_usd
+    share = market_share(o.resale_value, gpu, o.resale_decay_per_year)(age / 12)
+    if o.resale_value == "none":
+        share = 0.0
+    elif isinstance(o.resale_value, ResaleQuote):
+        share = o.resale_value.usd_per_server / price if price > 0 else 0.0
+    now = e.servers * price * share * o.resale_scale
+    words = f"{e.servers} x {o.server_name} bought {e.bought}"
+    quote = Quote(
+        "existing servers sold at the start",
+        round(now, 2),
+        "USD",
+        "used market",
+        ctx.start,
+        f"what the {words} would fetch sold now, {age} months after they were bought"
+        f" ({describe(o.resale_value, gpu, o.resale_decay_per_year)}): an option that keeps"
+        " them forgoes it, one that does not is credited it in its first month",
+    )
+    return Existing((o.server_name, e.servers, e.bought, price), words, now, quote)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Literal
 
 from tco.simulator.core import defaults
-from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan
 from tco.simulator.kinds.registry import Context, register
+from tco.simulator.kinds.rented.cloud import CloudKind
+from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.plan import CloudPlan
 
 
 class BareMetal(CloudBase):

@@ -2,10 +2,11 @@
 custom machine), their prices, billing by increments with a minimum, and elastic play with an
 optional quota.
 
-Each job runs on the instance type that finishes it for the least money (``kinds.fleet``). Cloud
-options without a quota start every job on arrival (plus any provisioning delay) and need no
-events; with a quota, jobs queue for instances (``cluster.scheduler``). Each job rents whole
-instances, unless ``shared_instances`` packs small jobs onto shared ones (``kinds.packing``).
+Each job runs on the instance type that finishes it for the least money (``rented.fleet``).
+Cloud options without a quota start every job on arrival (plus any provisioning delay) and need
+no events; with a quota, jobs queue for instances (``cluster.scheduler``). Each job rents whole
+instances, unless ``shared_instances`` packs small jobs onto shared ones (``rented.packing``).
+What a scenario says is ``rented.model``; what is billed, ``rented.billing``.
 :class:`CloudKind` is not registered itself: on-demand, Savings Plan, spot and bare metal
 subclass it.
 """
@@ -13,128 +14,32 @@ subclass it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-from pydantic import Field, model_validator
 
 from tco.pricing import hardware, providers
 from tco.pricing.errors import PricingError
+from tco.pricing.providers.links import Link
 from tco.pricing.records import Price
 from tco.simulator.cluster.scheduler import QueueInput, simulate
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.core.fields import (
-    Count,
-    Date,
-    Fraction,
-    GpuCount,
-    Name,
-    NonNeg,
-    OptionModel,
-    Strict,
-)
-from tco.simulator.core.quote import price_quote
+from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Ledger
-from tco.simulator.costs.usage import hourly
-from tco.simulator.kinds.fleet import Placement, Shape, place
-from tco.simulator.kinds.packing import pack
-from tco.simulator.kinds.plan import Plan, speed_quote
+from tco.simulator.kinds.capabilities import Can
+from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import Context, Kind, KnownInput
+from tco.simulator.kinds.rented.billing import usage
+from tco.simulator.kinds.rented.fleet import Placement, Shape, place
+from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.packing import pack
+from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
-
-
-class CustomInstance(Strict):
-    """A rented machine not in the AWS price book (e.g. another provider's bare metal)."""
-
-    gpu: str
-    gpus: GpuCount
-    usd_per_hour: NonNeg
-    price_source: str = Field(min_length=1)
-    price_as_of: Date
-    intra_node: str = "nvswitch_a100"
-    inter_node: str = "ib_hdr"
-
-
-class CloudBase(OptionModel):
-    """Fields every cloud option has; each kind adds ``kind`` (and its own fields)."""
-
-    name: Name
-    # Where it is rented (pricing.providers): AWS by default; an instance type may also be
-    # written provider:type, so a fleet can mix providers. region: the provider's region
-    # (default: the scenario's, where the provider has it, else the provider's default).
-    provider: str = providers.AWS
-    region: str | None = None
-    instance_type: str | None = None
-    instance_types: list[str] | None = Field(default=None, min_length=1)  # a fleet
-    instance: CustomInstance | None = None
-    usd_per_hour: NonNeg | None = None  # overrides the price book
-    price_source: str | None = None  # required with usd_per_hour
-    quota_instances: Count | None = None
-    shared_instances: bool = False  # small jobs pack onto instances (see kinds/packing.py)
-    idle_release_minutes: NonNeg = defaults.IDLE_RELEASE_MINUTES
-    provisioning_delay_minutes: NonNeg = 0.0
-    virtualization_overhead: Fraction | None = None
-    billing_increment_s: Annotated[float, Field(ge=1)] | None = None
-    billing_minimum_s: NonNeg | None = None
-
-    @model_validator(mode="after")
-    def _one_machine(self) -> CloudBase:
-        given = [self.instance_type, self.instance_types, self.instance]
-        if sum(g is not None for g in given) != 1:
-            raise ValueError(
-                "give one of instance_type (an EC2 type, priced from AWS), instance_types (a"
-                " fleet: each job runs on the type that finishes it for the least money) or"
-                " instance (a machine described in the scenario)"
-            )
-        if self.instance_types is not None:
-            if len(set(self.instance_types)) != len(self.instance_types):
-                raise ValueError("instance_types lists a type twice")
-            if self.usd_per_hour is not None:
-                raise ValueError("usd_per_hour prices one instance_type, not a fleet")
-            if self.quota_instances is not None:
-                raise ValueError(
-                    "quota_instances counts instances of one type; with instance_types, drop"
-                    " it (fleets run unlimited) or use one instance_type"
-                )
-        if self.shared_instances and self.quota_instances is not None:
-            raise ValueError(
-                "shared_instances runs unlimited; a quota on shared instances is not modelled"
-            )
-        if self.usd_per_hour is not None and not self.price_source:
-            raise ValueError("usd_per_hour needs price_source: say where the price comes from")
-        known = providers.names()
-        for p in {self.provider, *(providers.split(t)[0] for t in self.types())}:
-            if p not in known:
-                raise ValueError(f"unknown provider {p!r}; valid: {', '.join(known)}")
-        return self
-
-    def types(self) -> list[str]:
-        """The instance types this option may rent, as tco names them (bare for AWS,
-        ``provider:type`` for the others; none for a custom instance)."""
-        given = self.instance_types or ([self.instance_type] if self.instance_type else [])
-        out = []
-        for t in given:
-            p, itype = providers.split(t)
-            out.append(providers.qualified(self.provider if ":" not in t else p, itype))
-        return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class CloudPlan(Plan):
-    option: CloudBase
-    shapes: tuple[Shape, ...]  # hardware and price are the first one's
-    price: Price  # per instance-hour
-    quota_instances: int | None
-    delay_h: float
-    billing_increment_s: float
-    billing_minimum_s: float
-
 
 C = TypeVar("C", bound=CloudBase)
 T = TypeVar("T")
@@ -147,55 +52,6 @@ def guard(ctx: Context, field: str, look_up: Callable[..., T], *args: str) -> T:
         return look_up(*args)
     except PricingError as exc:
         raise ScenarioError(ctx.file, f"{ctx.where}.{field}", str(exc)) from None
-
-
-def billed_hours(run_h: np.ndarray, increment_s: float, minimum_s: float) -> np.ndarray:
-    """Billed hours per instance for each run: rounded up to the increment, at least the minimum."""
-    seconds = run_h * 3600.0
-    # Rounding before ceil keeps 3600.0000000001 s (float noise) from billing a second hour.
-    billed = np.ceil(np.round(seconds / increment_s, 9)) * increment_s
-    return np.asarray(np.maximum(billed, minimum_s) / 3600.0)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """A cloud option's usage: instances billed per clock hour of each shape (shapes x hours),
-    GPU-hours billed and busy per month."""
-
-    instances_hourly: np.ndarray
-    paid_gpu_h: np.ndarray
-    busy_gpu_h: np.ndarray
-
-    def on_demand_usd_hourly(self, plan: CloudPlan) -> np.ndarray:
-        """Instances billed each hour at each shape's price."""
-        prices = np.array([s.price.usd_per_hour for s in plan.shapes])
-        return np.asarray(prices @ self.instances_hourly)
-
-
-def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
-    """Billed instances per clock hour and shape (each rental rounded up by the plan's billing
-    rules) and GPU-hours billed and busy per month."""
-    hours = int(edges[-1])
-    r = runs.rentals
-    if r is None:  # one rental per job: its own run
-        shape = runs.shape if runs.shape is not None else np.zeros(len(runs.run_h), np.int64)
-        start, span, count = runs.start_h, runs.run_h, runs.units.astype(np.float64)
-    else:
-        shape, start, span, count = r.shape, r.start_h, r.end_h - r.start_h, r.count
-    bill_end = start + billed_hours(span, plan.billing_increment_s, plan.billing_minimum_s)
-    inst = np.zeros((len(plan.shapes), hours))
-    paid_gpu = np.zeros(len(edges) - 1)
-    for s, sh in enumerate(plan.shapes):
-        mine = shape == s
-        if mine.any():
-            inst[s] = hourly(start[mine], bill_end[mine], count[mine], hours)
-            paid_gpu += per_month(inst[s], edges) * sh.hardware.gpus_per_unit
-    if r is not None and r.busy_gpus is not None:  # interrupted runs: only while held
-        busy = per_month(hourly(r.start_h, r.end_h, r.busy_gpus, hours), edges)
-    else:
-        busy_h = hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours)
-        busy = per_month(busy_h, edges)
-    return Usage(inst, paid_gpu, busy)
 
 
 def on_demand_move() -> KnownInput:
@@ -211,8 +67,50 @@ def on_demand_move() -> KnownInput:
     )
 
 
+def link_quotes(shapes: tuple[Shape, ...], ctx: Context) -> list[Quote]:
+    """The network between instances of other providers' shapes, one quote per link and
+    source (a job larger than one instance runs at that link's speed)."""
+    by: dict[Link, list[str]] = {}
+    for sh in shapes:
+        found = ctx.book.link(sh.name) if sh.name != "custom" else None
+        if found is not None:
+            by.setdefault(found, []).append(sh.name)
+    out = []
+    for ln, names in by.items():
+        gbit = hardware.interconnect(ln.inter_node).bandwidth_gb_per_s * 8
+        out.append(
+            Quote(
+                f"network between instances of {', '.join(names)}",
+                round(gbit, 1),
+                f"Gb/s ({ln.fabric})",
+                "assumption" if ln.status == "assumed" else "provider documentation",
+                "undated" if ln.status == "assumed" else "2026-12",
+                ln.source,
+            )
+        )
+    return out
+
+
+# What no rented kind does, and why (``kinds.capabilities``).
+RENTED_CANNOT = {
+    Can.SIZE: "elastic: no size to grow, every job starts on arrival (a quota queues them)",
+    Can.SELL: "rents: nothing to sell back",
+    Can.EXISTING: "rents: owns no servers (existing: goes on an owned option)",
+    Can.COMPOSE: "a hybrid composes an owned option with a rental",
+    Can.WHAT_IFS: "its inputs are prices, which the sensitivity moves",
+    Can.UNIT_PRICES: "billed per instance-hour: no unit price beside the instance's",
+}
+
+
 class CloudKind(Kind[C, CP]):
     """Rented instances. Subclasses set the billing defaults and whether the machine is bare."""
+
+    cannot: ClassVar[Mapping[Can, str]] = {
+        **RENTED_CANNOT,
+        Can.SEARCH: "no knob: its shapes and prices are as listed",
+        Can.FIT: "no commitment to fit",
+        Can.PROPOSE: "the catalog proposes rentals on demand",
+    }
 
     bare_metal: ClassVar[bool] = False
     play_weight: ClassVar[float] = 0.1  # jobs placed as arrays, no queue: 1-2 us a job
@@ -258,6 +156,53 @@ class CloudKind(Kind[C, CP]):
         """The context with the option's own region, when it names one."""
         return ctx if o.region is None else dataclasses.replace(ctx, region=o.region)
 
+    def cannot_rent(self, o: C, ctx: Context, itype: str) -> str:
+        """Why this kind cannot rent ``itype`` here ('' when it can): by default, no price the
+        kind may use (none published, or a doubtful one). Kinds needing more say so."""
+        try:
+            self.instance_price(o, ctx, itype, "gpus")
+        except ScenarioError as exc:
+            return f"no usable {self.price_item}" + (
+                " (doubtful)" if "doubtful" in exc.message else ""
+            )
+        return ""
+
+    def gpu_shapes(self, o: C, ctx: Context) -> list[tuple[str, str]]:
+        """Every shape of the option's GPU at its providers (``gpus:``), each with why this
+        kind leaves it out ('' when it does not), in the providers' order."""
+        g = o.gpus
+        assert g is not None
+        models = set(hardware.gpu_family(g.model))
+        out = []
+        for p in g.wanted():
+            for itype in ctx.book.gpu_types(p, ctx.region, models.__contains__):
+                count = guard(ctx, "gpus", ctx.book.spec, itype, ctx.region).gpu_count
+                if g.gpus_per_instance is None or count in g.gpus_per_instance:
+                    out.append((itype, self.cannot_rent(o, ctx, itype)))
+        return out
+
+    def type_names(self, o: C, ctx: Context) -> list[str]:
+        """The instance types the option may rent, as tco names them (none for a custom
+        instance): those it lists, or every shape of its GPU this kind can rent (``gpus:``;
+        none at all is an error naming why each was left out)."""
+        if o.gpus is None:
+            return o.types()
+        shapes = self.gpu_shapes(o, ctx)
+        found = [t for t, why in shapes if not why]
+        if not found:
+            g = o.gpus
+            why = "; ".join(f"{t}: {w}" for t, w in shapes[:3]) or (
+                f"none of them lists a {g.model} in the price data"
+            )
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.gpus",
+                f"no {g.model} instance at {', '.join(g.wanted())} can be rented as"
+                f" {self.label} ({why}); name other providers or another GPU"
+                " (tco catalog gpus lists every one)",
+            )
+        return found
+
     def check(self, option: C, ctx: Context) -> None:
         ctx = self.at(option, ctx)
         if option.instance is not None:
@@ -267,8 +212,8 @@ class CloudKind(Kind[C, CP]):
             guard(ctx, "instance.inter_node", hardware.interconnect, i.inter_node)
             return
         fleet = option.instance_types is not None
-        for n, itype in enumerate(option.types()):
-            field = f"instance_types[{n}]" if fleet else "instance_type"
+        for n, itype in enumerate(self.type_names(option, ctx)):
+            field = "gpus" if option.gpus else f"instance_types[{n}]" if fleet else "instance_type"
             spec = guard(ctx, field, ctx.book.spec, itype, ctx.region)
             if spec.gpu_model is None:
                 raise ScenarioError(
@@ -310,8 +255,14 @@ class CloudKind(Kind[C, CP]):
             label = f"custom instance: {i.gpus} x {g.name} (price source in the prices table)"
             return (Shape("custom", hw, price, label),)
         out = []
-        for n, itype in enumerate(o.types()):
-            field = f"instance_types[{n}]" if o.instance_types is not None else "usd_per_hour"
+        for n, itype in enumerate(self.type_names(o, ctx)):
+            field = (
+                "gpus"
+                if o.gpus is not None
+                else f"instance_types[{n}]"
+                if o.instance_types is not None
+                else "usd_per_hour"
+            )
             spec = ctx.book.spec(itype, ctx.region)
             assert spec.gpu_model is not None
             if o.usd_per_hour is not None:
@@ -345,9 +296,17 @@ class CloudKind(Kind[C, CP]):
             quotes.append(price_quote(item, sh.price))
         for gpu in dict.fromkeys(sh.hardware.gpu for sh in shapes):
             quotes.append(speed_quote(ctx.speed(gpu)))
+        quotes += link_quotes(shapes, ctx)
         label = shapes[0].label
         if len(shapes) > 1:
             label = f"fleet of {len(shapes)} instance types: " + "; ".join(s.label for s in shapes)
+        if o.gpus is not None:
+            out: dict[str, list[str]] = {}
+            for t, why in self.gpu_shapes(o, self.at(o, ctx)):
+                if why:
+                    out.setdefault(why, []).append(t)
+            left = "".join(f"; left out, {why}: {', '.join(ts)}" for why, ts in out.items())
+            label = f"every {o.gpus.model} shape at {', '.join(o.gpus.wanted())}: {label}{left}"
         if o.shared_instances:
             label += f", small jobs sharing instances (released after {o.idle_release_minutes:g}"
             label += " idle minutes)"

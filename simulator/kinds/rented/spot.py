@@ -20,6 +20,7 @@ There is no quota.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Annotated, ClassVar, Literal
 
@@ -36,9 +37,13 @@ from tco.simulator.core.fields import Count, NonNeg, Pos
 from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, declare
-from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, on_demand_move, usage
-from tco.simulator.kinds.fleet import Shape, place
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import Context, KnownInput, register
+from tco.simulator.kinds.rented.billing import usage
+from tco.simulator.kinds.rented.cloud import CloudKind, on_demand_move
+from tco.simulator.kinds.rented.fleet import Shape, place
+from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 
@@ -198,6 +203,11 @@ def _capacity_quotes(
 class SpotKind(CloudKind[Spot, SpotPlan]):
     name = "spot"
     model = Spot
+    cannot: ClassVar[Mapping[Can, str]] = {
+        **CloudKind.cannot,
+        Can.PROPOSE: "interruption figures exist for AWS's Spot Instance Advisor only: the"
+        " catalog proposes on-demand rentals",
+    }
     label = "cloud spot"
     price_item: ClassVar[str] = "spot price"
 
@@ -276,10 +286,19 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
                 ctx.file, f"{ctx.where}.{field}", f"{exc}; or give usd_per_hour"
             ) from None
 
+    def cannot_rent(self, o: Spot, ctx: Context, itype: str) -> str:
+        """Also: an interruption rate known for the type (or given in the scenario)."""
+        why = super().cannot_rent(o, ctx, itype)
+        if why or o.interruptions_per_instance_month is not None:
+            return why
+        if ctx.book.spot_interruption_bucket(itype, ctx.region) is None:
+            return "no interruption figure (the Spot Instance Advisor covers AWS only)"
+        return ""
+
     def plan(self, option: Spot, ctx: Context) -> SpotPlan:
         ctx = self.at(option, ctx)
         base = self.cloud_plan(option, ctx)
-        types = option.types()
+        types = [] if option.instance is not None else [s.name for s in base.shapes]
         rates, on_demand, quotes = [], [], list(base.quotes)
         for n, _ in enumerate(base.shapes):
             itype = types[n] if types else None

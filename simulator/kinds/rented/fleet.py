@@ -87,3 +87,11 @@ def place(
         reason=reason,
         reason_text=text,
     )
+
+
+def job_costs(jobs: Jobs, shapes: tuple[Shape, ...]) -> np.ndarray:
+    """Each job's cost on its cheapest shape at list price: run time there x whole instances
+    held x the shape's price (inf where it cannot run on any); before billing rounds it up."""
+    p = place(jobs, shapes, 1 << 30, "GPUs", shared=False)
+    usd = np.array([s.price.usd_per_hour for s in shapes])[p.shape]
+    return np.asarray(np.where(p.reason == "", p.run_h * p.units * usd, np.inf))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import model_validator
@@ -30,8 +30,12 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Fraction, Pos
 from tco.simulator.core.quote import price_quote
 from tco.simulator.costs.ledger import Category, Ledger, Series, declare, ratio
-from tco.simulator.kinds.cloud import CloudBase, CloudKind, CloudPlan, usage
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import Context, register
+from tco.simulator.kinds.rented.billing import usage
+from tco.simulator.kinds.rented.cloud import CloudKind
+from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobRuns
 
 declare(
@@ -213,6 +217,12 @@ def fleet_hours(
 
 @register
 class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
+    can_do = frozenset({Can.SEARCH, Can.FIT})
+    cannot: ClassVar[Mapping[Can, str]] = {
+        **CloudKind.cannot,
+        Can.PROPOSE: "a commitment is fitted to usage a proposal does not have yet: the catalog"
+        " proposes on-demand rentals, and a mix fits a plan to what they leave",
+    }
     name = "savings_plan"
     model = SavingsPlan
     label = "Savings Plan"
@@ -229,10 +239,24 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         "renew",
     )
 
+    def cannot_rent(self, o: SavingsPlan, ctx: Context, itype: str) -> str:
+        """Also: a plan rate for the type (another provider's only from a rate or discount
+        the scenario gives with its source)."""
+        why = super().cannot_rent(o, ctx, itype)
+        if why:
+            return why
+        if ":" in itype and o.rate_usd_per_hour is None and o.discount is None:
+            return "no sourced commitment rate outside AWS"
+        try:
+            _rate(o, ctx, itype, ctx.book.on_demand(itype, ctx.region))
+        except (ScenarioError, PricingError):
+            return "no Savings Plan rate, nor a reserved rate to stand in for it"
+        return ""
+
     def plan(self, option: SavingsPlan, ctx: Context) -> SavingsPlanPlan:
         base = self.cloud_plan(option, ctx)
         item = f"{option.plan} Savings Plan rate ({option.term_years}yr, {option.payment})"
-        types = option.types()
+        types = [] if option.instance is not None else [s.name for s in base.shapes]
         covers = family(types[0]) if types and option.plan == "EC2Instance" else None
         rates: list[Price | None] = []
         quotes = list(base.quotes)

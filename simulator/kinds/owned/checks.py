@@ -1,0 +1,131 @@
+"""What an owned option's plan is checked for (servers paid for and never used, a cluster that
+never arrives, a lease returned while its servers still serve, failures beyond the event limit)
+and its one-line description: existing servers, new ones, a refresh's successor, other models."""
+
+from __future__ import annotations
+
+from tco.pricing import hardware
+from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.limits import MAX_EVENTS
+from tco.simulator.kinds.owned import generations
+from tco.simulator.kinds.owned.financing import Financing
+from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.owned.parts import Delivery, latest_order_month
+from tco.simulator.kinds.registry import Context
+from tco.simulator.workload.speed import Hardware
+
+
+def returned_in_service(
+    f: Financing | None,
+    deliveries: tuple[Delivery, ...],
+    ctx: Context,
+    successor: generations.Successor | None,
+) -> None:
+    """A lease ending in a return must run as long as its servers serve: past the horizon, or
+    until a refresh's successor takes over (the model keeps a cluster's size)."""
+    if f is None or f.end_of_term != "return":
+        return
+    cut = None if successor is None else successor.delivery.delivery_month
+    served = [(d, cut if cut is not None else ctx.horizon_months) for d in deliveries]
+    if successor is not None:
+        served.append((successor.delivery, ctx.horizon_months))
+    for d, until in served:
+        if d.delivery_month is not None and d.delivery_month + f.term_months < until:
+            what = (
+                "before the horizon"
+                if until == ctx.horizon_months
+                else "before the refresh's successor takes over"
+            )
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.financing.term_months",
+                f"servers delivered in month {d.delivery_month + 1} would be returned"
+                f" after {f.term_months} months, {what}; the model keeps a"
+                " cluster's size: make the term at least"
+                f" {until - d.delivery_month} months or choose"
+                " end_of_term: fmv_buyout or dollar_buyout",
+            )
+
+
+def in_service_within_horizon(
+    option: Owned, deliveries: tuple[Delivery, ...], ctx: Context
+) -> None:
+    """Refuse servers that are ordered within the horizon but arrive after it (paid for, never
+    used: the model would leave them out of the costs and the capacity alike) and a cluster
+    none of whose servers arrives within it (its jobs would never start)."""
+    latest = latest_order_month(option.lead_time_months, ctx.horizon_months)
+    field = "tranches" if option.tranches is not None else "lead_time_months"
+    fix = (
+        f"valid order months: 0 to {latest}"
+        if latest >= 0
+        else f"a lead time of at most {ctx.horizon_months - 1} months, or a longer horizon"
+    )
+    n = option.lead_time_months
+    lead = f"lead time {n:g} month{'' if n == 1 else 's'}"
+    for d in deliveries:
+        if d.delivery_month is None and d.order_month < ctx.horizon_months:
+            raise ScenarioError(
+                ctx.file,
+                f"{ctx.where}.{field}",
+                f"{option.name}'s servers ordered in month {d.order_month} arrive after the"
+                f" {ctx.horizon_months}-month horizon ({lead}): they would be paid for and"
+                f" never run a job; {fix}",
+            )
+    if option.existing is None and all(d.delivery_month is None for d in deliveries):
+        raise ScenarioError(
+            ctx.file,
+            f"{ctx.where}.{field}",
+            f"none of {option.name}'s servers is ordered within the {ctx.horizon_months}-month"
+            f" horizon, so none of its jobs would run; {fix}",
+        )
+
+
+def failures_bounded(
+    option: Owned,
+    deliveries: tuple[Delivery, ...],
+    models: tuple[Hardware, ...],
+    successor: generations.Successor | None,
+    ctx: Context,
+) -> None:
+    """Refuse failure rates that would ask for more events than ``TCO_MAX_EVENTS``."""
+    f = option.failures
+    if f is None:
+        return
+    servers = sum(d.servers for d in deliveries)
+    gpus = sum(d.servers * models[d.generation].gpus_per_unit for d in deliveries)
+    if successor is not None:
+        servers, gpus = servers + successor.servers, gpus + successor.gpus
+    expected = f.expected_events(gpus, servers, ctx.horizon_months * defaults.HOURS_PER_MONTH)
+    if expected > MAX_EVENTS.value():
+        found = f"about {expected:,.3g} failures and repairs are expected at these rates"
+        raise ScenarioError(ctx.file, f"{ctx.where}.failures", MAX_EVENTS.exceeded(found))
+
+
+def description(
+    server: hardware.ServerModel,
+    deliveries: tuple[Delivery, ...],
+    successor: generations.Successor | None,
+    mix: tuple[generations.Generation, ...],
+) -> str:
+    """The cluster in one line: its servers, a refresh's successor, servers of other models."""
+    n = sum(d.servers for d in deliveries if d.generation == 0)
+    out = f"{n} x {server.name} ({n * server.gpus_per_server} x {server.gpu})"
+    old = [d for d in deliveries if d.existing]
+    if old:  # the existing servers and the new ones, each said
+        had = sum(d.servers for d in old)
+        out += f": {had} existing (in service {old[0].age_months} months at the start)"
+        out += f" and {n - had} new" if n > had else ", none bought"
+    if successor is not None:
+        out += (
+            f", then {successor.servers} x {successor.server} ({successor.gpus} x"
+            f" {successor.hardware.gpu}) from month {successor.first_month + 1}"
+        )
+    for k, g in enumerate(mix, start=1):
+        m = sum(d.servers for d in deliveries if d.generation == k)
+        first = min(d.order_month for d in deliveries if d.generation == k)
+        out += (
+            f" and {m} x {g.server} ({m * g.hardware.gpus_per_unit} x {g.hardware.gpu})"
+            f" ordered from month {first + 1}"
+        )
+    return out

@@ -1,0 +1,75 @@
+"""On-demand cloud instances: elastic, billed per second with a 60-second minimum, slowed by
+virtualization."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+
+from tco.pricing.providers import split as providers_split
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.kinds.capabilities import Can
+from tco.simulator.kinds.proposals import Load, Proposal, slug
+from tco.simulator.kinds.registry import Context, register
+from tco.simulator.kinds.rented.cloud import CloudKind
+from tco.simulator.kinds.rented.fleet import place
+from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.plan import CloudPlan
+
+
+class OnDemand(CloudBase):
+    """Elastic cloud instances billed per second."""
+
+    kind: Literal["on_demand"]
+
+
+@register
+class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
+    name = "on_demand"
+    model = OnDemand
+    label = "cloud on-demand"
+    can_do = frozenset({Can.PROPOSE})
+
+    def plan(self, option: OnDemand, ctx: Context) -> CloudPlan:
+        return self.cloud_plan(option, ctx)
+
+    def propose(
+        self,
+        gpu: str,
+        providers: list[str],
+        ctx: Context,
+        load: Load,
+        site: Mapping[str, OptionModel],
+    ) -> list[Proposal]:
+        """Every shape of ``gpu`` at ``providers`` rented on demand, each job on the shape
+        that finishes it for the least money (none when no provider prices one)."""
+        entry = {
+            "name": f"catalog-{slug(gpu)}-on-demand",
+            "kind": self.name,
+            "gpus": {"model": gpu, "providers": providers},
+        }
+        option = OnDemand.model_validate(entry)
+        try:
+            shapes = self.shapes(option, self.at(option, ctx))
+        except ScenarioError:  # no provider rents it at a usable price
+            return []
+        where = sorted({providers_split(s.name)[0] for s in shapes})
+        entry["gpus"] = {"model": gpu, "providers": where}
+        # The fleet rule's cost of each job that fits, before billing rounds it up: no play
+        # of this option costs less.
+        at = place(load.jobs, shapes, load.max_gpus, "GPUs", False)
+        price = np.array([s.price.usd_per_hour for s in shapes])[at.shape]
+        start = load.jobs.arrival_h  # at the earliest; only hours inside the horizon are billed
+        held = np.clip(np.minimum(start + at.run_h, load.horizon_h) - start, 0.0, None)
+        bound = float(np.sum(np.where(at.reason == "", held * at.units * price, 0.0)))
+        return [
+            Proposal(
+                entry,
+                f"{gpu} rented on demand at {', '.join(where)} ({len(shapes)} shapes)",
+                max(s.hardware.gpu_memory_gb for s in shapes),
+                bound,
+            )
+        ]
