@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -274,16 +275,9 @@ class PriceBook:
         from this book's mode); another provider's, every type it offers (priced where
         :meth:`region_of` says)."""
         if provider == providers.AWS:
-            if region not in snapshot.regions():
-                return []
-            out = []
-            for itype in snapshot.instance_types(region):
-                e = snapshot.entry(itype, region)
-                if e is not None and e.spec.gpu_model is not None and gpu(e.spec.gpu_model):
-                    out.append(itype)
-            return out
-        p = providers.get(provider)
-        models = {o.instance_type: o.spec.gpu_model for o in p.offers()}
+            models = _aws_gpu_models(region)
+        else:
+            models = providers.get(provider).gpu_models
         return [
             providers.qualified(provider, t)
             for t, model in sorted(models.items())
@@ -428,3 +422,17 @@ class PriceBook:
             instance_type,
             region,
         )
+
+
+@functools.cache
+def _aws_gpu_models(region: str) -> dict[str, str | None]:
+    """The bundled snapshot's AWS instance types in ``region`` and their GPU models (read once:
+    a rental by GPU asks on every plan)."""
+    if region not in snapshot.regions():
+        return {}
+    out: dict[str, str | None] = {}
+    for itype in snapshot.instance_types(region):
+        e = snapshot.entry(itype, region)
+        if e is not None:
+            out[itype] = e.spec.gpu_model
+    return out

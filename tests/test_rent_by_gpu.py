@@ -201,3 +201,19 @@ def test_industrials_gpu_clouds_by_gpu_find_the_1_gpu_shapes_a_user_would_add_by
         < 0.7
         < r.option("h100-gpu-clouds").metrics.gpu_utilisation
     )
+
+
+def test_regions_keep_only_the_shapes_priced_where_the_data_may_live() -> None:
+    gpus = {"model": "H100", "providers": ["nebius", "aws"], "regions": ["us-east-1"]}
+    plan = prepare(
+        make_scenario(workload=MIXED_JOBS, options=[_by_gpu(gpus=gpus)]), PriceBook("snapshot")
+    )
+    shapes = plan.plans[0].shapes  # type: ignore[attr-defined]
+    assert {s.name for s in shapes} == {"p5.48xlarge", "p5.4xlarge"}  # Nebius prices elsewhere
+    assert "left out, priced outside the regions allowed: nebius:" in plan.plans[0].description
+    with pytest.raises(ScenarioError, match="priced outside the regions allowed"):
+        run(
+            make_scenario(
+                workload=MIXED_JOBS, options=[_by_gpu(gpus={**gpus, "regions": ["mars-1"]})]
+            )
+        )

@@ -70,8 +70,17 @@ class Provider(abc.ABC):
     def _index(self) -> dict[tuple[str, str], Offer]:
         return {(o.region, o.instance_type): o for o in self.offers()}
 
+    @functools.cached_property
+    def gpu_models(self) -> dict[str, str | None]:
+        """Each instance type's GPU model (the catalog's name; None: not in the catalog)."""
+        return {t: o.spec.gpu_model for (_, t), o in sorted(self._index.items())}
+
+    @functools.cached_property
+    def _regions(self) -> tuple[str, ...]:
+        return tuple(sorted({r for r, _ in self._index}))
+
     def regions(self) -> list[str]:
-        return sorted({r for r, _ in self._index})
+        return list(self._regions)
 
     def instance_types(self, region: str | None = None) -> list[str]:
         return sorted({t for r, t in self._index if region in (None, r)})
@@ -83,7 +92,7 @@ class Provider(abc.ABC):
         """The region a scenario's region stands for here: itself when offered, else the
         provider's default (its regions are named its own way); for an instance type offered in
         neither, the region where it is cheapest (doubtful prices aside)."""
-        where = wanted if wanted in self.regions() else self.default_region
+        where = wanted if wanted in self._regions else self.default_region
         if instance_type is None or self.find(instance_type, where) is not None:
             return where
         elsewhere = [

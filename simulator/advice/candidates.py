@@ -23,7 +23,7 @@ from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import with_option
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
-from tco.simulator.kinds.proposals import Load, Proposal
+from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.workload.speed import run_hours
 
 
@@ -58,6 +58,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
     load = _load(prepared)
     site = {o.name: o for o in sc.options}
     largest = float(prepared.jobs.memory_gb.max()) if len(prepared.jobs) else 0.0
+    where = Where(want.wanted_providers(), want.regions)
     out = []
     for gpu in want.gpu_models():
         for name in registry.names():
@@ -66,7 +67,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
                 continue
             if not (want.owned if kind.buys_hardware else want.rented):
                 continue
-            for p in kind.propose(gpu, want.wanted_providers(), ctx, load, site):
+            for p in kind.propose(gpu, where, ctx, load, site):
                 out.append((p, _why_not(p, largest, want.max_capex_usd, set(site))))
     return out
 

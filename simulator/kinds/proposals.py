@@ -31,6 +31,14 @@ class Load:
 
 
 @dataclass(frozen=True)
+class Where:
+    """Where a proposal may rent: the providers, and the regions allowed (None: any)."""
+
+    providers: list[str]
+    regions: list[str] | None = None
+
+
+@dataclass(frozen=True)
 class Proposal:
     """An option proposed from the catalog: its scenario entry, it in words, the most memory
     one of its GPUs has (GB), a lower bound on its cash over the horizon for the load (USD:

@@ -33,7 +33,7 @@ from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.capabilities import NOT_DECLARED, Can
 from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.proposals import Load, Proposal
+from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, declared_measures, forget_measures
 from tco.simulator.kinds.site import Existing
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
@@ -203,7 +203,7 @@ class Kind(abc.ABC, Generic[Opt, P]):
     def propose(
         self,
         gpu: str,
-        providers: list[str],
+        where: Where,
         ctx: Context,
         load: Load,
         site: Mapping[str, OptionModel],

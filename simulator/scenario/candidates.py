@@ -22,6 +22,8 @@ class Candidates(Strict):
 
     gpus: list[str] | None = Field(default=None, min_length=1)
     providers: list[str] | None = Field(default=None, min_length=1)
+    # Data residency: the regions rentals may be in, as each provider names them (None: any).
+    regions: list[str] | None = Field(default=None, min_length=1)
     owned: bool = True
     rented: bool = True
     max_capex_usd: NonNeg | None = None

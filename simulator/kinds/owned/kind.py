@@ -49,7 +49,7 @@ from tco.simulator.kinds.owned.parts import (
 from tco.simulator.kinds.owned.quotes import existing_quotes, existing_sale, plan_quotes
 from tco.simulator.kinds.owned.resale import basis_word, check_quote
 from tco.simulator.kinds.plan import speed_quote
-from tco.simulator.kinds.proposals import Load, Proposal
+from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.kinds.registry import (
     Context,
     KnownInput,
@@ -146,7 +146,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     def propose(
         self,
         gpu: str,
-        providers: list[str],
+        where: Where,
         ctx: Context,
         load: Load,
         site: Mapping[str, OptionModel],

@@ -177,7 +177,12 @@ class CloudKind(Kind[C, CP]):
         for p in g.wanted():
             for itype in ctx.book.gpu_types(p, ctx.region, models.__contains__):
                 count = guard(ctx, "gpus", ctx.book.spec, itype, ctx.region).gpu_count
-                if g.gpus_per_instance is None or count in g.gpus_per_instance:
+                if g.gpus_per_instance is not None and count not in g.gpus_per_instance:
+                    continue
+                where = ctx.book.region_of(itype, ctx.region)
+                if g.regions is not None and where not in g.regions:
+                    out.append((itype, "priced outside the regions allowed"))
+                else:
                     out.append((itype, self.cannot_rent(o, ctx, itype)))
         return out
 

@@ -42,6 +42,9 @@ class RentByGpu(Strict):
     model: str = Field(min_length=1)  # a catalog GPU ("H100 SXM") or a family ("H100")
     providers: list[str] | None = Field(default=None, min_length=1)  # None: every provider
     gpus_per_instance: list[GpuCount] | None = Field(default=None, min_length=1)  # None: all
+    # Where a shape may be rented (data residency: the regions the data may live in), as each
+    # provider names its regions; None: where the price book prices it for the scenario.
+    regions: list[str] | None = Field(default=None, min_length=1)
 
     _model = field_validator("model")(lambda v: hardware.known_family(v))
     _providers = field_validator("providers")(lambda v: providers.known(v))

@@ -4,7 +4,7 @@ virtualization."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from tco.pricing.providers import split as providers_split
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.kinds.capabilities import Can
-from tco.simulator.kinds.proposals import Load, Proposal, slug
+from tco.simulator.kinds.proposals import Load, Proposal, Where, slug
 from tco.simulator.kinds.registry import Context, register
 from tco.simulator.kinds.rented.cloud import CloudKind
 from tco.simulator.kinds.rented.fleet import place
@@ -39,25 +39,26 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
     def propose(
         self,
         gpu: str,
-        providers: list[str],
+        where: Where,
         ctx: Context,
         load: Load,
         site: Mapping[str, OptionModel],
     ) -> list[Proposal]:
-        """Every shape of ``gpu`` at ``providers`` rented on demand, each job on the shape
-        that finishes it for the least money (none when no provider prices one)."""
-        entry = {
+        """Every shape of ``gpu`` at ``where``'s providers (in its regions) rented on demand,
+        each job on the shape that finishes it for the least money (none when none is
+        priced)."""
+        entry: dict[str, Any] = {
             "name": f"catalog-{slug(gpu)}-on-demand",
             "kind": self.name,
-            "gpus": {"model": gpu, "providers": providers},
+            "gpus": {"model": gpu, "providers": where.providers, "regions": where.regions},
         }
         option = OnDemand.model_validate(entry)
         try:
             shapes = self.shapes(option, self.at(option, ctx))
         except ScenarioError:  # no provider rents it at a usable price
             return []
-        where = sorted({providers_split(s.name)[0] for s in shapes})
-        entry["gpus"] = {"model": gpu, "providers": where}
+        at_ = sorted({providers_split(s.name)[0] for s in shapes})
+        entry["gpus"] = {**entry["gpus"], "providers": at_}
         # The fleet rule's cost of each job that fits, before billing rounds it up: no play
         # of this option costs less.
         at = place(load.jobs, shapes, load.max_gpus, "GPUs", False)
@@ -68,7 +69,7 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
         return [
             Proposal(
                 entry,
-                f"{gpu} rented on demand at {', '.join(where)} ({len(shapes)} shapes)",
+                f"{gpu} rented on demand at {', '.join(at_)} ({len(shapes)} shapes)",
                 max(s.hardware.gpu_memory_gb for s in shapes),
                 bound,
             )
