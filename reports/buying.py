@@ -3,6 +3,7 @@ and what the catalog search (``candidates:``) played and dropped."""
 
 from __future__ import annotations
 
+from tco.simulator.advice.candidates import reason
 from tco.simulator.engine.result import Result
 
 
@@ -33,9 +34,7 @@ def catalog(result: Result) -> list[str]:
     reasons: dict[str, int] = {}
     for c in found:
         if c.dropped:
-            why = c.dropped.split(":")[0] if c.dropped.startswith("memory") else c.dropped
-            if "at least" in why:
-                why = "a lower bound on cash above the best listed option's"
+            why = reason(c.dropped)
             reasons[why] = reasons.get(why, 0) + 1
     dropped = "; ".join(f"{n} for {why}" for why, n in reasons.items())
     text = f"The catalog search (candidates:) considered {len(found)} options the scenario does"

@@ -26,6 +26,19 @@ from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.workload.speed import run_hours
 
+# How each reason to drop a candidate begins, and what it is counted as in the answer's words.
+MEMORY, CAPEX, BOUND = "memory:", "capex ", "costs at least "
+REASONS = {
+    MEMORY: "memory",
+    CAPEX: "capex above max_capex_usd",
+    BOUND: "a lower bound on cash above the best listed option's",
+}
+
+
+def reason(dropped: str) -> str:
+    """A dropped candidate's reason without its figures, to count candidates by."""
+    return next((words for head, words in REASONS.items() if dropped.startswith(head)), dropped)
+
 
 def _load(prepared: Prepared) -> Load:
     jobs = prepared.jobs
@@ -42,9 +55,9 @@ def _why_not(p: Proposal, largest_gb: float, max_capex: float | None, listed: se
     if p.option["name"] in listed:
         return "named like a listed option"
     if largest_gb > p.memory_gb:
-        return f"memory: a job needs {largest_gb:g} GB a GPU, it has {p.memory_gb:g} GB"
+        return f"{MEMORY} a job needs {largest_gb:g} GB a GPU, it has {p.memory_gb:g} GB"
     if max_capex is not None and p.capex_usd is not None and p.capex_usd > max_capex:
-        return f"capex ${p.capex_usd:,.0f} for the load, above max_capex_usd ${max_capex:,.0f}"
+        return f"{CAPEX}${p.capex_usd:,.0f} for the load, above max_capex_usd ${max_capex:,.0f}"
     return ""
 
 
@@ -57,6 +70,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
     ctx = sc.context(prepared.file, 0, book)
     load = _load(prepared)
     site = {o.name: o for o in sc.options}
+    listed = set(site)
     largest = float(prepared.jobs.memory_gb.max()) if len(prepared.jobs) else 0.0
     where = Where(want.wanted_providers(), want.regions)
     out = []
@@ -68,7 +82,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
             if not (want.owned if kind.buys_hardware else want.rented):
                 continue
             for p in kind.propose(gpu, where, ctx, load, site):
-                out.append((p, _why_not(p, largest, want.max_capex_usd, set(site))))
+                out.append((p, _why_not(p, largest, want.max_capex_usd, listed)))
     return out
 
 
@@ -85,14 +99,15 @@ def pruned(
         key=lambda p: (p.bound_usd, p.option["name"]),
     )
     kept = alive[:most]
+    kept_ids = {id(p) for p in kept}
     considered = []
     for p, why in found:
         if not why and p.bound_usd > ceiling:
             why = (
-                f"costs at least ${p.bound_usd:,.0f}, above {within:g} x the best listed"
+                f"{BOUND}${p.bound_usd:,.0f}, above {within:g} x the best listed"
                 f" option's ${best_usd:,.0f}"
             )
-        elif not why and p not in kept:
+        elif not why and id(p) not in kept_ids:
             why = f"not among the {most} with the lowest bounds (candidates.most)"
         considered.append(Considered(p.option["name"], p.words, round(p.bound_usd, 2), why))
     considered.sort(key=lambda c: (bool(c.dropped), c.bound_usd, c.option))

@@ -12,14 +12,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs.ledger import Category, declare
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.registry import Context
 from tco.simulator.kinds.site import Existing
+from tco.simulator.scenario.model import Scenario
 
 declare(
     Category(
@@ -32,13 +32,17 @@ declare(
 )
 
 
-def site_servers(contexts: list[tuple[Context, OptionModel]]) -> Existing | None:
+def site_servers(scenario: Scenario, book: PriceBook, file: str) -> Existing | None:
     """The servers the site owns, as the options declaring them say (one set; a ScenarioError
-    when two options declare different ones)."""
+    when two options declare different ones). Only kinds that run existing servers are asked:
+    a scenario of rentals costs nothing here."""
     found: Existing | None = None
-    for ctx, option in contexts:
+    for i, option in enumerate(scenario.options):
         kind = registry.of(option)
-        e = kind.existing_servers(option, ctx) if kind.can(Can.EXISTING) else None
+        if not kind.can(Can.EXISTING):
+            continue
+        ctx = scenario.context(file, i, book)
+        e = kind.existing_servers(option, ctx)
         if e is None:
             continue
         if found is not None and e.key != found.key:

@@ -64,9 +64,8 @@ def plan_option(
     when it does not run them (``engine.existing``)."""
     kind = registry.of(option)
     plan: Plan = kind.plan(option, scenario.context(file, index, book))
-    opts = scenario.options
-    site = existing.site_servers([(scenario.context(file, i, book), o) for i, o in enumerate(opts)])
-    if site is not None and not kind.keeps_existing(option, {o.name: o for o in opts}):
+    site = existing.site_servers(scenario, book, file)
+    if site is not None and not kind.keeps_existing(option, {o.name: o for o in scenario.options}):
         plan = existing.sold_at_start(plan, site, scenario.horizon_months)
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())

@@ -11,10 +11,9 @@ from typing import Any
 
 from tco.pricing import hardware
 from tco.pricing.used_market import used_market
-from tco.simulator.core import defaults
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.kinds.owned.model import Owned
-from tco.simulator.kinds.owned.parts import order_decline, server_hardware, years_after
+from tco.simulator.kinds.owned.parts import Delivery, deliveries_of, order_decline, server_hardware
 from tco.simulator.kinds.owned.resale import market_share
 from tco.simulator.kinds.proposals import Load, Proposal, slug
 from tco.simulator.kinds.registry import Context
@@ -47,9 +46,9 @@ def propose(
     kind: str, gpu: str, ctx: Context, load: Load, site: Mapping[str, OptionModel]
 ) -> list[Proposal]:
     """Each catalog server of ``gpu``: enough servers for the load's mean busy GPUs and its
-    largest job, bounded below by what those servers cost at least (:func:`bound`)."""
+    largest job, bounded below by what those servers cost at least (:func:`bound`); none whose
+    servers would arrive after the horizon."""
     terms, words = _terms(site)
-    lead = float(terms.get("lead_time_months", 0.0))
     out = []
     for server in hardware.servers().values():
         if server.gpu != gpu:
@@ -65,31 +64,39 @@ def propose(
             "servers": n,
             **terms,
         }
+        option = Owned.model_validate(entry)
+        (d,) = deliveries_of(
+            option.purchase_plan(),
+            option.lead_time_months,
+            order_decline(option.price_decline_per_year, server.gpu),
+            load.start,
+            load.months,
+            server.price_date,
+        )
+        if d.delivery_month is None:
+            continue
         said = (
             f"{n} x {server.name} bought ({hardware.BASIS_WORDS[server.price_basis]},"
             f" {server.price_date}), {words}"
         )
-        capex = n * server.price_usd * _factor(server, load.start)
-        out.append(Proposal(entry, said, hw.gpu_memory_gb, bound(server, n, lead, load), capex))
+        capex = n * server.price_usd * d.price_factor
+        out.append(Proposal(entry, said, hw.gpu_memory_gb, bound(server, option, d, load), capex))
     return out
 
 
-def _factor(server: hardware.ServerModel, start: str) -> float:
-    """The server's price ordered at the start over its quoted price (its generation's trend)."""
-    years = years_after(start, 0, server.price_date)
-    return float((1.0 - order_decline(None, server.gpu)) ** max(0.0, years))
-
-
-def bound(server: hardware.ServerModel, n: int, lead_months: float, load: Load) -> float:
-    """What ``n`` servers cost at least over the horizon: bought at the start (the price's
-    trend applied), sold at the horizon for the most the used market's band gives, drawing
-    idle power and paying the facility from delivery; no support, staff, installation or
-    network, which only add."""
-    months_in = max(0.0, load.months - lead_months)
-    hours_in = load.horizon_h * months_in / load.months
-    price = n * server.price_usd * _factor(server, load.start)
-    kept = market_share("market", server.gpu, used_market(server.gpu).low)(months_in / 12)
-    idle = n * server.max_kw * defaults.IDLE_POWER_FRACTION * hours_in
-    power = idle * defaults.PUE * defaults.ELECTRICITY_USD_PER_KWH
-    facility = n * server.max_kw * defaults.COLOCATION_USD_PER_KW_MONTH * months_in
-    return price * (1.0 - kept) + power + facility
+def bound(server: hardware.ServerModel, o: Owned, d: Delivery, load: Load) -> float:
+    """What the servers of delivery ``d`` cost at least over the horizon, on ``o``'s running
+    terms: bought at the order month's price (the price's trend applied, as the ledger does),
+    sold at the horizon for the most the used market's band gives, drawing idle power and
+    paying the facility from delivery; no support, staff, installation, network or busy power,
+    which only add."""
+    assert d.delivery_month is not None
+    hours_in = load.horizon_h - d.delivery_h
+    months_in = load.months * hours_in / load.horizon_h
+    price = d.servers * server.price_usd * d.price_factor
+    held_years = (load.months - d.delivery_month) / 12  # at least as long as the ledger's
+    kept = market_share("market", server.gpu, used_market(server.gpu).low)(held_years)
+    kw = d.servers * server.max_kw
+    power = kw * o.power.idle_fraction * hours_in * o.power.pue * o.power.usd_per_kwh
+    facility = kw * o.facility.usd_per_kw_month * months_in
+    return float(price * (1.0 - kept) + power + facility)

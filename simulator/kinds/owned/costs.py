@@ -33,7 +33,7 @@ declare(
 )
 
 
-def _resale(
+def resale_of(
     o: Owned,
     gpu: str,
     servers: int,
@@ -56,18 +56,17 @@ def _resale(
     return value * o.resale_scale
 
 
-def _basis(plan: OwnedPlan, index: int, d: Delivery, quoted: float | None = None) -> float:
+def _basis(plan: OwnedPlan, network: bool, d: Delivery, quoted: float | None = None) -> float:
     """Capitalised cost of a tranche: servers (at ``quoted``, default the option's server's
-    price, times the order month's factor), installation, and the network with the first
-    tranche bought in the horizon. Existing servers: what they cost (installed, networked)."""
+    price, times the order month's factor), installation, and the network when ``network``
+    (the first tranche bought in the horizon). Existing servers: what they cost (installed,
+    networked)."""
     o = plan.option
     price = (plan.price_usd_per_server if quoted is None else quoted) * d.price_factor
     if d.existing:
         return d.servers * price
     basis = d.servers * (price + o.installation_usd_per_server)
-    arrived = [x for x in plan.deliveries if x.delivery_month is not None]
-    first = next(i for i, x in enumerate(arrived) if not x.existing)
-    return basis + (o.network_usd if index == first else 0.0)
+    return basis + (o.network_usd if network else 0.0)
 
 
 @dataclass(frozen=True)
@@ -86,6 +85,8 @@ class _Generation:
 
 def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generation]:
     arrived = [d for d in plan.deliveries if d.delivery_month is not None]
+    # The network is bought with the first tranche bought in the horizon (not existing).
+    first = next((i for i, d in enumerate(arrived) if not d.existing), -1)
     if plan.mix:  # several models side by side, each priced and powered as its own
         ran = runs.generation if runs.generation is not None else np.zeros(len(runs.gpus), int)
         kinds = [(plan.price_usd_per_server, plan.max_kw_per_server, plan.hardware)]
@@ -93,7 +94,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
         return [
             _Generation(
                 [
-                    (d, _basis(plan, i, d, price))
+                    (d, _basis(plan, i == first, d, price))
                     for i, d in enumerate(arrived)
                     if d.generation == k
                 ],
@@ -110,7 +111,7 @@ def _generations(plan: OwnedPlan, runs: JobRuns, hours: float) -> list[_Generati
     new = on_successor(s, runs)
     gens = [
         _Generation(
-            [(d, _basis(plan, i, d)) for i, d in enumerate(arrived)],
+            [(d, _basis(plan, i == first, d)) for i, d in enumerate(arrived)],
             plan.max_kw_per_server,
             plan.hardware.gpus_per_unit,
             ~new,
@@ -266,7 +267,7 @@ def _owned(
 
     def value(per_year: float | None = None) -> float:
         rate = _rate(o, sold) if per_year is None else per_year
-        return _resale(o, sold.gpu, sold.servers, sold.hardware, book, held, rate)
+        return resale_of(o, sold.gpu, sold.servers, sold.hardware, book, held, rate)
 
     if end == months:
         if o.sell_at_horizon:

@@ -40,6 +40,7 @@ from tco.simulator.kinds.owned.parts import (
     SEARCH_STEP_MONTHS,
     decline_quote,
     deliveries_of,
+    existing_age_months,
     existing_delivery,
     latest_order_month,
     order_decline,
@@ -140,7 +141,9 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         if option.existing is None:
             return None
         server = option.server_model()
-        d = existing_delivery(option.existing, ctx.start, server.price_usd)
+        d = existing_delivery(
+            option.existing, ctx.start, option.existing_price_usd(), server.price_usd
+        )
         return existing_sale(option, (d,), server.gpu, ctx)
 
     def propose(
@@ -216,7 +219,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 except PricingError as exc:
                     raise ScenarioError(ctx.file, f"{ctx.where}.server.{field}", str(exc)) from None
         e = option.existing
-        if e is not None and (existing_delivery(e, ctx.start, 1.0).age_months or 0) < 0:
+        if e is not None and existing_age_months(e, ctx.start) < 0:
             raise ScenarioError(
                 ctx.file,
                 f"{ctx.where}.existing.bought",
@@ -272,7 +275,9 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 option.price_decline_per_year,
             )
         if option.existing is not None:  # in service from the first hour, bought before
-            old = existing_delivery(option.existing, ctx.start, server.price_usd)
+            old = existing_delivery(
+                option.existing, ctx.start, option.existing_price_usd(), server.price_usd
+            )
             deliveries = (old, *deliveries)
         returned_in_service(f, deliveries, ctx, successor)
         failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)

@@ -116,6 +116,13 @@ class Owned(OptionModel):
     def existing_servers(self) -> int:
         return 0 if self.existing is None else self.existing.servers
 
+    def existing_price_usd(self) -> float:
+        """What one existing server cost when bought: as the scenario says, else the server's
+        catalog price."""
+        assert self.existing is not None
+        e = self.existing
+        return self.server_model().price_usd if e.price_usd is None else e.price_usd
+
 
 @dataclass(frozen=True, kw_only=True)
 class OwnedPlan(Plan):

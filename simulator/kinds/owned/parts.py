@@ -45,18 +45,8 @@ class OwnServer(Strict):
     source: str = Field(min_length=1)  # the quote, invoice or datasheet the figures come from
 
     def model(self) -> hardware.ServerModel:
-        return hardware.ServerModel(
-            name=self.name,
-            gpu=self.gpu,
-            gpus_per_server=self.gpus_per_server,
-            price_usd=self.price_usd,
-            price_date=self.price_date,
-            max_kw=self.max_kw,
-            intra_node=self.intra_node,
-            inter_node=self.inter_node,
-            source=self.source,
-            price_basis="scenario",
-        )
+        """As the catalog's servers are (its fields are theirs), priced by the scenario."""
+        return hardware.ServerModel(**self.model_dump(), price_basis="scenario")
 
 
 class Existing(Strict):
@@ -212,12 +202,16 @@ def deliveries_of(
     return tuple(out)
 
 
-def existing_delivery(e: Existing, start: str, catalog_price: float) -> Delivery:
-    """Existing servers as a delivery at the first hour, priced as they were bought (as a
-    factor of the catalog's price, which the ledger multiplies back)."""
-    age = round(years_after(start, 0, e.bought) * 12)
-    price = catalog_price if e.price_usd is None else e.price_usd
+def existing_age_months(e: Existing, start: str) -> int:
+    """Months existing servers have served at the start (negative: bought after it)."""
+    return round(years_after(start, 0, e.bought) * 12)
+
+
+def existing_delivery(e: Existing, start: str, price: float, catalog_price: float) -> Delivery:
+    """Existing servers as a delivery at the first hour, at ``price`` each as bought (a factor
+    of the catalog's price, which the ledger multiplies back)."""
     factor = price / catalog_price if catalog_price > 0 else 1.0
+    age = existing_age_months(e, start)
     return Delivery(0, e.servers, 0.0, 0, price_factor=factor, age_months=age)
 
 

@@ -8,10 +8,10 @@ from tco.pricing import hardware
 from tco.simulator.cluster.failures import mean_repair_h
 from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote, input_quote
-from tco.simulator.kinds.owned.costs import spare_gpus, spare_price
+from tco.simulator.kinds.owned.costs import resale_of, spare_gpus, spare_price
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery
-from tco.simulator.kinds.owned.resale import ResaleQuote, describe, market_share
+from tco.simulator.kinds.owned.resale import describe, market_share
 from tco.simulator.kinds.registry import Context
 from tco.simulator.kinds.site import Existing
 
@@ -109,7 +109,7 @@ def existing_quotes(
         return ()
     e = o.existing
     assert e is not None
-    price = e.price_usd if e.price_usd is not None else o.server_model().price_usd
+    price = o.existing_price_usd()
     bought = Quote(
         "existing server price when bought", price, "USD/server", "scenario", e.bought, e.source
     )
@@ -127,13 +127,12 @@ def existing_sale(
     if e is None or not old:
         return None
     age = old[0].age_months or 0
-    price = e.price_usd if e.price_usd is not None else o.server_model().price_usd
-    share = market_share(o.resale_value, gpu, o.resale_decay_per_year)(age / 12)
-    if o.resale_value == "none":
-        share = 0.0
-    elif isinstance(o.resale_value, ResaleQuote):
-        share = o.resale_value.usd_per_server / price if price > 0 else 0.0
-    now = e.servers * price * share * o.resale_scale
+    price = o.existing_price_usd()
+    new = e.servers * price
+    # Valued as their sale at the horizon is (costs.resale_of); no book value is kept before
+    # the horizon, so a book basis is valued at the market here.
+    at_market = new * market_share(o.resale_value, gpu, o.resale_decay_per_year)(age / 12)
+    now = resale_of(o, gpu, e.servers, new, at_market, age, o.resale_decay_per_year)
     words = f"{e.servers} x {o.server_name} bought {e.bought}"
     quote = Quote(
         "existing servers sold at the start",

@@ -72,7 +72,7 @@ def link_quotes(shapes: tuple[Shape, ...], ctx: Context) -> list[Quote]:
     source (a job larger than one instance runs at that link's speed)."""
     by: dict[Link, list[str]] = {}
     for sh in shapes:
-        found = ctx.book.link(sh.name) if sh.name != "custom" else None
+        found = ctx.book.link(sh.name)  # None for AWS's types and a custom instance
         if found is not None:
             by.setdefault(found, []).append(sh.name)
     out = []
@@ -186,19 +186,25 @@ class CloudKind(Kind[C, CP]):
                     out.append((itype, self.cannot_rent(o, ctx, itype)))
         return out
 
-    def type_names(self, o: C, ctx: Context) -> list[str]:
+    def type_names(
+        self, o: C, ctx: Context, picked: list[tuple[str, str]] | None = None
+    ) -> list[str]:
         """The instance types the option may rent, as tco names them (none for a custom
         instance): those it lists, or every shape of its GPU this kind can rent (``gpus:``;
-        none at all is an error naming why each was left out)."""
+        ``picked``: :meth:`gpu_shapes` already found; none at all is an error naming why each
+        was left out)."""
         if o.gpus is None:
             return o.types()
-        shapes = self.gpu_shapes(o, ctx)
+        shapes = self.gpu_shapes(o, ctx) if picked is None else picked
         found = [t for t, why in shapes if not why]
         if not found:
             g = o.gpus
             why = "; ".join(f"{t}: {w}" for t, w in shapes[:3]) or (
                 f"none of them lists a {g.model} in the price data"
             )
+            if g.regions is not None and shapes:  # say which regions would do
+                priced = sorted({ctx.book.region_of(t, ctx.region) for t, _ in shapes})
+                why += f"; regions they are priced in: {', '.join(priced)}"
             raise ScenarioError(
                 ctx.file,
                 f"{ctx.where}.gpus",
@@ -236,8 +242,11 @@ class CloudKind(Kind[C, CP]):
         except PricingError as exc:
             raise ScenarioError(ctx.file, f"{ctx.where}.{field}", str(exc)) from None
 
-    def shapes(self, o: C, ctx: Context) -> tuple[Shape, ...]:
-        """Where jobs can run, each with its price and a label, from the book or the scenario."""
+    def shapes(
+        self, o: C, ctx: Context, picked: list[tuple[str, str]] | None = None
+    ) -> tuple[Shape, ...]:
+        """Where jobs can run, each with its price and a label, from the book or the scenario
+        (``picked``: a rental by GPU's shapes, when :meth:`gpu_shapes` already found them)."""
         virt = o.virtualization_overhead
         if o.instance is not None:
             i = o.instance
@@ -260,7 +269,7 @@ class CloudKind(Kind[C, CP]):
             label = f"custom instance: {i.gpus} x {g.name} (price source in the prices table)"
             return (Shape("custom", hw, price, label),)
         out = []
-        for n, itype in enumerate(self.type_names(o, ctx)):
+        for n, itype in enumerate(self.type_names(o, ctx, picked)):
             field = (
                 "gpus"
                 if o.gpus is not None
@@ -294,7 +303,10 @@ class CloudKind(Kind[C, CP]):
 
     def cloud_plan(self, o: C, ctx: Context) -> CloudPlan:
         """The plan fields every cloud kind shares."""
-        shapes = self.shapes(o, self.at(o, ctx))
+        ctx = self.at(o, ctx)
+        # A rental by GPU: its shapes found once, for the shapes and for what the label says.
+        picked = self.gpu_shapes(o, ctx) if o.gpus is not None else None
+        shapes = self.shapes(o, ctx, picked)
         quotes = []
         for sh in shapes:
             item = self.price_item if len(shapes) == 1 else f"{sh.name} {self.price_item}"
@@ -305,9 +317,9 @@ class CloudKind(Kind[C, CP]):
         label = shapes[0].label
         if len(shapes) > 1:
             label = f"fleet of {len(shapes)} instance types: " + "; ".join(s.label for s in shapes)
-        if o.gpus is not None:
+        if o.gpus is not None and picked is not None:
             out: dict[str, list[str]] = {}
-            for t, why in self.gpu_shapes(o, self.at(o, ctx)):
+            for t, why in picked:
                 if why:
                     out.setdefault(why, []).append(t)
             left = "".join(f"; left out, {why}: {', '.join(ts)}" for why, ts in out.items())

@@ -89,9 +89,14 @@ def place(
     )
 
 
-def job_costs(jobs: Jobs, shapes: tuple[Shape, ...]) -> np.ndarray:
+def job_costs(jobs: Jobs, shapes: tuple[Shape, ...], horizon_h: float | None = None) -> np.ndarray:
     """Each job's cost on its cheapest shape at list price: run time there x whole instances
-    held x the shape's price (inf where it cannot run on any); before billing rounds it up."""
+    held x the shape's price (inf where it cannot run on any); before billing rounds it up.
+    ``horizon_h``: only the hours between its arrival and the horizon."""
     p = place(jobs, shapes, 1 << 30, "GPUs", shared=False)
     usd = np.array([s.price.usd_per_hour for s in shapes])[p.shape]
-    return np.asarray(np.where(p.reason == "", p.run_h * p.units * usd, np.inf))
+    run_h = p.run_h
+    if horizon_h is not None:
+        start = jobs.arrival_h
+        run_h = np.clip(np.minimum(start + run_h, horizon_h) - start, 0.0, None)
+    return np.asarray(np.where(p.reason == "", run_h * p.units * usd, np.inf))

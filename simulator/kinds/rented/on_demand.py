@@ -15,7 +15,7 @@ from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.proposals import Load, Proposal, Where, slug
 from tco.simulator.kinds.registry import Context, register
 from tco.simulator.kinds.rented.cloud import CloudKind
-from tco.simulator.kinds.rented.fleet import place
+from tco.simulator.kinds.rented.fleet import job_costs
 from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.plan import CloudPlan
 
@@ -57,19 +57,16 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
             shapes = self.shapes(option, self.at(option, ctx))
         except ScenarioError:  # no provider rents it at a usable price
             return []
-        at_ = sorted({providers_split(s.name)[0] for s in shapes})
-        entry["gpus"] = {**entry["gpus"], "providers": at_}
-        # The fleet rule's cost of each job that fits, before billing rounds it up: no play
-        # of this option costs less.
-        at = place(load.jobs, shapes, load.max_gpus, "GPUs", False)
-        price = np.array([s.price.usd_per_hour for s in shapes])[at.shape]
-        start = load.jobs.arrival_h  # at the earliest; only hours inside the horizon are billed
-        held = np.clip(np.minimum(start + at.run_h, load.horizon_h) - start, 0.0, None)
-        bound = float(np.sum(np.where(at.reason == "", held * at.units * price, 0.0)))
+        rented_at = sorted({providers_split(s.name)[0] for s in shapes})
+        entry["gpus"] = {**entry["gpus"], "providers": rented_at}
+        # The fleet rule's cost of each job that fits, its hours inside the horizon from its
+        # arrival, before billing rounds it up: no play of this option costs less.
+        usd = job_costs(load.jobs, shapes, load.horizon_h)
+        bound = float(usd[np.isfinite(usd)].sum())
         return [
             Proposal(
                 entry,
-                f"{gpu} rented on demand at {', '.join(at_)} ({len(shapes)} shapes)",
+                f"{gpu} rented on demand at {', '.join(rented_at)} ({len(shapes)} shapes)",
                 max(s.hardware.gpu_memory_gb for s in shapes),
                 bound,
             )
