@@ -30,6 +30,7 @@ class GpuModel:
     tdp_w: float
     nvlink_gb_per_s: float
     source: str
+    architecture: str = ""  # Volta, Ampere, Ada, Hopper, Blackwell, CDNA3, Turing
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ def gpus() -> dict[str, GpuModel]:
             tdp_w=float(r["tdp_w"]),
             nvlink_gb_per_s=float(r["nvlink_gbs"]),
             source=r["source"],
+            architecture=r["architecture"],
         )
     return out
 

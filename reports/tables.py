@@ -17,6 +17,7 @@ from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import held_gpu_h
+from tco.simulator.workload.derived import derived
 
 
 def summary(result: Result) -> pd.DataFrame:
@@ -245,6 +246,8 @@ def assumptions(result: Result) -> pd.DataFrame:
     plain words; ``key`` is where to change it in the scenario file."""
     leaves: list[tuple[str, list[str], str]] = []
     _flatten("", [], result.scenario.model_dump(mode="json"), leaves)
+    model_work = derived(result.scenario.workload)
+    stated_by_model = {f"{d.key}.{f}" for d in model_work for f in ("memory_gb", "workload_family")}
     rows = []
     for key, label, value in leaves:
         if key.startswith("options[") and key.endswith("].name"):
@@ -254,7 +257,13 @@ def assumptions(result: Result) -> pd.DataFrame:
             where, rest = label[0].removeprefix("options "), label[1:]
         elif len(label) > 1:
             where, rest = label[0], label[1:]
+        if key in stated_by_model:
+            continue  # a model's memory and speed family follow from it: rows of their own below
         rows.append((where, ": ".join(rest) or where, value, "scenario file (or its default)", key))
+    for d in model_work:
+        what = "job classes" if d.key.startswith("workload.job_classes") else "runs"
+        for setting, value, source in d.rows():
+            rows.append(("workload", f"{what} {d.name}: {setting}", value, source, f"{d.key}.work"))
     for k, (v, src) in defaults.SOURCES.items():
         rows.append(("model default", _plain(k), f"{v:g}", src, f"defaults.{k}"))
     return pd.DataFrame(rows, columns=["where", "setting", "value", "source", "key"])

@@ -17,6 +17,7 @@ from tco.cli_common import (
     console,
     one_line,
 )
+from tco.cli_fit import fit
 from tco.cli_optimize import optimize
 from tco.cli_prices import prices
 from tco.cli_simulate import simulate
@@ -78,15 +79,20 @@ def validate(scenario: Path) -> None:
     from tco.pricing.book import PriceBook
     from tco.simulator.run import resolve_plans
     from tco.simulator.scenario.model import load_scenario
+    from tco.simulator.workload.derived import derived
 
     book = PriceBook()
     sc = load_scenario(scenario, book)
     resolve_plans(sc, book, str(scenario))  # the prices a run needs, from the bundled snapshot
+    w = sc.workload
+    runs = f", {len(w.runs)} one-off run(s)" if w.runs else ""
     click.echo(
         f"{scenario}: valid. {sc.name}: {sc.horizon_months} months from {sc.start}, "
-        f"{len(sc.workload.job_classes)} job class(es), options: "
+        f"{len(w.job_classes)} job class(es){runs}, options: "
         + ", ".join(f"{o.name} ({o.kind})" for o in sc.options)
     )
+    for d in derived(w):
+        click.echo(f"  {d.words}")
 
 
 @cli.command()
@@ -240,6 +246,7 @@ def compare(old: Path, new: Path, fmt: str, fail_if: tuple[str, ...]) -> None:
         raise SystemExit(1)
 
 
+cli.add_command(fit)
 cli.add_command(optimize)
 cli.add_command(prices)
 cli.add_command(simulate)

@@ -144,6 +144,7 @@ FLOORS = (
     "cluster",
     "costs",
     "workload",
+    "training",
     "core",
 )
 

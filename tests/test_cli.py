@@ -40,10 +40,10 @@ BROKEN = {
     ),
     "unknown_gpu": (
         LAB.replace(
-            "reference_gpu: V100 SXM2 32GB, gpu_hours: 10",
-            "reference_gpu: V100 32GB, gpu_hours: 10",
+            "reference_gpu: V100 SXM2 32GB, gpu_hours: 150",
+            "reference_gpu: V100 32GB, gpu_hours: 150",
         ),
-        "workload.job_classes[0].work.reference_gpu",
+        "workload.job_classes[1].work.reference_gpu",
         "did you mean 'V100 SXM2 32GB'",
     ),
     "unknown_kind": (

@@ -36,8 +36,8 @@ from tests.conftest import FIXTURES, ROOT
 
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 SETTINGS = settings(
-    # 200 mutants by default (the suite's CPU budget at load 8); TCO_FUZZ_EXAMPLES=1000 for more.
-    max_examples=int(os.environ.get("TCO_FUZZ_EXAMPLES", "200")),
+    # 150 mutants by default (the suite's CPU budget at load 8); TCO_FUZZ_EXAMPLES=1000 for more.
+    max_examples=int(os.environ.get("TCO_FUZZ_EXAMPLES", "150")),
     deadline=None,
     derandomize=True,
     database=None,

@@ -46,7 +46,7 @@ SCENARIO_MUTATIONS = [
     ("price_as_of: 2025-03-17", "price_as_of: 2027-00", "must be a date"),
     ("servers: 1\n", "servers: 1e9\n", "options[0].servers"),
     ("instance_type: p4d.24xlarge\n\n", "\n", "give one of instance_type (an EC2 type"),
-    ("V100 SXM2 32GB, gpu_hours: 10", "V100, gpu_hours: 10", "did you mean 'V100 SXM2 16GB'"),
+    ("V100 SXM2 32GB, gpu_hours: 150", "V100, gpu_hours: 150", "did you mean 'V100 SXM2 16GB'"),
     # found by the fuzz test: a plan without a rate or discount validated, then could not run
     (
         "    instance_types: *fleet\n    plan: Compute",

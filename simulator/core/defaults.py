@@ -115,6 +115,11 @@ def spot_capacity(gpus_per_instance: int) -> tuple[float, float]:
 # job's GPU memory (memory_gb x GPUs, an upper bound: activations are not saved), at 1 GB/s
 # (ASSUMPTION: one instance's sustained upload to object storage). Set them to the job's figures.
 CHECKPOINT_INTERVAL_HOURS = 1.0
+# ASSUMPTION (training.memory): a GPU's memory not available to a training job's tensors: the
+# CUDA context and libraries (0.5 GB; PyTorch's CUDA context alone takes a few hundred MB) and
+# the caching allocator's fragmentation (10 % of what the job holds).
+TRAINING_CONTEXT_GB = 0.5
+TRAINING_FRAGMENTATION = 0.10
 CHECKPOINT_WRITE_GB_PER_S = 1.0
 RESTART_OVERHEAD_MINUTES = 10.0
 

@@ -22,7 +22,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
 from tco.simulator.costs.finance import break_even_month
-from tco.simulator.engine import existing
+from tco.simulator.engine import existing, model_fit
 from tco.simulator.engine.metrics import cannot_run_examples, measure
 from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
@@ -50,7 +50,7 @@ def resolve_plans(
     it too, so a price the run would miss is reported there)."""
     plans = tuple(plan_option(scenario, i, o, book, file) for i, o in enumerate(scenario.options))
     w = scenario.workload
-    references = {c.work.reference_gpu for c in w.job_classes}
+    references = {c.work.reference_gpu for _, c in w.stated}
     references |= {w.trace.source_gpu} if w.trace is not None else set()
     _check_speed_paths(scenario, plans, references, file)
     return plans
@@ -134,6 +134,7 @@ def prepare(
     snap = snapshot.load()
     jobs = draw_jobs(scenario, trace)
     check_classes(scenario.service_level, jobs.class_names, file)  # a trace's, now known
+    model_fit.check(scenario, plans, jobs, file)
     held = len(jobs) * len(plans)
     if held > MAX_OPTION_JOBS.value():
         found = f"{len(jobs):,} jobs on {len(plans)} options are {held:,} job runs to hold"

@@ -201,8 +201,16 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         except PricingError as exc:
             raise ScenarioError(file, field, str(exc)) from None
 
-    for i, c in enumerate(scenario.workload.job_classes):
-        guard(f"workload.job_classes[{i}].work.reference_gpu", hardware.gpu, c.work.reference_gpu)
+    for where, c in scenario.workload.stated:
+        guard(f"{where}.work.reference_gpu", hardware.gpu, c.work.reference_gpu)
+    for i, r in enumerate(scenario.workload.runs):
+        if r.month >= scenario.horizon_months:
+            raise ScenarioError(
+                file,
+                f"workload.runs[{i}].month",
+                f"{r.month} is past the horizon: give 0 to {scenario.horizon_months - 1}"
+                " (months from the start)",
+            )
     for name in scenario.speed.scores if scenario.speed else {}:
         guard(f"speed.scores.{name}", hardware.gpu, name)
     tr = scenario.workload.trace
@@ -230,7 +238,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
             )
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)
-        names = [c.name for c in scenario.workload.job_classes]
+        names = scenario.workload.names
         check_classes(scenario.service_level, names, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))

@@ -15,9 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from tco.simulator.core.calendar import calendar_months, month_edges_h
-from tco.simulator.workload.calibration import FAMILIES
+from tco.simulator.training import memory
+from tco.simulator.training.work import ModelWork
+from tco.simulator.workload import mfu
+from tco.simulator.workload.calibration import ALL_FAMILIES
 from tco.simulator.workload.jobs import Jobs
-from tco.simulator.workload.spec import GpuChoice, JobClass
+from tco.simulator.workload.spec import GpuChoice, JobClass, OneOff
 
 HOURS_PER_AVERAGE_MONTH = 730.0
 
@@ -29,8 +32,20 @@ def _gpus(spec: int | GpuChoice, n: int, rng: np.random.Generator) -> np.ndarray
     return rng.choice(np.asarray(spec.choices, dtype=np.int64), size=n, p=weights / weights.sum())
 
 
-def _work(cls: JobClass, n: int, rng: np.random.Generator) -> np.ndarray:
-    mean = cls.work.gpu_hours
+def _model_work(cls: JobClass | OneOff, gpus: np.ndarray) -> tuple[float, np.ndarray, str]:
+    """(mean work in reference GPU-hours, memory per GPU of each job, family) of a class or run:
+    stated, or derived from its model (``training``; the memory at each job's GPU count,
+    sharded)."""
+    w = cls.work
+    if not isinstance(w, ModelWork):
+        return w.gpu_hours, np.full(len(gpus), cls.memory_gb), cls.workload_family
+    run = w.run()
+    need = {int(k): memory.per_gpu(run, int(k)).total for k in np.unique(gpus)}
+    per_job = np.array([need[int(k)] for k in gpus], dtype=np.float64)
+    return mfu.reference_hours(run), per_job, mfu.family_of(run.precision)
+
+
+def _work(cls: JobClass, mean: float, n: int, rng: np.random.Generator) -> np.ndarray:
     if cls.work.distribution == "fixed":
         return np.full(n, mean)
     if cls.work.distribution == "exponential":
@@ -66,16 +81,47 @@ def draw(
     lengths = np.diff(edges).astype(np.float64)
     arrival = edges[month_of] + rng.random(n) * lengths[month_of]
     order = np.argsort(arrival, kind="stable")
+    gpus = _gpus(cls.gpus, n, rng)
+    mean, memory_gb, family = _model_work(cls, gpus)
     return Jobs(
         arrival_h=arrival[order],
-        gpus=_gpus(cls.gpus, n, rng),
-        work_ref_gpu_h=_work(cls, n, rng),
-        memory_gb=np.full(n, cls.memory_gb),
+        gpus=gpus,
+        work_ref_gpu_h=_work(cls, mean, n, rng),
+        memory_gb=memory_gb,
         comm_share=np.full(n, cls.comm_share),
         job_class=np.full(n, index, dtype=np.int64),
         reference_gpu=np.full(n, reference_gpus.index(cls.work.reference_gpu), dtype=np.int64),
-        family=np.full(n, list(FAMILIES).index(cls.workload_family), dtype=np.int64),
-        families=tuple(FAMILIES),
+        family=np.full(n, ALL_FAMILIES.index(family), dtype=np.int64),
+        families=ALL_FAMILIES,
+        class_names=class_names,
+        reference_gpus=reference_gpus,
+    )
+
+
+def one_off(
+    run: OneOff,
+    index: int,
+    start: str,
+    months: int,
+    class_names: tuple[str, ...],
+    reference_gpus: tuple[str, ...],
+) -> Jobs:
+    """The one job of a one-off run, numbered ``index`` among the classes and runs; none when
+    its month is past the horizon (the scenario's check refuses that before)."""
+    edges = month_edges_h(start, months)
+    n = 1 if run.month < months else 0
+    gpus = np.full(n, run.gpus, dtype=np.int64)
+    mean, memory_gb, family = _model_work(run, gpus)
+    return Jobs(
+        arrival_h=np.full(n, edges[min(run.month, months - 1)] + run.day * 24.0),
+        gpus=gpus,
+        work_ref_gpu_h=np.full(n, mean),
+        memory_gb=memory_gb,
+        comm_share=np.full(n, run.comm_share),
+        job_class=np.full(n, index, dtype=np.int64),
+        reference_gpu=np.full(n, reference_gpus.index(run.work.reference_gpu), dtype=np.int64),
+        family=np.full(n, ALL_FAMILIES.index(family), dtype=np.int64),
+        families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,
     )

@@ -36,12 +36,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tco.pricing import hardware
 from tco.pricing.speed_data import PROXIES, lambda_measurements, lambda_v2_measurements
+from tco.simulator.workload import mfu
 
 BASE_GPU = "A100 SXM 40GB"
 BRIDGE_GPU = "A100 SXM 80GB"  # the 2024 tables' baseline, measured against the base in 2022
@@ -65,6 +66,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "cnn": ("ssd", "resnet50"),
 }
 MODES = (1, 8)  # GPUs per run: one GPU, and eight in one server (any multi-GPU job)
+# Every family a job may have: the measured ones, and large models' per precision (workload.mfu).
+ALL_FAMILIES: tuple[str, ...] = (*FAMILIES, *mfu.LLM_FAMILIES)
 
 
 @dataclass(frozen=True)
@@ -318,8 +321,46 @@ def model_error(family: str = "all") -> float:
     return math.exp(math.sqrt(sum(e * e for e in errs) / len(errs)))
 
 
+def _nearest_calibrated(gpu: str) -> str:
+    """The GPU of a calibrated architecture (``workload.mfu``) nearest ``gpu`` in log peak and
+    log bandwidth; the base where ``gpu`` has no published peak."""
+    pool = [g for g in hardware.gpus() if mfu.level(g) is not None]
+    if _features(gpu) is None:
+        return BASE_GPU
+    mine = _log_features(gpu)
+    return min(pool, key=lambda g: (math.dist(mine, _log_features(g)), g))
+
+
+def _llm_scores(gpu: str, lambda_speed: GpuSpeed) -> dict[tuple[str, int], float]:
+    """Large-model scores per precision: the calibrated utilisation where the architecture has
+    published runs, else the nearest calibrated GPU's carried by the transformer scores."""
+    level = mfu.level(gpu)
+    if level is None:
+        near = _nearest_calibrated(gpu)
+        there = _lambda_speed(near)
+        by_mode = {
+            n: (mfu.level(near) or 1.0)
+            * lambda_speed.score("transformer", n)
+            / there.score("transformer", n)
+            for n in MODES
+        }
+    else:
+        by_mode = dict.fromkeys(MODES, level)
+    return {
+        (family, n): by_mode[n] * mfu.precision_speedup(gpu, precision)[0]
+        for family, precision in mfu.LLM_FAMILIES.items()
+        for n in MODES
+    }
+
+
 @functools.cache
 def _default(gpu: str) -> GpuSpeed:
+    s = _lambda_speed(gpu)
+    return replace(s, scores={**s.scores, **_llm_scores(gpu, s)})
+
+
+@functools.cache
+def _lambda_speed(gpu: str) -> GpuSpeed:
     measured = _measured(gpu)
     if measured is not None:
         return measured
@@ -348,7 +389,7 @@ def speed_of(gpu: str, overrides: Mapping[str, float] | None = None, source: str
     if overrides and gpu in overrides:
         return GpuSpeed(
             gpu=gpu,
-            scores=dict.fromkeys(((f, n) for f in FAMILIES for n in MODES), overrides[gpu]),
+            scores=dict.fromkeys(((f, n) for f in ALL_FAMILIES for n in MODES), overrides[gpu]),
             basis="scenario",
             spread=1.0,
             source=source or "set in the scenario",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from tco.simulator.core.calendar import month_edges_h
-from tco.simulator.workload.arrivals import draw
-from tco.simulator.workload.calibration import FAMILIES, GpuSpeed, speed_of
+from tco.simulator.workload.arrivals import draw, one_off
+from tco.simulator.workload.calibration import ALL_FAMILIES, GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.replayed import ReadTrace, replay
 from tco.simulator.workload.spec import SpeedOverrides, Workload
@@ -28,17 +28,18 @@ def generate(
     tr = workload.trace
     if tr is not None and trace is None:
         raise ValueError("the workload replays a trace: read it first (replay.read_trace)")
-    refs = tuple(
-        dict.fromkeys(
-            [c.work.reference_gpu for c in classes] + ([tr.source_gpu] if tr is not None else [])
-        )
-    )
-    names = tuple(c.name for c in classes) + (("trace",) if tr is not None else ())
+    stated = [c.work.reference_gpu for c in classes] + [r.work.reference_gpu for r in workload.runs]
+    refs = tuple(dict.fromkeys(stated + ([tr.source_gpu] if tr is not None else [])))
+    names = tuple(workload.names) + (("trace",) if tr is not None else ())
     parts = [draw(c, i, seed, start, months, names, refs) for i, c in enumerate(classes)]
+    parts += [
+        one_off(r, len(classes) + i, start, months, names, refs)
+        for i, r in enumerate(workload.runs)
+    ]
     if tr is not None:
         assert trace is not None
         horizon_h = float(month_edges_h(start, months)[-1])
-        parts.append(replay(tr, trace, seed, horizon_h, len(classes), names, refs))
+        parts.append(replay(tr, trace, seed, horizon_h, len(names) - 1, names, refs))
     overrides, source = (dict(speed.scores), speed.source) if speed else ({}, "")
     speeds = tuple(speed_of(r, overrides, source) for r in refs)
     return _merge(parts, names, refs, with_names=tr is not None, speeds=speeds)
@@ -76,6 +77,6 @@ def _merge(
         reference_gpus=refs,
         names=ids,
         notes=tuple(n for p in parts for n in p.notes),
-        families=tuple(FAMILIES),
+        families=ALL_FAMILIES,
         reference_speeds=speeds,
     )

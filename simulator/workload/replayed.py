@@ -19,7 +19,7 @@ from tco.pricing import hardware
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.limits import MAX_JOBS
 from tco.simulator.workload.arrivals import HOURS_PER_AVERAGE_MONTH
-from tco.simulator.workload.calibration import FAMILIES
+from tco.simulator.workload.calibration import ALL_FAMILIES
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.spec import Trace
 from tco.simulator.workload.speed import Hardware, run_hours
@@ -201,8 +201,8 @@ def replay(
         comm_share=np.full(n, tr.comm_share),
         job_class=np.full(n, class_index, dtype=np.int64),
         reference_gpu=np.full(n, reference_gpus.index(tr.source_gpu), dtype=np.int64),
-        family=np.full(n, list(FAMILIES).index(tr.workload_family), dtype=np.int64),
-        families=tuple(FAMILIES),
+        family=np.full(n, ALL_FAMILIES.index(tr.workload_family), dtype=np.int64),
+        families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,
         names=k.ids,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Discriminator, Field, Tag, model_validator
 
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
+from tco.simulator.training.work import ModelWork
 from tco.simulator.workload.calibration import FAMILIES
 from tco.simulator.workload.traces import CsvColumns, TraceFormat
 
@@ -61,8 +62,26 @@ class Work(Strict):
     sigma: Annotated[float, Field(gt=0, le=10)] = 1.0
 
 
+def _work_kind(value: object) -> str | None:
+    if isinstance(value, ModelWork) or (isinstance(value, dict) and "model" in value):
+        return "Model"
+    return "Hours" if isinstance(value, Work | dict) else None
+
+
+AnyWork = Annotated[
+    Annotated[Work, Tag("Hours")] | Annotated[ModelWork, Tag("Model")],
+    Discriminator(
+        _work_kind,
+        custom_error_type="work",
+        custom_error_message="give {reference_gpu, gpu_hours} or {model, tokens, ...}",
+    ),
+]
+
+
 class JobClass(Strict):
-    """One kind of training job and how often it arrives."""
+    """One kind of training job and how often it arrives. ``work`` in GPU-hours on a reference
+    GPU, or as a model to train (``training.work``), whose memory per GPU and speed on each GPU
+    then follow from the model (``memory_gb`` and ``workload_family`` are not given)."""
 
     name: Name
     arrivals_per_month: NonNeg
@@ -70,10 +89,54 @@ class JobClass(Strict):
     # calendar month -> multiplier
     seasonality: dict[Annotated[int, Field(ge=1, le=12)], NonNeg] = Field(default_factory=dict)
     gpus: GpuCount | GpuChoice = 1
-    work: Work
+    work: AnyWork
     memory_gb: NonNeg = 0.0  # per GPU
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
     workload_family: Family = "all"  # whose measured GPU speeds apply (simulator.calibration)
+
+    @model_validator(mode="after")
+    def _model_says(self) -> JobClass:
+        _model_fields(self.work, self.memory_gb, self.workload_family)
+        return self
+
+
+class OneOff(Strict):
+    """One run at a known month: "a 7B model on 2T tokens from month 3". It arrives at the start
+    of ``month`` (0 is the first month of the horizon) plus ``day`` days, once; its work and
+    memory as a job class's, its work taken as stated (no distribution)."""
+
+    name: Name
+    month: Annotated[int, Field(ge=0, le=119)]
+    day: Annotated[float, Field(ge=0, lt=31)] = 0.0
+    gpus: GpuCount = 1
+    work: AnyWork
+    memory_gb: NonNeg = 0.0  # per GPU; from the model when work is a model
+    comm_share: Fraction = defaults.COMM_SHARE
+    workload_family: Family = "all"
+
+    @model_validator(mode="after")
+    def _model_says(self) -> OneOff:
+        _model_fields(self.work, self.memory_gb, self.workload_family)
+        return self
+
+
+def _model_fields(work: Work | ModelWork, memory_gb: float, family: str) -> None:
+    """A model's memory and speed follow from it: refuse them given beside it, and a CNN."""
+    if not isinstance(work, ModelWork):
+        return
+    # Values, not the keys written: a scenario re-validated from its dump has them all.
+    said = [
+        k for k, v in (("memory_gb", memory_gb != 0.0), ("workload_family", family != "all")) if v
+    ]
+    if said:
+        raise ValueError(
+            f"{' and '.join(said)} follow from work.model; remove {' and '.join(said)}"
+        )
+    if work.run().architecture != "transformer":
+        raise ValueError(
+            "work.model: tco derives a transformer's training time from its shape, not a CNN's;"
+            " state its work as gpu_hours on a reference GPU (`tco fit` gives its memory)"
+        )
 
 
 class Trace(Strict):
@@ -118,23 +181,37 @@ class Trace(Strict):
 
 
 class Workload(Strict):
-    """The expected training work: job classes, a recorded trace, or both."""
+    """The expected training work: job classes, one-off runs, a recorded trace, or any of
+    them."""
 
     job_classes: list[JobClass] = Field(default_factory=list)
+    runs: list[OneOff] = Field(default_factory=list, max_length=1000)
     trace: Trace | None = None
 
     @model_validator(mode="after")
     def _unique_names(self) -> Workload:
-        if not self.job_classes and self.trace is None:
-            raise ValueError("give job_classes, a trace, or both")
-        unique([c.name for c in self.job_classes], "job class")
+        if not self.job_classes and not self.runs and self.trace is None:
+            raise ValueError("give job_classes, runs, a trace, or any of them")
+        unique(self.names, "job class", "job classes or one-off runs")
         return self
 
+    @property
+    def names(self) -> list[str]:
+        """Job classes' and one-off runs' names, in the order their jobs are numbered."""
+        return [c.name for c in self.job_classes] + [r.name for r in self.runs]
 
-def unique(names: list[str], what: str) -> None:
+    @property
+    def stated(self) -> list[tuple[str, JobClass | OneOff]]:
+        """(field path, entry) of every job class and one-off run."""
+        return [(f"workload.job_classes[{i}]", c) for i, c in enumerate(self.job_classes)] + [
+            (f"workload.runs[{i}]", r) for i, r in enumerate(self.runs)
+        ]
+
+
+def unique(names: list[str], what: str, plural: str | None = None) -> None:
     """Raise ValueError when two of ``names`` are equal (job classes, options)."""
     seen: set[str] = set()
     for n in names:
         if n in seen:
-            raise ValueError(f"two {what}s are named {n!r}; names must be unique")
+            raise ValueError(f"two {plural or what + 's'} are named {n!r}; names must be unique")
         seen.add(n)

@@ -8,11 +8,9 @@ where published, modelled from peak compute and memory bandwidth elsewhere, or a
 override). The work of a job is stated on its reference GPU, so a multi-GPU job's reference score
 is also the 8-GPU one.
 
-*Synchronisation*: a job's ``comm_share`` is the share of an 8-GPU step it spends syncing over
-InfiniBand HDR (the brief's 8 % by default). On another link its comm/compute ratio scales like the
-link's typical ratio (``pricing.hardware.interconnects``), and with k GPUs by (k-1)/k relative to 8
-(ring all-reduce moves 2(k-1)/k of the gradients per GPU). A job on one GPU does not sync. Jobs
-that fit inside one server or instance use its internal link; larger jobs the network. (The 8-GPU
+*Synchronisation* (``workload.sync``): a job's ``comm_share`` is the share of an 8-GPU step it
+spends syncing over InfiniBand HDR, scaled to its link and GPU count. Jobs that fit inside one
+server or instance use its internal link; larger jobs the network. (The 8-GPU
 scores were measured in servers whose links already sync: the two overlap a little; the model
 keeps the sync term so that slow links still cost what the brief measured.)
 
@@ -25,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.pricing import hardware
-from tco.simulator.core import defaults
+from tco.pricing.records import InstanceSpec
 from tco.simulator.workload.calibration import BASE_GPU, GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.sync import link_factor, sync_term
 
 __all__ = ["BASE_GPU", "Hardware", "run_hours", "score"]
 
@@ -50,11 +48,21 @@ class Hardware:
     virtualization_overhead: float
     speed: GpuSpeed | None = None  # None: the calibrated speed of ``gpu``
 
-
-def _link_factor(link: str) -> float:
-    share = hardware.interconnect(link).sync_share_8gpu
-    ref = hardware.interconnect(defaults.REFERENCE_LINK).sync_share_8gpu
-    return (share / (1 - share)) / (ref / (1 - ref))
+    @classmethod
+    def of_instance(
+        cls, spec: InstanceSpec, virtualization: float, speed: GpuSpeed | None = None
+    ) -> Hardware:
+        """An instance type's GPUs and links (its GPU a catalog one)."""
+        assert spec.gpu_model is not None, spec.instance_type
+        return cls(
+            spec.gpu_model,
+            spec.gpu_memory_gib,
+            spec.gpu_count,
+            spec.intra_node,
+            spec.inter_node,
+            virtualization_overhead=virtualization,
+            speed=speed,
+        )
 
 
 def run_hours(jobs: Jobs, hw: Hardware) -> np.ndarray:
@@ -73,12 +81,10 @@ def run_hours(jobs: Jobs, hw: Hardware) -> np.ndarray:
     )
     k = jobs.gpus.astype(np.float64)
     base = jobs.work_ref_gpu_h / k * table[jobs.reference_gpu, family, multi]
-    s = jobs.comm_share
-    ratio_ref = s / (1.0 - s)
     link = np.where(
         jobs.gpus <= hw.gpus_per_unit,
-        _link_factor(hw.intra_node) if hw.gpus_per_unit > 1 else 0.0,
-        _link_factor(hw.inter_node),
+        link_factor(hw.intra_node) if hw.gpus_per_unit > 1 else 0.0,
+        link_factor(hw.inter_node),
     )
-    sync = np.where(jobs.gpus > 1, ratio_ref * link * ((k - 1) / k) / (7 / 8), 0.0)
+    sync = sync_term(jobs.gpus, jobs.comm_share, link)
     return np.asarray(base * (1.0 + sync) / (1.0 - hw.virtualization_overhead))

@@ -287,15 +287,7 @@ class CloudKind(Kind[C, CP]):
             v = virt
             if v is None:
                 v = 0.0 if self.bare_metal or spec.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
-            hw = Hardware(
-                spec.gpu_model,
-                spec.gpu_memory_gib,
-                spec.gpu_count,
-                spec.intra_node,
-                spec.inter_node,
-                virtualization_overhead=v,
-                speed=ctx.speed(spec.gpu_model),
-            )
+            hw = Hardware.of_instance(spec, v, ctx.speed(spec.gpu_model))
             where = ctx.book.region_of(itype, ctx.region)
             label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {where}"
             out.append(Shape(itype, hw, price, label))

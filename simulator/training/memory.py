@@ -1,0 +1,114 @@
+"""Memory a training job needs on each GPU, and the fewest GPUs that hold it.
+
+*Model states* (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054, Section 3.1): per trained
+parameter, its weight and gradient at the training precision (2 bytes each in mixed precision,
+FP8 and FP4 training keep 16-bit weights too; 4 in FP32) and the optimizer's states: Adam's FP32
+master weight, momentum and variance (12 bytes; 8 in plain FP32, whose weight is already FP32),
+SGD with momentum's master weight and momentum (8; 4 in FP32). Mixed-precision Adam: 16 bytes a
+parameter. A frozen weight (LoRA) holds its weight alone. Sharded across the data-parallel group
+of d GPUs as ZeRO stages do: stage 1 (``optimizer``) splits the optimizer states, stage 2
+(``gradients``) the gradients too, stage 3 (``full``, PyTorch FSDP's full shard) the weights too.
+
+*Activations* (Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer
+Models, arXiv:2205.05198, Section 4): a transformer layer keeps s b h (34 + 5 a s / h) bytes at
+16-bit (sequence s, micro-batch b, hidden h, heads a); without the attention scores (FlashAttention
+recomputes them) 34 s b h. With full activation checkpointing each layer keeps its input alone,
+2 s b h, and one layer's activations are rebuilt at a time. FP32 doubles them. A CNN keeps its
+``activation_gb_per_sample`` (FP32) per sample. Tensor, sequence and pipeline parallelism, which
+split activations too, are left out; so are the output logits (s x vocabulary) and a data
+loader's pinned memory.
+
+*Reserve*: the CUDA context and the allocator's fragmentation (``core.defaults``), an assumption.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tco.simulator.core import defaults
+from tco.simulator.training.work import Run
+
+GB = 1e9
+MAX_GPUS = 100_000  # the largest job the fit looks for (core.fields.GpuCount's limit)
+
+
+def _bytes(run: Run) -> tuple[float, float, float]:
+    """(weight, gradient, optimizer) bytes per trained parameter."""
+    fp32 = run.precision == "fp32"
+    w = 4.0 if fp32 else 2.0
+    opt = {"adam": 8.0 if fp32 else 12.0, "sgd": 4.0 if fp32 else 8.0}[run.optimizer]
+    return w, w, opt
+
+
+@dataclass(frozen=True)
+class Memory:
+    """GB per GPU: model states (after sharding), activations, reserve."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    reserve: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.gradients + self.optimizer + self.activations + self.reserve
+
+    def words(self) -> str:
+        return (
+            f"{self.total:.1f} GB a GPU (weights {self.weights:.1f}, gradients"
+            f" {self.gradients:.1f}, optimizer {self.optimizer:.1f}, activations"
+            f" {self.activations:.1f}, reserve {self.reserve:.1f})"
+        )
+
+
+def activations_gb(run: Run) -> float:
+    """Activations one GPU keeps for its micro-batch."""
+    scale = 2.0 if run.precision == "fp32" else 1.0  # the formula counts 16-bit values
+    if run.architecture != "transformer":  # a CNN's figure is FP32's
+        return (run.activation_gb_per_sample or 0.0) * run.micro_batch * scale / 2.0
+    s, b, h = run.sequence or 0, run.micro_batch, run.hidden or 0
+    a = run.heads or 1
+    layer = s * b * h * (34.0 + (0.0 if run.flash_attention else 5.0 * a * s / h))
+    kept = run.layers * 2.0 * s * b * h + layer if run.checkpointing else run.layers * layer
+    return kept * scale / GB
+
+
+def states_gb(run: Run, gpus: int) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) GB per GPU, sharded over ``gpus`` as the run says."""
+    w, g, o = _bytes(run)
+    trained, frozen = run.trainable, run.parameters - run.trainable
+    d = max(gpus, 1)
+    weights = (trained * w + frozen * w) / (d if run.sharding >= 3 else 1)
+    grads = trained * g / (d if run.sharding >= 2 else 1)
+    optimizer = trained * o / (d if run.sharding >= 1 else 1)
+    return weights / GB, grads / GB, optimizer / GB
+
+
+def _reserve(used_gb: float) -> float:
+    return defaults.TRAINING_CONTEXT_GB + defaults.TRAINING_FRAGMENTATION * used_gb
+
+
+def per_gpu(run: Run, gpus: int) -> Memory:
+    """What each of ``gpus`` data-parallel GPUs holds."""
+    weights, grads, opt = states_gb(run, gpus)
+    act = activations_gb(run)
+    return Memory(weights, grads, opt, act, _reserve(weights + grads + opt + act))
+
+
+def fewest_gpus(run: Run, memory_gb: float) -> int | None:
+    """The fewest data-parallel GPUs of ``memory_gb`` each that hold the run; None when no count
+    does (unsharded states, or activations alone too large)."""
+    if per_gpu(run, 1).total <= memory_gb:
+        return 1
+    weights, grads, opt = states_gb(run, 1)
+    sharded = opt + (grads if run.sharding >= 2 else 0) + (weights if run.sharding >= 3 else 0)
+    fixed = weights + grads + opt - sharded + activations_gb(run)
+    room = (memory_gb - defaults.TRAINING_CONTEXT_GB) / (1 + defaults.TRAINING_FRAGMENTATION)
+    if run.sharding == 0 or room <= fixed:
+        return None
+    d = max(2, math.ceil(sharded / (room - fixed) - 1e-9))
+    while d <= MAX_GPUS and per_gpu(run, d).total > memory_gb:  # rounding at the edge
+        d += 1
+    return d if d <= MAX_GPUS else None
