@@ -235,3 +235,48 @@ def test_the_spare_pool_is_bought_with_the_first_servers_and_quoted() -> None:
     assert o.ledger.cash["capex"][0] == pytest.approx(8 * price + 2 * price / 8 / 1.64)
     (q,) = [q for q in o.quotes if q.item == "spare GPUs"]
     assert q.value == 2 and "95 %" in q.detail
+
+
+def test_a_vendor_maintained_single_server_buys_no_spare_and_waits_the_response() -> None:
+    """Issue 42: under a support contract no spare pool is bought, and a failed GPU is out for
+    the contract's response time and the swap (MTBF / (MTBF + response + swap) in service);
+    keeping spares itself, the same server buys one."""
+    from tco.pricing import hardware
+    from tco.simulator.kinds.owned.model import Owned
+
+    dgx = {"name": "own", "kind": "owned", "server": "DGX A100 320GB", "servers": 1,
+           "support_pct_per_year": 10}  # fmt: skip
+    vendor = Owned.model_validate(dgx)
+    assert vendor.failures is not None and vendor.failures.maintenance == "auto"
+    f = vendor.upkeep
+    assert f is not None and f.maintenance == "vendor"
+    assert f.spares(8, 8) == 0 and f.repair_days == 1.5
+    own = Owned.model_validate({**dgx, "failures": {"maintenance": "self"}}).upkeep
+    assert own is not None and own.spares(8, 8) == 1 and own.repair_days == 14.0
+    bare = Owned.model_validate({**dgx, "support_pct_per_year": 0}).upkeep
+    assert bare is not None and bare.maintenance == "self"
+    none = Owned.model_validate({**dgx, "failures": {"maintenance": "none"}}).upkeep
+    assert none is not None and none.spares(8, 8) == 0 and none.repair_days == 14.0
+    # The outage is the response time: availability of an idle pool of such GPUs.
+    rough = f.model_copy(update={"gpu_failures_per_1000_gpu_days": 30.0})
+    horizon = 5 * 8760.0
+    o = outages([(0.0, 256)], rough, horizon, np.random.default_rng(5))
+    mtbf_h, mttr_h = 1000 / 30 * 24, 1.5 * 24 + rough.swap_hours
+    assert 1 - o.down_gpu_h / (256 * horizon) == pytest.approx(
+        mtbf_h / (mtbf_h + mttr_h), abs=0.002
+    )
+    # The plan says which maintenance it assumed and what spares it did not buy.
+    r = run(make_scenario(horizon_months=12, options=[dgx]))
+    (q,) = [q for q in r.options[0].quotes if q.item.startswith("maintenance")]
+    gpu_price = hardware.server("DGX A100 320GB").price_usd / 8 / 1.64
+    assert q.item == "maintenance: vendor" and q.value == pytest.approx(gpu_price, rel=1e-6)
+    assert "support_pct_per_year (10 %)" in q.detail
+
+
+def test_spares_are_only_the_owners_to_keep() -> None:
+    from tco.simulator.core.errors import ScenarioError
+    from tco.simulator.scenario.model import validate
+
+    bad = _own(maintenance="vendor", spare_gpus=2)
+    with pytest.raises(ScenarioError, match="spare_gpus: 2 goes with maintenance: self"):
+        validate(make_scenario(options=[bad]).model_dump(mode="json"), "<test>")

@@ -118,16 +118,18 @@ def test_a_gzip_bomb_stops_at_the_size_limit(
 
 def test_accounting_logs_are_read_line_by_line_in_bounded_memory(tmp_path: Path) -> None:
     """0.13.0 split a log's whole text into one string per line: a 0.5 MB gzip within the
-    text cap reached 4.5 GB, one long line a MemoryError. Now the text is streamed: 1 M short
-    lines of an LSF log (2 MB of text, some 60 MB as a list of lines) peak at a few MB, and a
-    line longer than any record is refused by name."""
+    text cap reached 4.5 GB, one long line a MemoryError. Now the text is streamed: 400,000
+    short lines of an LSF log (1.2 MB of text, 24 MB as a list of str lines, 18 MB as bytes)
+    peak at a few MB, and a line longer than any record is refused by name. (Until 0.17.0 a
+    million lines of one character, which Python interns: a list of them stayed under the
+    bound, and tracemalloc made the million slow.)"""
     import tracemalloc
 
     from tco.simulator.workload.traces import read
     from tco.simulator.workload.traces.source import MAX_LINE_BYTES
 
     f = tmp_path / "lsb.acct"
-    f.write_bytes(b"x\n" * 1_000_000)
+    f.write_bytes(b"xy\n" * 400_000)
     tracemalloc.start()
     with pytest.raises(ScenarioError):  # no job in it: an error, after reading every line
         read(f, "lsf")

@@ -260,7 +260,7 @@ def test_jobs_that_never_reach_a_checkpoint_are_refused_not_looped(
         " checkpoint_interval_hours: 1000}\n",
     )
     args = ["simulate", str(f), "--quiet", "--format", "json", "--out", str(tmp_path / "r")]
-    args += ["--search", "none"]
+    args += ["--search", "none", "--odds", "0"]
     code, err = cli(args, capsys)
     if placement == "pool":
         one_line_error(code, err, "options[0].failures.gpu_failures_per_1000_gpu_days")

@@ -234,3 +234,46 @@ def test_snapshot_covers_every_region_of_the_research_file() -> None:
     # A region only the multi-region file covers.
     e = snapshot.entry("g5.xlarge", "eu-west-1")
     assert e is not None and e.spec.gpu_model == "A10G" and e.spec.gpu_memory_gib == 22.35
+
+
+def _held_h(job: dict[str, Any], **spot: Any) -> float:
+    """Instance-hours one job holds on calm spot p4d (no interruption, no capacity wait)."""
+    opt = _spot(instance_types=["p4d.24xlarge"], interruptions_per_instance_month=0,
+                capacity_short_probability=0, **spot)  # fmt: skip
+    cls = {"name": "jobs", "arrivals_per_month": 1, "work": {"reference_gpu": "A100 SXM 40GB",
+           "gpu_hours": 80, "distribution": "fixed"}, **job}  # fmt: skip
+    from tco.simulator.engine.simulate import prepare, simulate_options
+
+    sc = make_scenario(options=[opt], workload={"job_classes": [cls]})
+    o = simulate_options(prepare(sc)).options[0]  # the play alone: no advice
+    started = ~np.isnan(o.runs.start_h)
+    return float(np.nanmean(o.runs.end_h[started] - o.runs.start_h[started]))
+
+
+def test_an_8_gpu_data_parallel_job_writes_one_copy_of_its_state() -> None:
+    """8 GPUs at 30 GB each: one checkpoint is one replica's 30 GB, not 240 GB (issue 42)."""
+    free = _held_h({"gpus": 8, "memory_gb": 30}, checkpoint_write_minutes=0)
+    held = _held_h({"gpus": 8, "memory_gb": 30})
+    # a write after every hour of work but the last (free: the run without writes)
+    writes = math.ceil(free / defaults.CHECKPOINT_INTERVAL_HOURS - 1e-9) - 1
+    assert writes >= 10  # 80 A100-hours on 8 GPUs, slowed by the VM and the sync
+    assert held - free == pytest.approx(writes * 30 / 1.0 / 3600, rel=1e-6)
+    # the bandwidth of the store written to
+    nvme = _held_h({"gpus": 8, "memory_gb": 30}, checkpoint_store="local_nvme")
+    assert nvme - free == pytest.approx((held - free) / 2.0, rel=1e-6)
+
+
+def test_a_model_job_checkpoints_its_weights_and_optimizer_once() -> None:
+    from tco.simulator.training import memory
+    from tco.simulator.training.work import ModelWork
+
+    work = {"model": "llama-2-7b", "tokens": "2B"}
+    run7b = ModelWork.model_validate(work).run()
+    assert memory.checkpoint_gb(run7b) == pytest.approx(6.74e9 * 14 / 1e9)  # 2 + 12 bytes
+    lora = ModelWork.model_validate({**work, "method": "lora", "tokens": None,
+                                     "dataset_tokens": "1B"}).run()  # fmt: skip
+    assert memory.checkpoint_gb(lora) == pytest.approx(6.74e9 * 0.006 * 14 / 1e9)
+    free = _held_h({"gpus": 8, "work": work}, checkpoint_write_minutes=0)
+    held = _held_h({"gpus": 8, "work": work})
+    per_write = memory.checkpoint_gb(run7b) / 3600
+    assert (held - free) / per_write == pytest.approx(round((held - free) / per_write), abs=1e-6)

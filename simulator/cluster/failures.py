@@ -117,10 +117,28 @@ Rate = Annotated[float, Field(ge=0, le=1000)]
 RATE_FIELD = "failures.gpu_failures_per_1000_gpu_days"
 
 
+MAINTENANCE = {
+    "vendor": "the support contract replaces a failed part: no spare GPUs bought, a failed GPU"
+    " out for the contract's response time",
+    "self": "the owner keeps spare GPUs (sized by Palm's theorem) and sends failed parts back"
+    " (the RMA)",
+    "none": "no spares and no contract: a failed GPU is out for the RMA",
+}
+
+
 class Failures(Strict):
-    """How often GPUs fail, how long repairs take, spares, and the jobs' checkpoints."""
+    """How often GPUs fail, how long repairs take, who replaces parts, and the jobs'
+    checkpoints.
+
+    ``maintenance``: ``vendor`` (a support contract replaces failed parts: no spare pool, a
+    failed GPU out for ``response_days`` and the swap), ``self`` (spares by Palm's theorem, failed
+    parts back to the vendor for ``repair_days``), ``none`` (no spares, no contract: out for
+    ``repair_days``); ``auto``: ``vendor`` where the option pays a support contract
+    (``support_pct_per_year`` > 0), else ``self``."""
 
     gpu_failures_per_1000_gpu_days: Rate = defaults.GPU_FAILURES_PER_1000_GPU_DAYS
+    maintenance: Literal["auto", "vendor", "self", "none"] = "auto"
+    response_days: Repair = defaults.VENDOR_RESPONSE_DAYS
     repair_days: Repair = defaults.REPAIR_DAYS
     spare_gpus: Annotated[int, Field(ge=0, le=100_000)] | Literal["auto"] = "auto"
     drain_hours: Annotated[float, Field(ge=0, le=720)] = defaults.DRAIN_HOURS
@@ -142,6 +160,33 @@ class Failures(Strict):
                 " top-of-rack switch, e.g. 2 to 4 servers of 10 kW in an air-cooled rack)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _spares_are_the_owners(self) -> Failures:
+        if self.spare_gpus not in ("auto", 0) and self.maintenance in ("vendor", "none"):
+            raise ValueError(
+                f"spare_gpus: {self.spare_gpus} goes with maintenance: self (under"
+                f" {self.maintenance!r} no spares are kept)"
+            )
+        return self
+
+    def who(self, support_pct_per_year: float) -> str:
+        """``vendor``, ``self`` or ``none``: ``auto`` resolved by the option's support share."""
+        if self.maintenance != "auto":
+            return self.maintenance
+        return "vendor" if support_pct_per_year > 0 else "self"
+
+    def maintained(self, support_pct_per_year: float) -> Failures:
+        """These failures as the maintenance runs them: under a contract, no spares and the
+        response time as the repair; with none, no spares and the RMA."""
+        who = self.who(support_pct_per_year)
+        if who == "vendor":
+            return self.model_copy(
+                update={"maintenance": who, "spare_gpus": 0, "repair_days": self.response_days}
+            )
+        return self.model_copy(
+            update={"maintenance": who, **({"spare_gpus": 0} if who == "none" else {})}
+        )
 
     @property
     def rate_per_gpu_h(self) -> float:

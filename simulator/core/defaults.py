@@ -111,17 +111,37 @@ def spot_capacity(gpus_per_instance: int) -> tuple[float, float]:
 
 # ASSUMPTION (no measurement in the research): a training job writes a checkpoint every hour of
 # work and spends 10 minutes after an interruption getting a new instance and reloading. A write
-# pauses the job for its checkpoint's size over CHECKPOINT_WRITE_GB_PER_S: the size taken as the
-# job's GPU memory (memory_gb x GPUs, an upper bound: activations are not saved), at 1 GB/s
-# (ASSUMPTION: one instance's sustained upload to object storage). Set them to the job's figures.
+# pauses the job for its checkpoint over the write bandwidth of the store it writes to. A
+# checkpoint is one copy of the job's model state (a data-parallel job writes its replica once):
+# its weights and optimizer states where the work is stated as a model, else one GPU's memory
+# (memory_gb, an upper bound: activations are not saved). Set them to the job's figures.
 CHECKPOINT_INTERVAL_HOURS = 1.0
+RESTART_OVERHEAD_MINUTES = 10.0
+# Write bandwidth a job gets, GB/s, by where it writes (a spot option's checkpoint_store):
+CHECKPOINT_STORES: dict[str, tuple[float, str]] = {
+    "object_store": (
+        1.0,
+        "ASSUMPTION: one instance's sustained upload to object storage (S3's performance"
+        " guidelines allow up to 100 Gb/s an instance over many connections: a ceiling)",
+    ),
+    "shared_fs": (
+        1.2,
+        "FSx for Lustre Persistent-125's 125 MB/s a TiB provisioned (its tier's name,"
+        " storage_prices.csv) on an ASSUMED 9.6 TiB file system",
+    ),
+    "local_nvme": (
+        2.0,
+        "ASSUMPTION: one NVMe instance-store SSD's sequential write, no measurement found",
+    ),
+}
+CHECKPOINT_STORE = "object_store"
+CHECKPOINT_WRITE_GB_PER_S = CHECKPOINT_STORES[CHECKPOINT_STORE][0]
+
 # ASSUMPTION (training.memory): a GPU's memory not available to a training job's tensors: the
 # CUDA context and libraries (0.5 GB; PyTorch's CUDA context alone takes a few hundred MB) and
 # the caching allocator's fragmentation (10 % of what the job holds).
 TRAINING_CONTEXT_GB = 0.5
 TRAINING_FRAGMENTATION = 0.10
-CHECKPOINT_WRITE_GB_PER_S = 1.0
-RESTART_OVERHEAD_MINUTES = 10.0
 
 # Financing of owned servers. Rate: CoreWeave's OEM (vendor) financing, 9-10 % effective (10-Q
 # Q2 2025, Note 10; shared/data/hardware/financing.csv), the midpoint; its GPU-backed and other
@@ -152,6 +172,11 @@ NODE_REPAIR_DAYS = 19.0 / 24.0
 # replace the module or board, burn-in test) takes the 4 h a 24x7x4 on-site support contract
 # promises at most (reliability.csv, "warranty" row). The spare pool is sized so that 95 % of
 # failures find a part (a textbook base-stock fill rate).
+# Maintenance under a support contract (cluster.failures, maintenance: vendor): the vendor
+# ships the part, next business day (the reseller terms of reliability.csv's "warranty" row:
+# NBD, or 24x7x4 on-site at extra cost), 1.5 calendar days on average over a week with its
+# weekend (ASSUMPTION from that term), then the part is swapped (SWAP_HOURS).
+VENDOR_RESPONSE_DAYS = 1.5
 DRAIN_HOURS = 1.0
 SWAP_HOURS = 4.0
 SPARE_STOCKOUT = 0.05
@@ -200,7 +225,7 @@ SOURCES: dict[str, tuple[float, str]] = {
     "restart_overhead_minutes": (RESTART_OVERHEAD_MINUTES, "ASSUMPTION: new instance + reload"),
     "checkpoint_write_gb_per_s": (
         CHECKPOINT_WRITE_GB_PER_S,
-        "ASSUMPTION: a job's GPU memory written to object storage at 1 GB/s",
+        "ASSUMPTION: one copy of a job's model state written to object storage at 1 GB/s",
     ),
     "financing_annual_rate": (
         FINANCING_ANNUAL_RATE,
@@ -212,6 +237,10 @@ SOURCES: dict[str, tuple[float, str]] = {
         "Llama 3 cluster: GPU-attributed interruptions, 16,384 H100",
     ),
     "repair_days": (REPAIR_DAYS, "the RMA: reseller replacement lead time 2-4 weeks, short end"),
+    "response_days": (
+        VENDOR_RESPONSE_DAYS,
+        "ASSUMPTION: a support contract's next-business-day part (reseller terms), over a week",
+    ),
     "node_repair_days": (NODE_REPAIR_DAYS, "NCSA Delta: 19 h of node downtime (one example)"),
     "drain_hours": (DRAIN_HOURS, "ASSUMPTION: the other jobs reach their hourly checkpoint"),
     "swap_hours": (SWAP_HOURS, "ASSUMPTION: within a 24x7x4 on-site contract's 4 h"),

@@ -112,3 +112,12 @@ def fewest_gpus(run: Run, memory_gb: float) -> int | None:
     while d <= MAX_GPUS and per_gpu(run, d).total > memory_gb:  # rounding at the edge
         d += 1
     return d if d <= MAX_GPUS else None
+
+
+def checkpoint_gb(run: Run) -> float:
+    """GB one checkpoint of the run holds: one copy of its model state, however many GPUs share
+    it (a data-parallel job writes its replica once; a sharded one each shard once): each
+    trained parameter's weight and optimizer states (gradients are not saved); a frozen weight
+    is the base model's, read again on restart, not written."""
+    w, _, o = _bytes(run)
+    return run.trainable * (w + o) / GB

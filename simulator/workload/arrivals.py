@@ -32,17 +32,20 @@ def _gpus(spec: int | GpuChoice, n: int, rng: np.random.Generator) -> np.ndarray
     return rng.choice(np.asarray(spec.choices, dtype=np.int64), size=n, p=weights / weights.sum())
 
 
-def _model_work(cls: JobClass | OneOff, gpus: np.ndarray) -> tuple[float, np.ndarray, str]:
-    """(mean work in reference GPU-hours, memory per GPU of each job, family) of a class or run:
-    stated, or derived from its model (``training``; the memory at each job's GPU count,
-    sharded)."""
+def _model_work(
+    cls: JobClass | OneOff, gpus: np.ndarray
+) -> tuple[float, np.ndarray, str, np.ndarray | None]:
+    """(mean work in reference GPU-hours, memory per GPU of each job, family, checkpoint GB of
+    each job or None) of a class or run: stated, or derived from its model (``training``; the
+    memory at each job's GPU count, sharded; a checkpoint one copy of its model state)."""
     w = cls.work
     if not isinstance(w, ModelWork):
-        return w.gpu_hours, np.full(len(gpus), cls.memory_gb), cls.workload_family
+        return w.gpu_hours, np.full(len(gpus), cls.memory_gb), cls.workload_family, None
     run = w.run()
     need = {int(k): memory.per_gpu(run, int(k)).total for k in np.unique(gpus)}
     per_job = np.array([need[int(k)] for k in gpus], dtype=np.float64)
-    return mfu.reference_hours(run), per_job, mfu.family_of(run.precision)
+    state = np.full(len(gpus), memory.checkpoint_gb(run))
+    return mfu.reference_hours(run), per_job, mfu.family_of(run.precision), state
 
 
 def _work(cls: JobClass, mean: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -82,7 +85,7 @@ def draw(
     arrival = edges[month_of] + rng.random(n) * lengths[month_of]
     order = np.argsort(arrival, kind="stable")
     gpus = _gpus(cls.gpus, n, rng)
-    mean, memory_gb, family = _model_work(cls, gpus)
+    mean, memory_gb, family, state = _model_work(cls, gpus)
     return Jobs(
         arrival_h=arrival[order],
         gpus=gpus,
@@ -95,6 +98,7 @@ def draw(
         families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,
+        state_gb=state,
     )
 
 
@@ -111,7 +115,7 @@ def one_off(
     edges = month_edges_h(start, months)
     n = 1 if run.month < months else 0
     gpus = np.full(n, run.gpus, dtype=np.int64)
-    mean, memory_gb, family = _model_work(run, gpus)
+    mean, memory_gb, family, state = _model_work(run, gpus)
     return Jobs(
         arrival_h=np.full(n, edges[min(run.month, months - 1)] + run.day * 24.0),
         gpus=gpus,
@@ -124,4 +128,5 @@ def one_off(
         families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,
+        state_gb=state,
     )

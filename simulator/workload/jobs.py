@@ -37,6 +37,14 @@ class Jobs:
     family: np.ndarray | None = None  # index into ``families``; None: every job "all"
     families: tuple[str, ...] = ("all",)  # workload families (simulator.calibration.FAMILIES)
     reference_speeds: tuple[GpuSpeed, ...] | None = None  # per reference GPU; None: calibrated
+    # GB one checkpoint of the job holds: its model state (weights and optimizer, one copy
+    # however many GPUs share it) where the work is stated as a model; None: one GPU's memory,
+    # ``memory_gb``, the most one data-parallel replica holds (activations are not saved).
+    state_gb: np.ndarray | None = None
+
+    @property
+    def checkpoint_gb(self) -> np.ndarray:
+        return self.memory_gb if self.state_gb is None else self.state_gb
 
     def __len__(self) -> int:
         return int(self.arrival_h.shape[0])
@@ -61,6 +69,7 @@ class Jobs:
             reference_gpu=self.reference_gpu[idx],
             names=pick(self.names),
             family=pick(self.family),
+            state_gb=pick(self.state_gb),
         )
 
     def job_ids(self) -> list[str]:

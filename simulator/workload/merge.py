@@ -65,6 +65,9 @@ def _merge(
             "family",
         )
     }
+    stated = any(p.state_gb is not None for p in parts)
+    if stated:  # a checkpoint's size where some part knows it (workload.jobs)
+        cols["state_gb"] = np.concatenate([p.checkpoint_gb for p in parts])
     order = np.lexsort((cols["job_class"], cols["arrival_h"]))  # by arrival, then class
     ids = None
     if with_names:

@@ -89,7 +89,7 @@ def failures_bounded(
     ctx: Context,
 ) -> None:
     """Refuse failure rates that would ask for more events than ``TCO_MAX_EVENTS``."""
-    f = option.failures
+    f = option.upkeep
     if f is None:
         return
     servers = sum(d.servers for d in deliveries)

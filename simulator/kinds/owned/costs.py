@@ -211,7 +211,8 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
 
 def spare_gpus(o: Owned, gpus: int, gpus_per_server: int) -> int:
     """The spare GPUs an option keeps for ``gpus`` GPUs of one model (none without failures)."""
-    return 0 if o.failures is None else o.failures.spares(gpus, gpus_per_server)
+    f = o.upkeep
+    return 0 if f is None else f.spares(gpus, gpus_per_server)
 
 
 def spare_price(price_usd_per_server: float, gpus_per_server: int) -> float:

@@ -374,6 +374,11 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         where = np.where(ran, np.clip(model, 0, len(names) - 1), -1)
         return JobPlaces.shared(names, where, runs, float(ledger.cash_total().sum()))
 
+    def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
+        """Who replaces its failed GPUs, as its plan assumed it (quotes.maintenance_quote)."""
+        said = [q for q in quotes if q.item.startswith("maintenance: ")]
+        return [f"{name}'s failed GPUs: {q.detail}." for q in said]
+
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
         return basis_word(option.resale_value) if option.sell_at_horizon else None
 

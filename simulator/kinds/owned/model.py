@@ -57,7 +57,7 @@ class Owned(OptionModel):
     facility: Facility = Facility()
     support_pct_per_year: Annotated[float, Field(ge=0, le=100)] = 0.0
     financing: Financing | None = None  # paid in cash when absent
-    # GPUs fail at Llama 3's rate and are swapped from spares unless ``failures: null``.
+    # GPUs fail at Llama 3's rate unless ``failures: null``; who replaces them: ``maintenance``.
     failures: Failures | None = Field(default_factory=Failures)
     refresh: Refresh | None = None  # every server replaced by a newer generation (generations.py)
     staff: StaffTime = StaffTime()
@@ -82,6 +82,14 @@ class Owned(OptionModel):
                 " for (a lease still running on them is not modelled): drop one"
             )
         return self
+
+    @property
+    def upkeep(self) -> Failures | None:
+        """The failures as its maintenance runs them (``Failures.maintained``: a support
+        contract replaces parts, no spares; or the owner's spares): what play and costs use."""
+        return (
+            None if self.failures is None else self.failures.maintained(self.support_pct_per_year)
+        )
 
     @property
     def server_name(self) -> str:

@@ -102,7 +102,7 @@ class Queueing(Protocol):
     """What of an owned option the queue reads."""
 
     @property
-    def failures(self) -> Failures | None: ...
+    def upkeep(self) -> Failures | None: ...
     @property
     def scheduler(self) -> str: ...
     @property
@@ -125,7 +125,7 @@ def queue(
     refresh's ``successor`` from its cutover); when each gave up waiting after ``patience_h``
     (NaN: it did not; a hybrid bursts those)."""
     fleet = _Fleet.of(jobs, hws, deliveries, horizon_h, successor)
-    f = o.failures
+    f = o.upkeep
     requeue = f is not None and o.placement == "servers"
     brk = Breakdowns.of(fleet.models, f, horizon_h, rng)
     resumed = fleet.resumed(jobs, None if requeue else f, rng)

@@ -5,7 +5,7 @@ already owns."""
 from __future__ import annotations
 
 from tco.pricing import hardware
-from tco.simulator.cluster.failures import mean_repair_h
+from tco.simulator.cluster.failures import MAINTENANCE, mean_repair_h
 from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.kinds.owned.costs import resale_of, spare_gpus, spare_price
@@ -63,8 +63,8 @@ def plan_quotes(
 
 def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]:
     """The failure rate, the repair by swap and the spare pool, when GPUs fail."""
-    f = o.failures
-    if f is None:
+    f, given = o.upkeep, o.failures
+    if f is None or given is None:
         return ()
     gps = server.gpus_per_server
     gpus = (sum(t.servers for t in o.purchase_plan()) + o.existing_servers()) * gps
@@ -78,7 +78,10 @@ def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]
             "per 1,000 GPU-days",
             "gpu_failures_per_1000_gpu_days",
         ),
-        input_quote("failed part away (RMA)", rma, "days", "repair_days"),
+        maintenance_quote(o, spares_saved(o, gpus, gps) * price),
+        input_quote("failed part away (RMA)", rma, "days", "repair_days")
+        if f.maintenance != "vendor"
+        else input_quote("contract's response (part on site)", rma, "days", "response_days"),
         input_quote("server drained before a swap", f.drain_hours, "h", "drain_hours"),
         input_quote("part swapped from a spare", f.swap_hours, "h", "swap_hours"),
         Quote(
@@ -145,3 +148,37 @@ def existing_sale(
         " them forgoes it, one that does not is credited it in its first month",
     )
     return Existing((o.server_name, e.servers, e.bought, price), words, now, quote)
+
+
+def spares_saved(o: Owned, gpus: int, gpus_per_server: int) -> int:
+    """Spare GPUs the owner would keep maintaining the servers itself, where a contract or no
+    maintenance keeps none (0 under ``self``)."""
+    f = o.failures
+    if f is None or o.upkeep is None or o.upkeep.maintenance == "self":
+        return 0
+    return f.model_copy(update={"maintenance": "self"}).spares(gpus, gpus_per_server)
+
+
+def maintenance_quote(o: Owned, spares_usd: float) -> Quote:
+    """Who replaces failed parts, why (the scenario's word or the support share), and what it
+    saves or costs against keeping spares."""
+    f, given = o.upkeep, o.failures
+    assert f is not None and given is not None
+    why = (
+        "set in the scenario"
+        if given.maintenance != "auto"
+        else f"assumed from support_pct_per_year ({o.support_pct_per_year:g} %)"
+    )
+    money = (
+        f"; keeping spares instead would buy {spares_usd:,.0f} USD of spare GPUs"
+        if spares_usd > 0
+        else ""
+    )
+    return Quote(
+        f"maintenance: {f.maintenance}",
+        round(spares_usd, 2),
+        "USD of spare GPUs not bought",
+        "scenario" if given.maintenance != "auto" else "default",
+        "undated",
+        f"{MAINTENANCE[f.maintenance]} ({why}){money}",
+    )

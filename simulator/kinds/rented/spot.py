@@ -14,7 +14,8 @@ rest of it runs on-demand. A job on k instances is interrupted at k x the per-in
 Each launch finds no capacity with a chance that grows with the instance's size and then waits
 for it (``defaults.SPOT_CAPACITY``, an assumption, scaled by ``market.spot_scarcity``); after
 ``fallback_to_on_demand_after_wait_hours`` of waiting the rest runs on-demand. Checkpoint
-writes pause the job (``defaults.CHECKPOINT_WRITE_GB_PER_S``) and are paid as instance-hours.
+writes pause the job for one copy of its state over the store's bandwidth
+(``defaults.CHECKPOINT_STORES``; ``Jobs.checkpoint_gb``) and are paid as instance-hours.
 There is no quota.
 """
 
@@ -69,7 +70,11 @@ class Spot(CloudBase):
     interruptions_per_instance_month: Annotated[float, Field(ge=0, le=720)] | None = None
     spot_price: Literal["zone_average", "lowest_zone", "highest_zone"] = "zone_average"
     checkpoint_interval_hours: Pos = defaults.CHECKPOINT_INTERVAL_HOURS
-    # None: the job's GPU memory over defaults.CHECKPOINT_WRITE_GB_PER_S, per job
+    # Where jobs write checkpoints (defaults.CHECKPOINT_STORES) and, to replace its figure, the
+    # GB/s a job gets there; a write takes the job's checkpoint (Jobs.checkpoint_gb) over it.
+    checkpoint_store: Literal["object_store", "shared_fs", "local_nvme"] = "object_store"
+    checkpoint_write_gb_per_s: Annotated[float, Field(gt=0, le=10_000)] | None = None
+    # A fixed write time instead, the same for every job.
     checkpoint_write_minutes: NonNeg | None = None
     restart_overhead_minutes: NonNeg = defaults.RESTART_OVERHEAD_MINUTES
     # A launch finds no capacity with this chance and then waits capacity_wait_hours on average
@@ -327,16 +332,20 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             fallback_after=o.fallback_to_on_demand_after,
             fallback_wait_h=o.fallback_to_on_demand_after_wait_hours,
         )
+        bandwidth, said = defaults.CHECKPOINT_STORES[o.checkpoint_store]
+        if o.checkpoint_write_gb_per_s is not None:
+            bandwidth, said = o.checkpoint_write_gb_per_s, "set in the scenario"
         if write is None:
             quotes.append(
                 Quote(
-                    "checkpoint write",
-                    defaults.CHECKPOINT_WRITE_GB_PER_S,
+                    f"checkpoint write ({o.checkpoint_store.replace('_', ' ')})",
+                    bandwidth,
                     "GB/s",
-                    "assumption",
+                    "scenario" if o.checkpoint_write_gb_per_s is not None else "assumption",
                     "undated",
-                    "a job's GPU memory (memory_gb x GPUs) written every"
-                    f" {o.checkpoint_interval_hours:g} h of work at 1 GB/s (ASSUMPTION)",
+                    "one copy of a job's model state (its weights and optimizer states where"
+                    " its work is a model, else one GPU's memory) written every"
+                    f" {o.checkpoint_interval_hours:g} h of work (ASSUMED interval); {said}",
                 )
             )
         shared = {f: getattr(base, f) for f in CloudPlan.__dataclass_fields__}
@@ -348,9 +357,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             checkpointing=c,
             capacity=capacity,
             zone_spread=spread,
-            write_h_per_gb=0.0
-            if write is not None
-            else 1 / defaults.CHECKPOINT_WRITE_GB_PER_S / 3600,
+            write_h_per_gb=0.0 if write is not None else 1 / bandwidth / 3600,
         )
 
     def play(
@@ -362,9 +369,9 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         interrupted, lost = np.zeros(n, np.int64), np.zeros(n)
         ok = np.nonzero(at.reason == "")[0]
         rates = at.units[ok] * np.asarray(plan.rate_per_instance_h)[at.shape[ok]]
-        # A checkpoint holds the job's state: its GPU memory, written at the assumed rate.
+        # A checkpoint holds one copy of the job's state, however many GPUs share it.
         write_h = (
-            jobs.memory_gb * jobs.gpus * plan.write_h_per_gb
+            jobs.checkpoint_gb * plan.write_h_per_gb
             if plan.write_h_per_gb > 0
             else np.full(n, plan.checkpointing.write_h)
         )
