@@ -75,7 +75,8 @@ class Interconnect:
 T = TypeVar("T")
 
 
-def _rows(filename: str) -> list[dict[str, str]]:
+def data_rows(filename: str) -> list[dict[str, str]]:
+    """The rows of a CSV file shipped in ``pricing/data``."""
     text = resources.files("tco.pricing").joinpath("data", filename).read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
@@ -84,7 +85,7 @@ def _rows(filename: str) -> list[dict[str, str]]:
 def gpus() -> dict[str, GpuModel]:
     """Every GPU model in the catalog, by name."""
     out = {}
-    for r in _rows("gpu_specs.csv"):
+    for r in data_rows("gpu_specs.csv"):
         tensor = r["fp16_tensor_tflops_dense"].strip()
         out[r["gpu"]] = GpuModel(
             name=r["gpu"],
@@ -116,7 +117,7 @@ def servers() -> dict[str, ServerModel]:
             source=r["source"],
             price_basis=_basis(r["price_basis"]),
         )
-        for r in _rows("servers.csv")
+        for r in data_rows("servers.csv")
     }
 
 
@@ -146,7 +147,7 @@ def comm_ratio_8gpu(bandwidth_gb_per_s: float) -> float:
 def interconnects() -> dict[str, Interconnect]:
     """Every interconnect, with its measured or interpolated sync share."""
     out = {}
-    for r in _rows("interconnects.csv"):
+    for r in data_rows("interconnects.csv"):
         bw = float(r["bandwidth_gb_per_s"])
         if r["sync_share_8gpu_ddp"].strip():
             share = float(r["sync_share_8gpu_ddp"])

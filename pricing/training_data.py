@@ -11,17 +11,11 @@
 
 from __future__ import annotations
 
-import csv
 import functools
 from dataclasses import dataclass
-from importlib import resources
 
 from tco.pricing.errors import PricingError, closest
-
-
-def _rows(filename: str) -> list[dict[str, str]]:
-    text = resources.files("tco.pricing").joinpath("data", filename).read_text(encoding="utf-8")
-    return list(csv.DictReader(text.splitlines()))
+from tco.pricing.hardware import data_rows
 
 
 def _opt(text: str) -> float | None:
@@ -89,14 +83,14 @@ def published_runs() -> tuple[PublishedRun, ...]:
             source=r["source"],
             note=r["note"],
         )
-        for r in _rows("training_runs.csv")
+        for r in data_rows("training_runs.csv")
     )
 
 
 @functools.cache
 def model_shapes() -> dict[str, ModelShape]:
     out = {}
-    for r in _rows("model_shapes.csv"):
+    for r in data_rows("model_shapes.csv"):
         opt = {k: _opt(r[k]) for k in ("hidden", "heads", "sequence")}
         out[r["name"]] = ModelShape(
             name=r["name"],
@@ -132,5 +126,5 @@ def precision_speeds() -> dict[tuple[str, str], PrecisionSpeed]:
             r["basis"],
             r["source"],
         )
-        for r in _rows("precision_speed.csv")
+        for r in data_rows("precision_speed.csv")
     }

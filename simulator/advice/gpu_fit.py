@@ -28,7 +28,9 @@ from tco.simulator.workload.calibration import ALL_FAMILIES, speed_of
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware, run_hours
 
-OWNED_YEARS = 3.0  # the owned floor rate's life: the short end of the 3-5 years servers serve
+# The owned floor rate's life: the financing term (defaults: 36 months, the short end of GPU
+# sale-leasebacks), the shortest life the project's sources give a GPU server.
+OWNED_YEARS = defaults.FINANCING_TERM_MONTHS / 12
 
 
 @dataclass(frozen=True)

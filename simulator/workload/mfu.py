@@ -150,10 +150,6 @@ def leave_one_out() -> tuple[tuple[str, float, float], ...]:
     )
 
 
-def calibrated(architecture: str) -> bool:
-    return architecture in fit().levels
-
-
 def precision_speedup(gpu: str, precision: str) -> tuple[float, str]:
     """(speed-up over BF16, the words for it) of ``precision`` on ``gpu``."""
     g = hardware.gpu(gpu)
