@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tco.cli import main
+from tco.simulator.advice import portfolio
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.workload.traces import XDMOD_FIELDS
 from tests.conftest import FIXTURES, ROOT
@@ -74,6 +75,10 @@ def _small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     # the ITP trace (SMALL_TRACE), not a workload scaled a thousandfold.
     monkeypatch.setenv("TCO_MAX_JOBS", "20000")
     monkeypatch.setenv("TCO_MAX_TRACE_MB", "16")
+    # The mix search's budget a seventh of a user's: a mutant of the ITP replay searched its
+    # mixes for 14 s at the full budget, and which mutants are drawn moves with this file's
+    # text (Hypothesis seeds from the test), so four such drew 56 s of a 10-minute suite.
+    monkeypatch.setattr(portfolio, "MAX_JOB_PLAYS", 200_000)
 
 
 def _cpu_seconds() -> float:

@@ -252,13 +252,16 @@ def test_jobs_that_never_reach_a_checkpoint_are_refused_not_looped(
 ) -> None:
     # One failure a GPU-day and a checkpoint every 1,000 h: a job of hundreds of hours would be
     # restarted about e^40 times (0.7.0 looped without end on the pool). The play is the
-    # question: no mix search around it.
+    # question: no mix search around it, and six months show it as well as three years (the
+    # resize of the failing cluster plays it seven times: 28 s of CPU at 36 months).
     f = lab_with(
         tmp_path,
         OWN,
         OWN + f"    placement: {placement}\n    failures: {{gpu_failures_per_1000_gpu_days: 1000,"
         " checkpoint_interval_hours: 1000}\n",
     )
+    assert "horizon_months: 36" in f.read_text()
+    f.write_text(f.read_text().replace("horizon_months: 36", "horizon_months: 6", 1))
     args = ["simulate", str(f), "--quiet", "--format", "json", "--out", str(tmp_path / "r")]
     args += ["--search", "none", "--odds", "0"]
     code, err = cli(args, capsys)
