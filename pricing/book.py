@@ -284,6 +284,14 @@ class PriceBook:
             if model is not None and gpu(model)
         ]
 
+    def dated(self, instance_type: str, region: str) -> tuple[str, bool]:
+        """When the price of ``instance_type`` held (ISO date) and whether that is known, or
+        only a date it held by (a row copied from a catalogue whose commit dates are unknown)."""
+        if ":" in instance_type:
+            o = self._offer(instance_type, region, doubtful_ok=True)
+            return o.as_of, o.date_known
+        return self.entry(instance_type, region).as_of, True
+
     def link(self, instance_type: str) -> Link | None:
         """The network between two instances of another provider's type, with its source
         (None for AWS's, whose links come with the instance's spec from AWS's pages)."""
@@ -324,7 +332,9 @@ class PriceBook:
             f"{what}, {label} {o.instance_type}, {o.region}, bundled snapshot of other clouds'"
             f" prices ({o.source}{sure})"
         )
-        return Price(float(value), "clouds-snapshot", o.as_of, detail)
+        return Price(
+            float(value), "clouds-snapshot", o.as_of if o.date_known else f"by {o.as_of}", detail
+        )
 
     def _price(
         self,

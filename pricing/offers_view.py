@@ -6,9 +6,13 @@ unless asked for). Rows, for the CLI to print."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from tco.pricing import providers, snapshot
 from tco.pricing.errors import PricingError
+
+STALE_DAYS = 365  # a price older than a year is flagged (issue 42)
+AWS_DATED_BY = "source: the bundled AWS snapshot's date (pricing/data/aws_snapshot.json)"
 
 
 @dataclass(frozen=True)
@@ -23,10 +27,22 @@ class Row:
     spot: float | None
     as_of: str
     confidence: str
+    dated_by: str
+    source: str
 
     @property
     def per_gpu(self) -> float:
         return self.on_demand / self.gpus
+
+    def age_days(self, today: date) -> int:
+        return (today - date.fromisoformat(self.as_of)).days
+
+    def date_words(self, today: date) -> str:
+        """The date as a table shows it: ``<=`` before a date that bounds it (copied then, its
+        own date unknown), ``old`` after one more than ``STALE_DAYS`` before ``today``."""
+        bound = "<=" if self.dated_by.startswith("copied") else ""
+        old = " old" if self.age_days(today) > STALE_DAYS else ""
+        return f"{bound}{self.as_of}{old}"
 
 
 def parse(text: str | None) -> tuple[str | None, int | None]:
@@ -59,6 +75,8 @@ def _aws() -> list[Row]:
                     e.spot_avg_usd_per_hour or e.spot_min_usd_per_hour,
                     snapshot.as_of(),
                     "listed",
+                    AWS_DATED_BY,
+                    "AWS Price List API snapshot",
                 )
             )
     return out
@@ -77,6 +95,8 @@ def _others(provider: str) -> list[Row]:
             o.spot_usd_per_hour,
             o.as_of,
             o.confidence,
+            o.dated_by,
+            o.source,
         )
         for o in providers.get(provider).offers()
     ]

@@ -20,7 +20,9 @@ class Price:
     ``usd_per_hour`` is per instance-hour. ``source`` is one of aws-api (live), cache (an earlier
     live answer), snapshot (bundled), offline-replay (the snapshot served through moto), scenario,
     clouds-snapshot (another provider's prices, bundled);
-    ``as_of`` is an ISO date; ``detail`` says which price (instance, region, term) from where.
+    ``as_of`` is an ISO date, or ``by DATE`` where only a date the price held by is known (a row
+    copied from a catalogue whose commit dates are unknown); ``detail`` says which price
+    (instance, region, term) from where.
     """
 
     usd_per_hour: float

@@ -1,23 +1,30 @@
-"""What a GPU server fetches on the used market, per GPU generation, fitted to dated prices.
+"""What a GPU server fetches on the used market, per GPU generation, fitted to every dated price.
 
 Model: a server held ``t`` years sells for ``exp(-k t)`` of its price, with a decay rate ``k`` per
 *segment* (a data-centre generation, or GeForce cards). Each observation in
 ``pricing/data/used_market.csv`` (derived from the shared ``hardware/gpu_price_history.csv`` and
 ``costs.md`` section 5, each row naming its rows there) is a range of ages and a range of used over
-new price. A segment's rate is the least-squares fit through the origin of -ln(ratio) on age at the
-ranges' midpoints; its band runs from the lowest to the highest rate any corner of its
-observations implies. Where one observation gives a single rate (Ampere), the band is that rate
-+-20 %, an ASSUMPTION (one point says nothing of its own error).
+new price, so a range of rates: a single figure is a point, a wide one ("$4,000-18,000 by config")
+an interval the true rate lies in, never dropped as too wide.
 
+The fit is Bayesian on ``ln k``, on a grid (deterministic, no sampler):
+
+- prior: Epoch AI's long-run 0.14 orders of magnitude a year (k 0.322; Cottier et al., arXiv
+  2405.21015), one standard deviation a factor of 2 (``PRIOR_SPREAD``, an ASSUMPTION: Hopper's
+  scarcity held it at half the trend);
+- each observation: its rate interval seen through noise of ``sigma / sqrt(weight)`` in ``ln k``
+  (interval-censored normal). The weight is its confidence (``CONFIDENCE_WEIGHTS``: a primary
+  dataset 1, a secondary page 0.5, a model's curve 0.25, marketing or unverified 0.1, an
+  ASSUMPTION of the order, stated), shared among the rows of one ``group`` (a table's ages, or
+  pairs that end at one used price, are one observation, not four);
+- ``sigma`` is estimated from the data (empirical Bayes: the value that makes all segments'
+  observations most likely together).
+
+A segment's rate is ``exp`` of its posterior mean of ``ln k``; its band, the 5-95 % range a new
+observation of primary quality would fall in (posterior and noise), is what the odds draw.
 Segments without an observation (Blackwell, Ada and Turing data-centre cards, AMD) decay at
-Epoch AI's long-run 0.14 orders of magnitude a year (27.6 %/yr of value lost; Cottier et al.,
-arXiv 2405.21015), with a band from the slowest to the fastest fitted data-centre generation.
-The fitted generations agree with Epoch on average (the geometric mean of their rates is within
-2 % of it) and differ from each other by scarcity: Hopper held 70-80 % of its price after 2.4
-years through 2026-Q1, Volta kept 22 % at 4.
-
-Observations marked ``check`` are not fitted; a test puts each inside its segment's band.
-Observations ``left out`` say why in their row.
+Epoch's rate, banded by the slowest and fastest fitted data-centre generations.
+``leave_one_out`` refits without each group and says how far off its prediction lands.
 """
 
 from __future__ import annotations
@@ -25,11 +32,21 @@ from __future__ import annotations
 import csv
 import functools
 import math
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import ndtr
+
 EPOCH_DECAY_PER_YEAR = 0.14 * math.log(10)  # 0.14 OOM/yr as a continuous rate (0.322)
-SINGLE_POINT_BAND = 0.20  # +- around a rate one observation gives (ASSUMPTION)
+PRIOR_SPREAD = math.log(2)  # one SD of a generation's ln k around Epoch's (ASSUMPTION)
+CONFIDENCE_WEIGHTS = {"primary": 1.0, "secondary": 0.5, "model": 0.25, "low": 0.1}  # ASSUMPTION
+BAND_Z = 1.6449  # the band is the 5-95 % range
+# ln k from 0.005 to 3 a year: a generation keeping 99.5 % a year to one losing 95 %.
+_GRID = np.linspace(math.log(0.005), math.log(3.0), 3001)
+SIGMA_BOUNDS = (0.05, 1.5)
 
 # Catalog GPUs by market segment (NVIDIA and AMD architecture names).
 SEGMENTS = {
@@ -58,14 +75,21 @@ class Observation:
     gpu: str
     years: tuple[float, float]
     ratio: tuple[float, float]  # used over new price
-    role: str  # fit, check, left out
+    role: str  # fit, left out
+    confidence: str  # primary, secondary, model, low
+    group: str  # rows of one group share one observation's weight
     derivation: str
     source: str
 
     def rates(self) -> tuple[float, float]:
-        """The lowest and highest decay rate its corners imply."""
-        corners = [-math.log(r) / y for r in self.ratio for y in self.years]
+        """The lowest and highest decay rate its corners imply (a used price at or above the
+        new one: no decay, rate 0)."""
+        corners = [max(0.0, -math.log(min(r, 1.0)) / y) for r in self.ratio for y in self.years]
         return min(corners), max(corners)
+
+    def log_rates(self) -> tuple[float, float]:
+        low, high = self.rates()
+        return (math.log(low) if low > 0 else -math.inf, math.log(max(high, 1e-9)))
 
 
 @dataclass(frozen=True)
@@ -101,6 +125,8 @@ def observations() -> tuple[Observation, ...]:
             (float(r["years_low"]), float(r["years_high"])),
             (float(r["ratio_low"]), float(r["ratio_high"])),
             r["role"],
+            r["confidence"],
+            r["group"],
             r["derivation"],
             r["source"],
         )
@@ -108,32 +134,128 @@ def observations() -> tuple[Observation, ...]:
     )
 
 
+def _fitted_rows(segment: str, without: str | None = None) -> list[Observation]:
+    return [
+        o for o in observations() if o.segment == segment and o.role == "fit" and o.group != without
+    ]
+
+
+def weight(o: Observation) -> float:
+    """Its confidence's weight, shared among its group's rows in its segment."""
+    size = Counter(x.group for x in _fitted_rows(o.segment))[o.group]
+    return CONFIDENCE_WEIGHTS[o.confidence] / max(size, 1)
+
+
+def _log_likelihood(o: Observation, sigma: float) -> np.ndarray:
+    """ln P(observation | ln k) on the grid: its interval of ln k through normal noise."""
+    s = sigma / math.sqrt(weight(o))
+    a, b = o.log_rates()
+    if b - a < 1e-9:  # a point
+        return -0.5 * ((a - _GRID) / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
+    p = np.asarray(ndtr((b - _GRID) / s) - ndtr((a - _GRID) / s), dtype=float)
+    out: np.ndarray = np.log(np.maximum(p, 1e-300))
+    return out
+
+
+def _log_posterior(
+    segment: str, sigma: float, without: str | None = None
+) -> tuple[np.ndarray, float]:
+    """The normalised posterior of ln k on the grid, and ln of its evidence (the marginal
+    likelihood, up to the grid's constant step)."""
+    lp = -0.5 * ((_GRID - math.log(EPOCH_DECAY_PER_YEAR)) / PRIOR_SPREAD) ** 2
+    lp = lp - math.log(PRIOR_SPREAD * math.sqrt(2 * math.pi))
+    for o in _fitted_rows(segment, without):
+        lp = lp + _log_likelihood(o, sigma)
+    top = float(lp.max())
+    p = np.exp(lp - top)
+    total = float(p.sum())
+    return p / total, top + math.log(total)
+
+
+def _segments() -> list[str]:
+    return sorted({o.segment for o in observations() if o.role == "fit"})
+
+
+@functools.cache
+def observation_spread() -> float:
+    """``sigma``, the noise of one full-weight observation's ln k around its generation's: the
+    value in 0.05-1.5 that makes every segment's observations most likely together (Brent's
+    bounded search: deterministic, and 30 evaluations where a grid took 290)."""
+    found = minimize_scalar(
+        lambda s: -sum(_log_posterior(g, float(s))[1] for g in _segments()),
+        bounds=SIGMA_BOUNDS,
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(found.x)
+
+
+@dataclass(frozen=True)
+class Posterior:
+    mean: float  # of ln k
+    sd: float
+
+    def band(self, sigma: float) -> tuple[float, float]:
+        half = BAND_Z * math.sqrt(self.sd**2 + sigma**2)
+        return math.exp(self.mean - half), math.exp(self.mean + half)
+
+
+def _posterior(segment: str, without: str | None = None) -> Posterior:
+    p, _ = _log_posterior(segment, observation_spread(), without)
+    mean = float((p * _GRID).sum())
+    return Posterior(mean, math.sqrt(float((p * (_GRID - mean) ** 2).sum())))
+
+
+@functools.cache
 def _fitted(segment: str) -> UsedMarket | None:
-    fit = [o for o in observations() if o.segment == segment and o.role == "fit"]
+    fit = _fitted_rows(segment)
     if not fit:
         return None
-    ages = [sum(o.years) / 2 for o in fit]
-    logs = [-math.log(sum(o.ratio) / 2) for o in fit]
-    k = sum(a * y for a, y in zip(ages, logs, strict=True)) / sum(a * a for a in ages)
-    low = min(o.rates()[0] for o in fit)
-    high = max(o.rates()[1] for o in fit)
-    if high - low < 1e-9:
-        low, high = k * (1 - SINGLE_POINT_BAND), k * (1 + SINGLE_POINT_BAND)
-    n = len(fit)
+    post = _posterior(segment)
+    low, high = post.band(observation_spread())
+    groups = len({o.group for o in fit})
     return UsedMarket(
         segment,
-        k,
-        min(low, k),
-        max(high, k),
-        f"fitted on {n} dated used price{'s' if n > 1 else ''}",
-        tuple(o.source for o in fit),
+        math.exp(post.mean),
+        low,
+        high,
+        f"fitted on {groups} dated price{'s' if groups > 1 else ''} and published"
+        " curves, weighed by their confidence, with Epoch AI's long-run rate as the prior",
+        tuple(dict.fromkeys(o.source for o in fit)),
     )
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """One group refitted without: its ages and observed shares, the share its segment's fit
+    without it predicts at its mid-age, and the miss in ln k (0 inside its interval)."""
+
+    segment: str
+    group: str
+    confidence: str
+    observed: tuple[float, float]  # rate interval
+    predicted: float  # rate without it
+    miss: float  # ln k outside the interval, signed: + the fit loses value faster
+
+
+def leave_one_out() -> tuple[LeftOut, ...]:
+    """Each group of each fitted segment, predicted by the fit of the rest of its segment."""
+    out = []
+    for g in _segments():
+        for group in dict.fromkeys(o.group for o in _fitted_rows(g)):
+            rows = [o for o in _fitted_rows(g) if o.group == group]
+            low = min(o.rates()[0] for o in rows)
+            high = max(o.rates()[1] for o in rows)
+            k = math.exp(_posterior(g, without=group).mean)
+            miss = 0.0 if low <= k <= high else math.log(k / (high if k > high else low))
+            out.append(LeftOut(g, group, rows[0].confidence, (low, high), k, miss))
+    return tuple(out)
 
 
 @functools.cache
 def fitted_generations() -> tuple[UsedMarket, ...]:
     """Every data-centre generation with observations (GeForce cards are their own market)."""
-    names = sorted({o.segment for o in observations() if o.segment != "consumer"})
+    names = [g for g in _segments() if g != "consumer"]
     return tuple(m for m in map(_fitted, names) if m is not None)
 
 

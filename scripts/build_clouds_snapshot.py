@@ -16,7 +16,12 @@ committed; this script records how it was made:
   second source agrees); ``secondary`` for Azure (a third-party fork of the catalog) and
   CoreWeave (a transcription of its pricing page); ``marketplace`` for Vast (the median of few
   offers); ``listed`` for the rest. Doubtful offers are kept, but the price book refuses them;
-- Vast's and CoreWeave's region strings become ``marketplace`` and ``north-america``.
+- Vast's and CoreWeave's region strings become ``marketplace`` and ``north-america``;
+- each offer gets the date its price held (``as_of``) and how that is known (``dated_by``): the
+  source's own date (CoreWeave's page, read 2026-09-20); else the latest date a dated third
+  party quoted the same price (the README's cross-checks, ``AGREED`` below); else the day the
+  rows were copied (``COPIED``), an upper bound: SkyPilot's catalogue commits were read without
+  their dates, so such a price held at some date up to then.
 """
 
 from __future__ import annotations
@@ -47,12 +52,48 @@ GPU_NAMES = {
     "V100 SXM2 32GB": "V100 SXM2 32GB",
     "MI300X": "MI300X",
 }
+COPIED = "2026-12-01"  # the shared README: "Compiled 2026-12-01 from copies of public GitHub files"
+# (provider, instance type, region or None for every region) -> (date, who quoted the same
+# price then): the shared README's cross-checks marked as agreeing, for the GPUs kept here.
+_LAMBDA_PAGE = "Lambda's pricing page as transcribed by api-evangelist/lambda-labs"
+_SILYBENCH = "tgarg01/silybench-data derived/csv/gpu_prices.csv"
+AGREED = {
+    ("lambda", "gpu_8x_h100_sxm5", None): ("2026-09-20", _LAMBDA_PAGE),
+    ("lambda", "gpu_8x_b200_sxm6", None): ("2026-09-20", _LAMBDA_PAGE),
+    ("lambda", "gpu_8x_a100_80gb_sxm4", None): ("2026-09-20", _LAMBDA_PAGE),
+    ("lambda", "gpu_8x_a100", None): ("2026-09-20", _LAMBDA_PAGE),
+    ("lambda", "gpu_1x_h100_sxm5", None): ("2026-09-25", _SILYBENCH),
+    ("lambda", "gpu_1x_h100_pcie", None): ("2026-09-25", _SILYBENCH),
+    ("gcp", "a3-highgpu-1g", "us-east4"): ("2026-09-26", f"{_SILYBENCH} (GCP Billing Catalog)"),
+    ("azure", "Standard_ND96isr_H100_v5", "eastus"): (
+        "2026-11-09",
+        "datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json",
+    ),
+    ("coreweave", "HGX H100 (8x)", None): ("2026-10-24", "compute-screener"),
+    ("coreweave", "HGX H200 (8x)", None): ("2026-10-24", "compute-screener"),
+}
 CONFIDENCE = {"azure": "secondary", "coreweave": "secondary", "vast": "marketplace"}
 REGIONS = {"vast": "marketplace", "coreweave": "north-america"}
 
 
 def _num(text: str) -> float | None:
     return float(text) if text.strip() else None
+
+
+def _dated(r: dict[str, str]) -> dict[str, str]:
+    """The offer's ``as_of`` and ``dated_by`` (see the module docstring)."""
+    agreed = AGREED.get((r["provider"], r["instance_type"], r["region"])) or AGREED.get(
+        (r["provider"], r["instance_type"], None)
+    )
+    if agreed is not None and agreed[0] >= (r["source_date"] or ""):
+        return {"as_of": agreed[0], "dated_by": f"agreed: {agreed[1]} quoted it then"}
+    if r["source_date"]:
+        return {"as_of": r["source_date"], "dated_by": "source: the page was read then"}
+    return {
+        "as_of": COPIED,
+        "dated_by": "copied: from the catalogue then; its commit's date is unknown, so the"
+        " price held at some date up to then",
+    }
 
 
 def main() -> None:
@@ -94,7 +135,7 @@ def main() -> None:
             "on_demand_usd_per_hour": price,
             "spot_usd_per_hour": _num(r["spot_usd_per_hour"]),
             "source": f"{r['source_repo']}:{r['source_path']}@{commit}",
-            "as_of": r["source_date"] or "undated",
+            **_dated(r),
             "confidence": confidence,
             "doubtful_because": why,
             "notes": r["notes"],

@@ -105,7 +105,11 @@ def validate(scenario: Path) -> None:
 @click.option("--provider", help="Only this provider's instances (with GPU).")
 @click.option("--spot", is_flag=True, help="Only instances with a spot price, sorted by it.")
 @click.option("--doubtful", is_flag=True, help="Show doubtful prices too (marked).")
-def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True, help="Instances as a table, or as JSON or CSV.")  # fmt: skip
+def catalog(
+    kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool, fmt: str
+) -> None:
     """List the hardware catalog: GPU models, servers to buy, interconnects, or AWS instances;
     with a GPU (gpus H100, gpus H100:8), every instance with it across providers, cheapest per
     GPU-hour first, from the bundled snapshots (no credentials, no network); or the option
@@ -121,6 +125,7 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
       tco catalog gpus H100:8
       tco catalog gpus A100 --spot --provider gcp
       tco catalog instances H100:8 --provider lambda
+      tco catalog gpus H100:8 --format json
       tco catalog kinds
     """
     from rich.table import Table
@@ -133,8 +138,12 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
                 "a GPU, --provider, --spot and --doubtful go with `tco catalog gpus` or"
                 " `tco catalog instances`"
             )
-        _offers(gpu, provider, spot, doubtful)
+        from tco.cli_catalog import offers
+
+        offers(gpu, provider, spot, doubtful, fmt)
         return
+    if fmt != "table":
+        raise BadInput("--format json|csv goes with `tco catalog gpus GPU` (the instances)")
     header, rows = _kinds() if kind == "kinds" else views.catalog_rows(kind)
     if kind == "gpus":
         header, rows = _with_speeds(header, rows)
@@ -144,35 +153,6 @@ def catalog(kind: str, gpu: str | None, provider: str | None, spot: bool, doubtf
     for row in rows:
         table.add_row(*row)
     console().print(table)
-
-
-def _offers(gpu: str | None, provider: str | None, spot: bool, doubtful: bool) -> None:
-    from rich.table import Table
-
-    from tco.pricing import offers_view
-
-    try:
-        found = offers_view.rows(gpu, provider, spot, doubtful)
-    except ValueError as exc:
-        raise BadInput(f"tco catalog gpus: {exc}") from None
-    if not found:
-        raise BadInput(f"tco catalog gpus: no instance with {gpu or 'a GPU'} matches")
-    table = Table(title=f"GPU instances: {gpu or 'all'} (cheapest region of each type)")
-    for col in ("provider", "instance type", "region", "GPUs", "GB/GPU", "on-demand $/h",
-                "$/GPU-h", "spot $/h", "spot $/GPU-h", "as of", "confidence"):  # fmt: skip
-        table.add_column(col, overflow="fold")
-    for r in found:
-        s = "-" if r.spot is None else f"{r.spot:,.2f}"
-        sg = "-" if r.spot is None else f"{r.spot / r.gpus:,.2f}"
-        table.add_row(r.provider, r.instance_type, r.region, f"{r.gpus} x {r.gpu}",
-                      f"{r.gpu_memory_gb:g}", f"{r.on_demand:,.2f}", f"{r.per_gpu:,.2f}", s, sg,
-                      r.as_of, r.confidence)  # fmt: skip
-    console().print(table)
-    click.echo(
-        "Spot: AWS's mean over AZs; others' as their source quotes it. Sources: pricing/data/"
-        "README.md; 'secondary' and 'marketplace' rows are less sure, doubtful ones are hidden"
-        " (--doubtful shows them)."
-    )
 
 
 def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:

@@ -37,10 +37,18 @@ class Offer:
     on_demand_usd_per_hour: float
     spot_usd_per_hour: float | None
     source: str
-    as_of: str
+    as_of: str  # an ISO date: when the price held (see dated_by)
     confidence: str
     doubtful_because: str
     notes: str
+    # How as_of is known: "source: ..." (the source's date), "agreed: ..." (a dated third party
+    # quoted the same price then) or "copied: ..." (the day it was copied: an upper bound).
+    dated_by: str = "source"
+
+    @property
+    def date_known(self) -> bool:
+        """Whether the price is known to have held on ``as_of`` (not only by then)."""
+        return not self.dated_by.startswith("copied")
 
     @property
     def name(self) -> str:

@@ -31,6 +31,7 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "on_demand_usd_per_hour": (int, float),
     "source": str,
     "as_of": str,
+    "dated_by": str,
     "confidence": str,
     "doubtful_because": str,
     "notes": str,
@@ -108,6 +109,7 @@ def gpu_offer(provider: str, itype: str, region: str, o: dict[str, Any]) -> Offe
         confidence=o["confidence"],
         doubtful_because=o["doubtful_because"],
         notes=o["notes"],
+        dated_by=o.get("dated_by", "source: the file's as_of"),
     )
 
 

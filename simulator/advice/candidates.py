@@ -72,7 +72,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
     site = {o.name: o for o in sc.options}
     listed = set(site)
     largest = float(prepared.jobs.memory_gb.max()) if len(prepared.jobs) else 0.0
-    where = Where(want.wanted_providers(), want.regions)
+    where = Where(want.wanted_providers(), want.regions, want.offers_since)
     out = []
     for gpu in want.gpu_models():
         for name in registry.names():

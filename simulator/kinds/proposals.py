@@ -36,6 +36,7 @@ class Where:
 
     providers: list[str]
     regions: list[str] | None = None
+    offers_since: str | None = None  # an ISO date (RentByGpu.offers_since)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from tco.pricing import hardware, providers
-from tco.simulator.core.fields import NonNeg, Strict
+from tco.simulator.core.fields import Date, NonNeg, Strict
 
 
 class Candidates(Strict):
@@ -24,6 +24,8 @@ class Candidates(Strict):
     providers: list[str] | None = Field(default=None, min_length=1)
     # Data residency: the regions rentals may be in, as each provider names them (None: any).
     regions: list[str] | None = Field(default=None, min_length=1)
+    # Rentals only from offers whose price is known to have held on or after this date.
+    offers_since: Date | None = None
     owned: bool = True
     rented: bool = True
     max_capex_usd: NonNeg | None = None

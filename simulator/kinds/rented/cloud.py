@@ -54,6 +54,16 @@ def guard(ctx: Context, field: str, look_up: Callable[..., T], *args: str) -> T:
         raise ScenarioError(ctx.file, f"{ctx.where}.{field}", str(exc)) from None
 
 
+def _too_old(ctx: Context, itype: str, since: str) -> str:
+    """Why the price of ``itype`` is older than ``since`` allows ('' when it is not)."""
+    as_of, known = guard(ctx, "gpus", ctx.book.dated, itype, ctx.region)
+    if not known:
+        return (
+            f"its price is dated only by {as_of} (copied then; offers_since asks for known dates)"
+        )
+    return f"priced as of {as_of}, before offers_since {since}" if as_of < since else ""
+
+
 def on_demand_move() -> KnownInput:
     low, mode, high = defaults.ON_DEMAND_MOVE
     return KnownInput(
@@ -182,6 +192,8 @@ class CloudKind(Kind[C, CP]):
                 where = ctx.book.region_of(itype, ctx.region)
                 if g.regions is not None and where not in g.regions:
                     out.append((itype, "priced outside the regions allowed"))
+                elif g.offers_since is not None and (why := _too_old(ctx, itype, g.offers_since)):
+                    out.append((itype, why))
                 else:
                     out.append((itype, self.cannot_rent(o, ctx, itype)))
         return out

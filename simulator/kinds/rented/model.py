@@ -45,6 +45,9 @@ class RentByGpu(Strict):
     # Where a shape may be rented (data residency: the regions the data may live in), as each
     # provider names its regions; None: where the price book prices it for the scenario.
     regions: list[str] | None = Field(default=None, min_length=1)
+    # Offers whose price is not known to have held on or after this date are left out (a row
+    # copied from a catalogue with no date of its own is left out too: its age is unknown).
+    offers_since: Date | None = None
 
     _model = field_validator("model")(lambda v: hardware.known_family(v))
     _providers = field_validator("providers")(lambda v: providers.known(v))

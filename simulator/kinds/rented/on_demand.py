@@ -50,7 +50,12 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
         entry: dict[str, Any] = {
             "name": f"catalog-{slug(gpu)}-on-demand",
             "kind": self.name,
-            "gpus": {"model": gpu, "providers": where.providers, "regions": where.regions},
+            "gpus": {
+                "model": gpu,
+                "providers": where.providers,
+                "regions": where.regions,
+                "offers_since": where.offers_since,
+            },
         }
         option = OnDemand.model_validate(entry)
         try:
