@@ -1,7 +1,8 @@
 """What changed between two runs of a budget: ``tco compare OLD NEW``.
 
 Reads two summary.json documents (or report folders holding one) and lists, like a cost diff in
-code review: each option's totals (cash, NPV, p95 wait) before and after; the recommendation;
+code review: each option's totals (cash, NPV, p95 delay and wait) before and after; the
+recommendation, and its own figures on each side whichever option it is;
 every price whose value, source or date moved; every scenario input that changed. JSON for
 tools, Markdown for people.
 """
@@ -107,6 +108,10 @@ def _check_shape(doc: dict[str, Any], p: Path) -> None:
         for key in ("cash", "npv_cash"):
             _number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}", "usd")
         _number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h", "h")
+        delays = o.get("delays_h")
+        if delays is not None and not isinstance(delays, dict):
+            raise CompareError(f"{p}: {at}delays_h: expected an object, found {_kind(delays)}")
+        _number((delays or {}).get("p95_h"), p, f"{at}delays_h.p95_h", "h")
         for j, q in enumerate(o["prices"]):
             if not isinstance(q, dict):
                 raise CompareError(f"{p}: {at}prices[{j}]: expected an object, found {_kind(q)}")
@@ -162,6 +167,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                     pick(a, "totals_usd", "npv_cash"), pick(b, "totals_usd", "npv_cash")
                 ),
                 "p95_wait_h": _change(pick(a, "waits_h", "p95_h"), pick(b, "waits_h", "p95_h")),
+                "p95_delay_h": _change(pick(a, "delays_h", "p95_h"), pick(b, "delays_h", "p95_h")),
             }
         )
     prices = []
@@ -187,10 +193,30 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         if fa.get(k) != fb.get(k)
     ]
     rec = (old["recommendation"]["option"], new["recommendation"]["option"])
+
+    def of(opts: dict[str, Any], name: str | None, *keys: str) -> Any:
+        return None if name is None else pick(opts[name], *keys)
+
+    recommended = {
+        "old": rec[0],
+        "new": rec[1],
+        **{
+            measure: _change(of(o_opts, rec[0], *keys), of(n_opts, rec[1], *keys))
+            for measure, keys in (
+                ("cash_usd", ("totals_usd", "cash")),
+                ("npv_usd", ("totals_usd", "npv_cash")),
+                ("p95_delay_h", ("delays_h", "p95_h")),
+                ("p95_wait_h", ("waits_h", "p95_h")),
+            )
+        },
+    }
     return {
         "old": {"tco_version": old["tco_version"], "scenario": old["scenario"]["name"]},
         "new": {"tco_version": new["tco_version"], "scenario": new["scenario"]["name"]},
         "recommendation": {"old": rec[0], "new": rec[1], "changed": rec[0] != rec[1]},
+        # The recommendation's own figures on each side, whichever option it is: what a budget
+        # gate holds to (recommended.cash), where a switch to a dearer option is a change.
+        "recommended": recommended,
         "totals": totals,
         "prices": prices,
         "inputs": inputs,
@@ -217,11 +243,14 @@ def to_markdown(diff: dict[str, Any]) -> str:
         md_text(f"Recommended: {r['old']} -> {r['new']}")
         + (" (changed)" if r["changed"] else " (same)"),
         "",
-        "| option | cash old | cash new | change | NPV change | p95 wait h old -> new |",
+        "| option | cash old | cash new | change | NPV change | p95 delay h (judged) old -> new |",
         "|---|---:|---:|---:|---:|---|",
     ]
+    cash = _recommended_cash(diff)
+    if cash is not None:
+        lines[4:4] = [md_text(f"The recommendation's cash: {cash[0]} ({cash[1]})."), ""]
     for t in diff["totals"]:
-        c, v, w = t["cash_usd"], t["npv_usd"], t["p95_wait_h"]
+        c, v, w = t["cash_usd"], t["npv_usd"], t.get("p95_delay_h", t["p95_wait_h"])
         # The same minus sign as the money beside it (formatting.money).
         share = "" if c["share"] is None else f" ({c['share']:+.1%})".replace("-", "\u2212")
         lines.append(
@@ -253,12 +282,11 @@ def _q(q: dict[str, Any] | None) -> str:
 
 
 def _recommended_cash(diff: dict[str, Any]) -> tuple[str, str] | None:
-    """The new recommendation's cash, old -> new, and its change (with its share), or None
-    where it is not an option of both runs."""
-    rec = next((t for t in diff["totals"] if t["option"] == diff["recommendation"]["new"]), None)
-    if rec is None or rec["cash_usd"]["delta"] is None:
+    """The recommendation's cash, old -> new (whichever option it is on each side), and its
+    change (with its share), or None where a side recommends nothing."""
+    c = diff["recommended"]["cash_usd"]
+    if c["delta"] is None:
         return None
-    c = rec["cash_usd"]
     share = "" if c["share"] is None else f", {c['share']:+.1%}"
     return f"{_usd(c['old'])} -> {_usd(c['new'])}", f"{_usd(c['delta'])}{share}"
 
@@ -321,8 +349,8 @@ def to_html(diff: dict[str, Any]) -> str:
             "cash old (USD)": [_usd(t["cash_usd"]["old"]) for t in diff["totals"]],
             "cash new (USD)": [_usd(t["cash_usd"]["new"]) for t in diff["totals"]],
             "change (USD)": [_usd(t["cash_usd"]["delta"]) for t in diff["totals"]],
-            "p95 wait h, old -> new": [
-                f"{_num(t['p95_wait_h']['old'])} -> {_num(t['p95_wait_h']['new'])}"
+            "p95 delay h (the level judges it), old -> new": [
+                f"{_num(t['p95_delay_h']['old'])} -> {_num(t['p95_delay_h']['new'])}"
                 for t in diff["totals"]
             ],
         }

@@ -4,14 +4,17 @@ Grammar of one condition (several may be given; the build fails when any holds):
 
     [SCOPE.]MEASURE OP AMOUNT        or        recommendation changed
 
-- ``SCOPE``: an option's name, or ``recommended`` (the option the new run recommends); none:
-  any option present in both runs.
-- ``MEASURE``: ``cash`` or ``npv`` (USD over the horizon) or ``p95_wait`` (hours).
+- ``SCOPE``: an option's name (of either run: a name neither has is refused, naming the valid
+  ones), or ``recommended`` (the recommendation's own figures on each side, whichever option it
+  is: a switch to a dearer option is a rise in ``recommended.cash``); none: any option present
+  in both runs.
+- ``MEASURE``: ``cash`` or ``npv`` (USD over the horizon), ``p95_delay`` (hours from arrival to
+  finish, what the service level judges) or ``p95_wait`` (hours from arrival to start).
 - ``OP``: ``>`` (the change grew past AMOUNT) or ``<`` (it fell below AMOUNT).
 - ``AMOUNT``: the change from OLD to NEW, signed or not: ``+10%`` or ``10%`` (relative to OLD),
   ``5000`` or ``-5000`` (in the measure's unit: USD or hours).
 
-Examples: ``cash > +10%``, ``recommended.cash > 5000``, ``own-8xA40.p95_wait > 12``,
+Examples: ``cash > +10%``, ``recommended.cash > 5000``, ``own-8xA40.p95_delay > 12``,
 ``npv < -20%``, ``recommendation changed``.
 """
 
@@ -21,18 +24,23 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-MEASURES = {"cash": "cash_usd", "npv": "npv_usd", "p95_wait": "p95_wait_h"}
-UNITS = {"cash": "USD", "npv": "USD", "p95_wait": "h"}
+MEASURES = {
+    "cash": "cash_usd",
+    "npv": "npv_usd",
+    "p95_delay": "p95_delay_h",
+    "p95_wait": "p95_wait_h",
+}
+UNITS = {"cash": "USD", "npv": "USD", "p95_delay": "h", "p95_wait": "h"}
 # Matched against the stripped text: a leading \s* before the greedy scope backtracked
 # quadratically on leading blanks (60,000 blanks ran for minutes).
 _CONDITION = re.compile(
-    r"(?:(?P<scope>.+)\.)?(?P<measure>cash|npv|p95_wait)\s*(?P<op>[<>])\s*"
+    r"(?:(?P<scope>.+)\.)?(?P<measure>cash|npv|p95_delay|p95_wait)\s*(?P<op>[<>])\s*"
     r"(?P<amount>[+-]?\d+(?:\.\d+)?)\s*(?P<pct>%)?"
 )
 MAX_CONDITION = 1_000  # characters: an option's name is at most a few dozen
 FORMS = (
-    "[OPTION.]cash|npv|p95_wait > or < AMOUNT (a change: +10% of the old figure, or 5000 in"
-    " USD or hours), or 'recommendation changed'; e.g. 'cash > +10%',"
+    "[OPTION.|recommended.]cash|npv|p95_delay|p95_wait > or < AMOUNT (a change: +10% of the"
+    " old figure, or 5000 in USD or hours), or 'recommendation changed'; e.g. 'cash > +10%',"
     " 'recommended.cash > 5000'"
 )
 
@@ -72,15 +80,29 @@ def hits(diff: dict[str, Any], gate: Gate) -> list[str]:
     rec = diff["recommendation"]
     if gate.measure is None:
         return [f"recommendation {rec['old']} -> {rec['new']}"] if rec["changed"] else []
-    scope = rec["new"] if gate.scope == "recommended" else gate.scope
-    rows = [t for t in diff["totals"] if scope is None or t["option"] == scope]
+    if gate.scope == "recommended":
+        r = diff["recommended"]
+        if r["new"] is None or r["old"] is None:  # nothing to hold the line against: say so
+            side = "new" if r["new"] is None else "old"
+            return [f"the {side} run recommends no option (none meets the level)"]
+        switch = f" ({r['old']} -> {r['new']})" if r["old"] != r["new"] else ""
+        rows = [{**r, "option": f"recommended{switch}"}]
+    else:
+        names = [t["option"] for t in diff["totals"]]
+        if gate.scope is not None and gate.scope not in names:
+            raise GateError(
+                f"--fail-if {gate.text!r}: {gate.scope!r} is an option of neither run; give"
+                f" recommended or one of: {', '.join(names)}"
+            )
+        rows = [t for t in diff["totals"] if gate.scope is None or t["option"] == gate.scope]
     rows = [t for t in rows if t[MEASURES[gate.measure]]["delta"] is not None]
     if not rows:
-        names = ", ".join(t["option"] for t in diff["totals"] if t["cash_usd"]["delta"] is not None)
+        both = ", ".join(t["option"] for t in diff["totals"] if t["cash_usd"]["delta"] is not None)
         if gate.scope is None:
             raise GateError(f"--fail-if {gate.text!r}: no option is in both runs; it cannot hold")
         raise GateError(
-            f"--fail-if {gate.text!r}: {scope!r} is not an option of both runs; options: {names}"
+            f"--fail-if {gate.text!r}: {gate.scope!r} is not an option of both runs (or has no"
+            f" {gate.measure} on one side); options of both: {both}"
         )
     out = []
     for t in rows:

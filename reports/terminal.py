@@ -28,9 +28,11 @@ from tco.reports.how_sure import odds
 from tco.reports.lead import key_sentences, lead
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
+from tco.simulator.scenario.service_level import ServiceLevel
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
-# 80 columns show option, total, utilisation, p95 wait, level and break-even; 100 add NPV;
+# 80 columns show option, total, utilisation, the p95 the level judges (delay, from arrival to
+# finish; the wait where the level holds the wait only), level and break-even; 100 add NPV;
 # 150 show everything.
 FULL_WIDTH, MEDIUM_WIDTH = 150, 100
 PIPE_WIDTH = 100  # into a pipe or a file without $COLUMNS
@@ -44,6 +46,11 @@ BREAK_EVEN = (  # {level}: "service level" in the full caption, "level" in the n
 def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResult], str], int]]:
     full = width >= FULL_WIDTH
     cur = result.scenario.money
+    level = result.scenario.service_level
+    if _judges_delay(level):
+        judged = ("p95 delay h" if full else "delay h", lambda o: hours(o.metrics.delays.p95_h))
+    else:
+        judged = ("p95 wait h" if full else "wait h", lambda o: hours(o.waits.p95_h))
     return [
         ("option", lambda o: o.name, 0),
         ("kind", lambda o: o.kind, FULL_WIDTH),
@@ -57,7 +64,7 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
             FULL_WIDTH,
         ),
         ("GPU util" if full else "util", lambda o: pct(o.gpu_utilisation), 0),
-        ("p95 wait h" if full else "p95 h", lambda o: hours(o.waits.p95_h), 0),
+        (*judged, 0),
         ("can't run", lambda o: f"{sum(o.cannot_run.values()):,}", FULL_WIDTH),
         ("level", lambda o: "meets" if meets(result, o.name) else "misses", 0),
         ("streams met", lambda o: streams_met(result, o.name), FULL_WIDTH),
@@ -128,12 +135,23 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
     return t
 
 
+def _judges_delay(level: ServiceLevel) -> bool:
+    """Whether the level holds the delay (finish - arrival - run; the default) or the wait only."""
+    return level.p95_delay_hours is not None or level.p95_wait_hours is None
+
+
+def _judged_words(level: ServiceLevel) -> str:
+    if _judges_delay(level):
+        return "delay h: p95 delay, as the level judges it"
+    return "wait h: p95 wait, as the level judges it"
+
+
 def legend(result: Result) -> str:
     """What the compact table's marks and short headers mean, and where the rest is."""
     sc, cur = result.scenario, result.scenario.money
     text = (
         f"{MARK} recommended. Cash {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
-        f" {sc.seed}; util: GPU-hours used/paid; p95 h: 95th pct wait"
+        f" {sc.seed}; util: GPU-hours used/paid; {_judged_words(sc.service_level)}"
         + ("; level: over the futures" if result.recommendation.odds is not None else "")
         + ". More: --details."
     )

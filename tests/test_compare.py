@@ -136,3 +136,44 @@ def test_github_comment_leads_with_the_recommendation_and_folds_the_details(
     assert "**Failed:** cash > 0: own cash +" in out
     assert "| own |" in out and "| od |" not in out  # only what moved
     assert "<details><summary>Prices" in out and out.rstrip().endswith("</details>")
+
+
+def test_a_switch_to_a_dearer_recommendation_fails_the_budget_gate(
+    pair: tuple[Path, Path, dict[str, float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: recommended.cash is the recommendation's own cash on each side, whichever
+    option it is; 0.17.0 held the new recommendation to its own old figure and passed a switch
+    to an option 59 % dearer as "+0.0 %"."""
+    old, _, _ = pair
+    doc = json.loads((old / "summary.json").read_text())
+    cash = {o["name"]: o["totals_usd"]["cash"] for o in doc["options"]}
+    was = doc["recommendation"]["option"]
+    dearer = max(cash, key=cash.__getitem__)
+    assert was is not None and cash[dearer] > cash[was]
+    doc["recommendation"]["option"] = dearer
+    new = tmp_path / "switched.json"
+    new.write_text(json.dumps(doc))
+    rose = cash[dearer] / cash[was] - 1
+    args = ["compare", str(old), str(new), "--fail-if"]
+    assert _code([*args, f"recommended.cash > +{rose * 100 * 0.99:.4f}%"]) == 1
+    out, err = capsys.readouterr()
+    assert f"recommended ({was} -> {dearer}) cash {rose:+.1%}" in err
+    assert f"Recommended: {was} -> {dearer} (changed)" in out  # the switch is always printed
+    assert f"{cash[was] - cash[dearer]:,.0f}" not in out  # (the rise is positive)
+    assert _code([*args, f"recommended.cash > +{rose * 100 * 1.01:.4f}%"]) == 0
+    assert _code([*args, "own.p95_delay > 1000000"]) == 0  # the delay the level judges
+    capsys.readouterr()
+    main(["compare", str(old), str(new), "--format", "json"])
+    rec = json.loads(capsys.readouterr().out)["recommended"]
+    assert (rec["old"], rec["new"]) == (was, dearer)
+    assert rec["cash_usd"]["delta"] == pytest.approx(cash[dearer] - cash[was])
+    assert {"npv_usd", "p95_delay_h", "p95_wait_h"} <= set(rec)
+
+
+def test_an_option_neither_run_has_is_refused_naming_the_valid_ones(
+    pair: tuple[Path, Path, dict[str, float]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, _ = pair
+    assert _code(["compare", str(old), str(new), "--fail-if", "nobody.cash > +10%"]) == 2
+    err = capsys.readouterr().err
+    assert "'nobody' is an option of neither run; give recommended or one of: own, od" in err
