@@ -115,8 +115,9 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
             f"NPV at {result.scenario.discount_rate:.1%} a year; " if width >= MEDIUM_WIDTH else ""
         )
         t.caption = (
-            f"{mark}Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid; p95 h:"
-            f" the 95th percentile wait in hours; {BREAK_EVEN.format(level='level')}. Wider"
+            f"{mark}Cash {cur.code} over the horizon; {npv}util: GPU-hours used / paid;"
+            f" {_judged_words(result.scenario.service_level)};"
+            f" {BREAK_EVEN.format(level='level')}. Wider"
             " terminals show more; every figure is in summary.json."
         )
     if not cur.is_usd and t.caption:
