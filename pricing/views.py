@@ -14,7 +14,8 @@ def offer_rows(book: PriceBook, name: str, region: str) -> list[tuple[str, str, 
     provider, itype = providers.split(name)
     p = providers.get(provider)
     o = p.offer(itype, region)
-    where = f"bundled snapshot of {p.label}'s prices, {o.source}, as of {o.as_of}"
+    when = f"as of {o.as_of}" if o.date_known else f"copied {o.as_of}, its own date unknown"
+    where = f"bundled snapshot of {p.label}'s prices, {o.source}, {when}"
     s = o.spec
     spot = "none quoted" if o.spot_usd_per_hour is None else f"${o.spot_usd_per_hour:,}/h"
     rows = [

@@ -60,6 +60,10 @@ def write_report(
             from tco.reports import spreadsheet
 
             written.append(spreadsheet.write(result, d / "budget.xlsx"))
+        if "focus" in formats:
+            from tco.reports import focus_export
+
+            written.append(focus_export.write(result, d / "focus.csv"))
         written.append(_manifest(result, d, written))
     return written
 

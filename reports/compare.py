@@ -146,16 +146,41 @@ def _change(old: float | None, new: float | None) -> dict[str, Any]:
     return {"old": old, "new": new, "delta": delta, "share": share}
 
 
+def _pick(doc: dict[str, Any] | None, *keys: str) -> Any:
+    for k in keys:
+        doc = None if doc is None else doc.get(k)
+    return doc
+
+
+def _recommended(
+    o_opts: dict[str, Any], n_opts: dict[str, Any], rec: tuple[str | None, str | None]
+) -> dict[str, Any]:
+    """The recommendation's own figures on each side, whichever option it is."""
+
+    def of(opts: dict[str, Any], name: str | None, *keys: str) -> Any:
+        return None if name is None else _pick(opts[name], *keys)
+
+    return {
+        "old": rec[0],
+        "new": rec[1],
+        **{
+            measure: _change(of(o_opts, rec[0], *keys), of(n_opts, rec[1], *keys))
+            for measure, keys in (
+                ("cash_usd", ("totals_usd", "cash")),
+                ("npv_usd", ("totals_usd", "npv_cash")),
+                ("p95_delay_h", ("delays_h", "p95_h")),
+                ("p95_wait_h", ("waits_h", "p95_h")),
+            )
+        },
+    }
+
+
 def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The differences between two summary documents."""
     o_opts = {o["name"]: o for o in old["options"]}
     n_opts = {o["name"]: o for o in new["options"]}
 
-    def pick(doc: dict[str, Any] | None, *keys: str) -> Any:
-        for k in keys:
-            doc = None if doc is None else doc.get(k)
-        return doc
-
+    pick = _pick
     totals = []
     for name in [*o_opts, *(n for n in n_opts if n not in o_opts)]:
         a, b = o_opts.get(name), n_opts.get(name)
@@ -193,30 +218,13 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         if fa.get(k) != fb.get(k)
     ]
     rec = (old["recommendation"]["option"], new["recommendation"]["option"])
-
-    def of(opts: dict[str, Any], name: str | None, *keys: str) -> Any:
-        return None if name is None else pick(opts[name], *keys)
-
-    recommended = {
-        "old": rec[0],
-        "new": rec[1],
-        **{
-            measure: _change(of(o_opts, rec[0], *keys), of(n_opts, rec[1], *keys))
-            for measure, keys in (
-                ("cash_usd", ("totals_usd", "cash")),
-                ("npv_usd", ("totals_usd", "npv_cash")),
-                ("p95_delay_h", ("delays_h", "p95_h")),
-                ("p95_wait_h", ("waits_h", "p95_h")),
-            )
-        },
-    }
     return {
         "old": {"tco_version": old["tco_version"], "scenario": old["scenario"]["name"]},
         "new": {"tco_version": new["tco_version"], "scenario": new["scenario"]["name"]},
         "recommendation": {"old": rec[0], "new": rec[1], "changed": rec[0] != rec[1]},
         # The recommendation's own figures on each side, whichever option it is: what a budget
         # gate holds to (recommended.cash), where a switch to a dearer option is a change.
-        "recommended": recommended,
+        "recommended": _recommended(o_opts, n_opts, rec),
         "totals": totals,
         "prices": prices,
         "inputs": inputs,

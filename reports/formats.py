@@ -3,10 +3,11 @@ light module: the CLI imports it at start-up)."""
 
 import re
 
-FORMATS = ("json", "csv", "charts", "svg", "html", "md", "xlsx")  # every part there is
+FORMATS = ("json", "csv", "charts", "svg", "html", "md", "xlsx", "focus")  # every part there is
 # Written unless --format says otherwise: SVG copies of the charts only when asked for (the PNGs
-# are at print resolution; rendering both doubled the charts' share of a run).
-DEFAULT_FORMATS = tuple(f for f in FORMATS if f != "svg")
+# are at print resolution; rendering both doubled the charts' share of a run), and the plan as a
+# FOCUS bill (focus.csv) for FinOps tools.
+DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in ("svg", "focus"))
 CHART_DIR = "charts"
 MANIFEST = "manifest.json"  # written last: a folder without it is incomplete
 

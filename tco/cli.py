@@ -22,6 +22,7 @@ from tco.cli_optimize import optimize
 from tco.cli_prices import prices
 from tco.cli_simulate import simulate
 from tco.cli_sweep import sweep
+from tco.cli_track import track
 from tco.cli_workload import workload
 from tco.pricing.errors import PricingError
 from tco.simulator.core.errors import RunFailed, ScenarioError
@@ -231,6 +232,7 @@ cli.add_command(optimize)
 cli.add_command(prices)
 cli.add_command(simulate)
 cli.add_command(sweep)
+cli.add_command(track)
 cli.add_command(workload)
 
 

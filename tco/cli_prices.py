@@ -22,15 +22,18 @@ def prices() -> None:
 @prices.command("show")
 @click.argument("instance_type")
 @click.option("--region", default="us-east-1", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True, help="A table, or the rows as JSON or CSV.")  # fmt: skip
 @PRICES_OPTION
 @OFFLINE_OPTION
-def prices_show(instance_type: str, region: str, prices: str, offline: bool) -> None:
+def prices_show(instance_type: str, region: str, fmt: str, prices: str, offline: bool) -> None:
     """Print what tco would use for INSTANCE_TYPE, and where each figure comes from.
 
     \b
     Example:
       tco prices show p4d.24xlarge --region us-east-1
       tco prices show p5.48xlarge --prices live
+      tco prices show lambda:gpu_8x_h100_sxm5 --format json
     """
     from rich.table import Table
 
@@ -39,12 +42,32 @@ def prices_show(instance_type: str, region: str, prices: str, offline: bool) -> 
     with price_book(prices, offline) as book:
         rows = views.price_rows(book, instance_type, region)
     warn(book)
+    if fmt != "table":
+        click.echo(_machine(instance_type, region, rows, fmt), nl=False)
+        return
     table = Table(title=f"{instance_type} in {region}")
     for col in ("what", "value", "source"):
         table.add_column(col, overflow="fold")
     for row in rows:
         table.add_row(*row)
     console().print(table)
+
+
+def _machine(instance_type: str, region: str, rows: list[tuple[str, str, str]], fmt: str) -> str:
+    """The rows as JSON (with the instance and region) or CSV (what, value, source)."""
+    import csv
+    import io
+    import json
+
+    records = [{"what": w, "value": v, "source": s} for w, v, s in rows]
+    if fmt == "json":
+        doc = {"instance_type": instance_type, "region": region, "rows": records}
+        return json.dumps(doc, indent=2) + "\n"
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=["what", "value", "source"], lineterminator="\n")
+    w.writeheader()
+    w.writerows(records)
+    return buf.getvalue()
 
 
 @prices.command("refresh")

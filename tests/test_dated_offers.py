@@ -131,3 +131,14 @@ def test_catalog_candidates_take_offers_since(tmp_path: Any) -> None:
     assert sc.candidates is not None and sc.candidates.offers_since == "2026-09-01"
     with pytest.raises(ScenarioError, match=r"candidates\.offers_since"):
         loads_scenario(text + "\ncandidates: {offers_since: last year}\n", str(tmp_path / "s"))
+
+
+def test_prices_show_as_json_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["prices", "show", "nebius:gpu-h100-sxm_8gpu-128vcpu-1600gb", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["instance_type"].startswith("nebius:") and doc["rows"]
+    assert all(set(r) == {"what", "value", "source"} for r in doc["rows"])
+    assert "copied 2026-12-01, its own date unknown" in doc["rows"][0]["source"]
+    main(["prices", "show", "p4d.24xlarge", "--format", "csv", "--prices", "snapshot"])
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["what"] == "instance" and "as of 2025-11-30" in rows[0]["source"]

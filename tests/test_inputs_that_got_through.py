@@ -276,7 +276,8 @@ def test_ctrl_c_while_the_report_is_written_stops_the_run(tmp_path: Path) -> Non
     out = tmp_path / "r"
     env = {**os.environ, "TCO_ODDS": "0"}
     code = "import sys; from tco.cli import main; main(sys.argv[1:])"
-    args = ["simulate", LAB, "--search", "none", "--quiet", "--prices", "snapshot"]
+    # Six months: the report is written as for three years, the run before it is shorter.
+    args = ["simulate", LAB, "--search", "none", "--quiet", "--prices", "snapshot", "--months", "6"]
     p = subprocess.Popen(
         [sys.executable, "-c", code, *args, "--out", str(out)],
         env=env,

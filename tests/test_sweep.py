@@ -110,12 +110,12 @@ def test_the_same_files_whatever_the_engine_and_workers(tmp_path: Path) -> None:
     text = lab.read_text().replace("horizon_months: 36", "horizon_months: 6")
     outputs = {}
     for engine, workers in (("local", 1), ("local", 2), ("dask", 2)):
-        prepared, reps = _sweep(text, 24, engine=engine, workers=workers)
+        prepared, reps = _sweep(text, 12, engine=engine, workers=workers)
         d = tmp_path / f"{engine}{workers}"
         write_sweep(prepared, reps, 20271, d)  # type: ignore[arg-type]
         outputs[(engine, workers)] = {f: (d / f).read_bytes() for f in FILES}
     first = outputs[("local", 1)]
-    assert first["replications.csv"].count(b"\n") == 1 + 24 * 8  # one row per future and option
+    assert first["replications.csv"].count(b"\n") == 1 + 12 * 8  # one row per future and option
     for key, files in outputs.items():
         assert files == first, key
 

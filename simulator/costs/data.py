@@ -22,8 +22,8 @@ from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Category, declare
 
 declare(
-    Category("storage", "storage", None, "#7f7f7f"),
-    Category("egress", "data transfer", None, "#bcbd22"),
+    Category("storage", "storage", None, "#7f7f7f", service="Storage/Object Storage"),
+    Category("egress", "data transfer", None, "#bcbd22", service="Networking/Network Connectivity"),
 )
 
 FileSystem = Literal["fsx_lustre_persistent_125", "fsx_lustre_scratch_2", "efs_standard"]

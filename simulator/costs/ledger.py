@@ -36,6 +36,35 @@ class Category:
     unit: str = "USD/month"
     credit: bool = False
     subgroup: str | None = None
+    # As a FOCUS bill holds it (the plan written as FOCUS, ``reports.focus_export``): its
+    # ChargeCategory ("": Credit for a credit, else Usage), and for a commitment the part it is:
+    # "purchase" (what is paid for it), "used" or "unused" (the accounting view of it).
+    charge: str = ""
+    commitment: str = ""
+    # FOCUS ServiceCategory/ServiceSubcategory ("": by price group, ``focus_service``).
+    service: str = ""
+
+    def focus_charge(self) -> str:
+        return self.charge or ("Credit" if self.credit else "Usage")
+
+    def focus_service(self) -> tuple[str, str]:
+        """FOCUS 1.1+ ServiceCategory and ServiceSubcategory: cloud compute is virtual machines,
+        servers bought other compute, electricity, facility and staff other."""
+        if self.service:
+            category, _, sub = self.service.partition("/")
+            return category, sub
+        if self.group == "cloud prices":
+            return "Compute", "Virtual Machines"
+        if self.group == "server prices":
+            return "Compute", "Other (Compute)"
+        return "Other", "Other (Other)"
+
+    @property
+    def billed(self) -> bool:
+        """Whether a cloud provider's bill holds it: a category priced by cloud prices (compute,
+        spot, commitments). Storage and data transfer are on a bill only where the data lives
+        in a cloud, which the category alone does not say: they are not counted as billed."""
+        return self.group == "cloud prices"
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,12 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
     )
 
 
+def play_named(prepared: Prepared, name: str) -> OptionResult:
+    """One option of ``prepared``, played and priced alone (a tracked plan replays its own)."""
+    plan = next(p for p in prepared.plans if p.option.name == name)
+    return _play_option(prepared, plan)
+
+
 def simulate_options(
     prepared: Prepared,
     seed: int | None = None,

@@ -23,7 +23,7 @@ from tco.simulator.kinds.runs import JobRuns
 
 # The owned cluster's ledger categories (label, the price group that scales it, chart colour).
 declare(
-    Category("capex", "servers bought", "server prices", "#4c72b0"),
+    Category("capex", "servers bought", "server prices", "#4c72b0", charge="Purchase"),
     Category("resale", "resale at the horizon", "server prices", "#8c8c8c", credit=True),
     Category("depreciation", "depreciation", "server prices", "#4c72b0"),
     Category("power", "electricity", "electricity", "#dd8452"),

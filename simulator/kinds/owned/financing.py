@@ -31,8 +31,14 @@ from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.costs.ledger import Category, declare
 
 declare(
-    Category("financing", "loan and lease payments", "server prices", "#9467bd"),
-    Category("financing_payoff", "loan or lease paid off at the sale", "server prices", "#c5b0d5"),
+    Category("financing", "loan and lease payments", "server prices", "#9467bd", charge="Purchase"),
+    Category(
+        "financing_payoff",
+        "loan or lease paid off at the sale",
+        "server prices",
+        "#c5b0d5",
+        charge="Purchase",
+    ),
     Category("interest", "interest", "server prices", "#e377c2"),
     Category("lease", "operating lease cost", "server prices", "#9467bd"),
     Category(

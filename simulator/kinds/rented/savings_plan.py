@@ -39,9 +39,18 @@ from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobRuns
 
 declare(
-    Category("sp_commitment", "Savings Plan commitment", "cloud prices", "#c44e52"),
-    Category("sp_commitment_used", "commitment used", "cloud prices", "#c44e52"),
-    Category("sp_commitment_unused", "commitment unused", "cloud prices", "#ffb3b3"),
+    Category(
+        "sp_commitment",
+        "Savings Plan commitment",
+        "cloud prices",
+        "#c44e52",
+        charge="Purchase",
+        commitment="purchase",
+    ),
+    Category("sp_commitment_used", "commitment used", "cloud prices", "#c44e52", commitment="used"),
+    Category(
+        "sp_commitment_unused", "commitment unused", "cloud prices", "#ffb3b3", commitment="unused"
+    ),
     Category(
         "sp_prepaid_carried",
         "prepaid commitment carried past the horizon",
@@ -54,6 +63,8 @@ declare(
         "Savings Plan commitment for after the project ends",
         "cloud prices",
         "#8c1c1f",
+        charge="Purchase",
+        commitment="purchase",
     ),
     Series("sp_utilisation", "commitment utilisation", chart_label="commitment used"),
     Series("sp_coverage", "commitment coverage"),

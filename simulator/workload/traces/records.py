@@ -84,9 +84,15 @@ class TraceJobs:
     gpu_type: list[str]
     status: list[str]
     cluster: list[str]
+    # Seconds from submission to start, where the log says (NaN elsewhere; None: no log said).
+    wait_s: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)
+
+    def waits(self) -> np.ndarray:
+        """Seconds each job waited to start (NaN where unknown)."""
+        return np.full(len(self), np.nan) if self.wait_s is None else self.wait_s
 
     def gpu_hours(self) -> float:
         return float((self.duration_s * self.gpus).sum() / 3600.0)
@@ -141,6 +147,7 @@ class RowCollector:
     gpu_type: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
     cluster: list[str] = field(default_factory=list)
+    wait: list[float] = field(default_factory=list)
 
     def add(
         self,
@@ -151,6 +158,7 @@ class RowCollector:
         gpu_type: str,
         status: str,
         cluster: str,
+        wait: float = math.nan,
     ) -> None:
         self.reserve(1)
         self.job_id.append(job_id)
@@ -160,6 +168,7 @@ class RowCollector:
         self.gpu_type.append(gpu_type)
         self.status.append(status)
         self.cluster.append(cluster)
+        self.wait.append(wait)
 
     def reserve(self, n: int) -> None:
         """Refuse to hold more than the job limit (before an array record is expanded)."""
@@ -183,4 +192,5 @@ class RowCollector:
             [self.gpu_type[i] for i in pick],
             [self.status[i] for i in pick],
             [self.cluster[i] for i in pick],
+            np.asarray(self.wait, dtype=np.float64)[order] if self.wait else None,
         )

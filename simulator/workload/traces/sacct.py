@@ -14,6 +14,7 @@ AllocTRES; jobs not started or not ended skipped and counted; compressed arrays 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,6 +229,7 @@ def _line(
             return
         submit, duration, (gpus, model) = got
         check_values(gpus, duration)
+        wait = math.nan if unfinished else _wait(get, submit, utc_offset_hours)
         tasks = array_size(get["jobid"])
     except (ValueError, OverflowError) as exc:
         report.bad(line_no, str(exc))  # unreadable: not a job the file is known to hold
@@ -237,7 +239,7 @@ def _line(
         return
     rows.reserve(tasks)  # before expanding: 100_[1-100000000] must not fill memory
     for one in expand_array(get["jobid"]):
-        rows.add(one, submit, duration, gpus, model, state, get["cluster"])
+        rows.add(one, submit, duration, gpus, model, state, get["cluster"], wait)
     if unfinished:
         report.kept_unfinished(UNFINISHED[state], tasks, tasks * gpus * duration / 3600.0)
 
@@ -260,6 +262,13 @@ _NAMES = (
 UNFINISHED = {"PENDING": "pending", "RUNNING": "running"}
 NO_LIMIT = ("", "UNLIMITED", "PARTITION_LIMIT", "INVALID", "NONE")
 Job = tuple[float, float, tuple[int, str]]  # submit (s), duration (s), (GPUs, GPU model)
+
+
+def _wait(get: dict[str, str], submit: float, utc_offset_hours: float) -> float:
+    """Seconds from submission to start (NaN where the line does not say)."""
+    if get["submit"] in ("", "Unknown", "None"):
+        return math.nan
+    return max(0.0, parse_time(get["start"], utc_offset_hours) - submit)
 
 
 def _ended(get: dict[str, str], utc_offset_hours: float) -> Job:

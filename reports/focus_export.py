@@ -1,0 +1,117 @@
+"""The plan as a FOCUS bill (``tco simulate --format focus``: focus.csv), so FinOps tools can hold
+it against the real ones: a row per option, month and ledger category with cash in it, in the
+FOCUS 1.2 columns (``tracking.focus.COLUMNS``; tco's own in ``x_`` columns, as the spec allows).
+
+- Each option is one provider: its cloud's name for a rented option, "Owned (on premises)" for
+  servers bought (FOCUS covers data-centre costs too).
+- The ChargeCategory is the ledger category's (``Category.focus_charge``): servers bought and
+  financed and a commitment's payments are Purchase, a resale is a Credit, the rest Usage.
+- A commitment as FOCUS represents it: its payments a Purchase row (BilledCost, no EffectiveCost),
+  what it covers Usage rows with CommitmentDiscountStatus Used and Unused (no BilledCost, the
+  amortised EffectiveCost), from the ledger's accounting view.
+- BilledCost is the plan's cash; EffectiveCost the accounting view where the category has one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from tco.pricing import providers
+from tco.simulator.costs.ledger import category
+from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds import registry
+from tco.simulator.tracking.focus import COLUMNS
+
+EXTRA = ("x_TcoOption", "x_TcoCategory", "x_TcoVersion")
+
+
+def _label(name: str) -> str:
+    return "AWS" if name == providers.AWS else str(providers.get(name).label)
+
+
+def _provider(result: Result, o: OptionResult) -> str:
+    """Who bills the option: its cloud, every cloud of a fleet across several (the ledger
+    does not split a fleet's cash by provider), or the owner."""
+    option = next((x for x in result.scenario.options if x.name == o.name), None)
+    if option is None:  # a mix the search composed: its parts are listed options
+        return "Several (a mix)"
+    if registry.of(option).buys_hardware:
+        return "Owned (on premises)"
+    gpus = getattr(option, "gpus", None)
+    types = option.types() if hasattr(option, "types") else []
+    names = gpus.wanted() if gpus is not None else [providers.split(t)[0] for t in types]
+    names = list(dict.fromkeys(names)) or [getattr(option, "provider", providers.AWS)]
+    return ", ".join(_label(n) for n in names)
+
+
+def _next(month: str) -> str:
+    y, m = int(month[:4]), int(month[5:7])
+    return f"{y + m // 12:04d}-{m % 12 + 1:02d}"
+
+
+def rows(result: Result) -> list[dict[str, Any]]:
+    out = []
+    for o in result.options:
+        provider = _provider(result, o)
+        views = [("cash", o.ledger.cash), ("accounting", o.ledger.accounting)]
+        for view, ledger in views:
+            for name, monthly in ledger.items():
+                c = category(name)
+                if view == "accounting" and c.commitment not in ("used", "unused"):
+                    continue  # the cash view holds every category's bill; this, its coverage
+                service, sub = c.focus_service()
+                charge = "Usage" if view == "accounting" else c.focus_charge()
+                months_paid = int((abs(monthly) >= 0.005).sum())
+                frequency = (
+                    "Usage-Based" if charge != "Purchase"
+                    else "Recurring" if months_paid > 1 else "One-Time"
+                )  # fmt: skip
+                for month, usd in zip(result.months, monthly, strict=True):
+                    if abs(usd) < 0.005:
+                        continue
+                    start, end = f"{month}-01T00:00:00Z", f"{_next(month)}-01T00:00:00Z"
+                    covered = view == "accounting"
+                    out.append({
+                        "ProviderName": provider, "PublisherName": provider,
+                        "InvoiceIssuerName": provider, "BillingAccountId": result.scenario.name,
+                        "BillingAccountName": result.scenario.name,
+                        "BillingPeriodStart": start, "BillingPeriodEnd": end,
+                        "ChargePeriodStart": start, "ChargePeriodEnd": end,
+                        "BillingAccountType": "Plan (tco)",
+                        "ChargeCategory": charge,
+                        "ChargeDescription": f"{o.name}: {c.label} (planned by tco)",
+                        "ChargeFrequency": frequency,
+                        "BilledCost": 0.0 if covered else round(float(usd), 2),
+                        "EffectiveCost": (round(float(usd), 2)
+                                          if covered or not c.commitment else 0.0),
+                        "PricingCurrencyEffectiveCost": (round(float(usd), 2)
+                                                         if covered or not c.commitment else 0.0),
+                        "ListCost": round(float(usd), 2), "ContractedCost": round(float(usd), 2),
+                        "BillingCurrency": "USD", "PricingCurrency": "USD",
+                        "ServiceName": c.label, "ServiceCategory": service,
+                        "ServiceSubcategory": sub,
+                        "CommitmentDiscountId": o.name if c.commitment else "",
+                        "CommitmentDiscountName": o.name if c.commitment else "",
+                        "CommitmentDiscountStatus": c.commitment.capitalize()
+                        if covered else "",
+                        "x_TcoOption": o.name, "x_TcoCategory": name,
+                        "x_TcoVersion": result.version,
+                    })  # fmt: skip
+    return out
+
+
+def text(result: Result) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=[*COLUMNS, *EXTRA], lineterminator="\n")
+    w.writeheader()
+    for r in rows(result):
+        w.writerow({k: r.get(k, "") for k in (*COLUMNS, *EXTRA)})
+    return buf.getvalue()
+
+
+def write(result: Result, path: Path) -> Path:
+    path.write_text(text(result), encoding="utf-8")
+    return path

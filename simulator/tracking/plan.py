@@ -1,0 +1,118 @@
+"""A plan as ``tco simulate`` wrote it: summary.json (the option, its totals, the scenario file and
+its SHA-256), monthly.csv (cash by category and month) and jobs.csv (each job's arrival, GPUs and
+run time on the option), read back for tracking. One option: the recommendation, or another
+listed one."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.input_files import InputFileError, read_input
+from tco.simulator.costs.ledger import category
+
+FILES = ("summary.json", "monthly.csv", "jobs.csv")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One option of a plan, month by month (USD, GPU-hours, jobs, hours)."""
+
+    folder: str
+    option: str
+    kind: str
+    start: str  # YYYY-MM
+    months: tuple[str, ...]
+    cash: dict[str, np.ndarray]  # category -> USD a month, the cash view
+    jobs: np.ndarray  # jobs arriving in each month
+    gpu_hours: np.ndarray  # GPU-hours of the jobs arriving in each month, run on the option
+    p95_wait_h: np.ndarray  # of the jobs arriving in each month (NaN: none)
+    total_usd: float
+    scenario_file: str
+    sha256: str
+    tco_version: str
+
+    def billed(self) -> np.ndarray:
+        """USD a month in the categories a cloud bill holds (``Category.billed``)."""
+        rows = [v for k, v in self.cash.items() if category(k).billed]
+        return np.sum(rows, axis=0) if rows else np.zeros(len(self.months))
+
+    def unbilled(self) -> np.ndarray:
+        rows = [v for k, v in self.cash.items() if not category(k).billed]
+        return np.sum(rows, axis=0) if rows else np.zeros(len(self.months))
+
+
+def _read(folder: Path, name: str) -> str:
+    try:
+        return read_input(folder / name, "a report folder tco simulate wrote").decode("utf-8")
+    except InputFileError as exc:
+        hint = " (write the plan with --format including csv)" if name.endswith(".csv") else ""
+        raise ScenarioError(str(folder), name, f"{exc}{hint}") from None
+
+
+def load(folder: str | Path, option: str | None = None) -> Plan:
+    """The plan in ``folder`` for ``option`` (default: the recommendation)."""
+    path = Path(folder)
+    summary: dict[str, Any] = json.loads(_read(path, "summary.json"))
+    names = [o["name"] for o in summary.get("options", [])]
+    chosen = option or (summary.get("recommendation") or {}).get("option")
+    if chosen is None:
+        raise ScenarioError(
+            str(path), "--option", f"the plan recommends no option; give one of: {', '.join(names)}"
+        )
+    if chosen not in names:
+        raise ScenarioError(
+            str(path),
+            "--option",
+            f"{chosen!r} is not an option of the plan; give one of: {', '.join(names)}",
+        )
+    sc = summary["scenario"]
+    months = tuple(summary["months"])
+    o = next(x for x in summary["options"] if x["name"] == chosen)
+    cash = _monthly(_read(path, "monthly.csv"), chosen, months)
+    jobs, hours, waits = _jobs(_read(path, "jobs.csv"), chosen, sc["start"], len(months))
+    return Plan(
+        str(path), chosen, o["kind"], sc["start"], months, cash, jobs, hours, waits,
+        float(o["totals_usd"]["cash"]), sc["file"], sc["sha256"], summary["tco_version"],
+    )  # fmt: skip
+
+
+def _monthly(text: str, option: str, months: tuple[str, ...]) -> dict[str, np.ndarray]:
+    at = {m: i for i, m in enumerate(months)}
+    out: dict[str, np.ndarray] = {}
+    for r in csv.DictReader(text.splitlines()):
+        if r["option"] == option and r["view"] == "cash" and r["month"] in at:
+            out.setdefault(r["category"], np.zeros(len(months)))[at[r["month"]]] += float(r["usd"])
+    return out
+
+
+def _jobs(text: str, option: str, start: str, months: int) -> tuple[np.ndarray, ...]:
+    edges = month_edges_h(start, months)
+    arrival, gpu_h, wait = [], [], []
+    for r in csv.DictReader(text.splitlines()):
+        if r["option"] == option:
+            arrival.append(float(r["arrival_h"]))
+            gpu_h.append(int(r["gpus"]) * float(r["run_h"] or 0.0))
+            wait.append(float(r["wait_h"]) if r["wait_h"] else math.nan)
+    m = np.clip(np.searchsorted(edges, np.asarray(arrival), side="right") - 1, 0, months - 1)
+    count = np.bincount(m, minlength=months).astype(float)
+    hours = np.bincount(m, weights=np.asarray(gpu_h), minlength=months)
+    return count, hours, p95_by_month(m, np.asarray(wait), months)
+
+
+def p95_by_month(month: np.ndarray, wait: np.ndarray, months: int) -> np.ndarray:
+    """The 95th percentile of ``wait`` per month (NaN where a month has none)."""
+    out = np.full(months, math.nan)
+    for i in range(months):
+        w = wait[(month == i) & np.isfinite(wait)]
+        if len(w):
+            out[i] = float(np.percentile(w, 95))
+    return out
