@@ -171,3 +171,38 @@ def to_markdown(t: Tracked, f: Forecast) -> str:
             f" {_usd(m.planned_cash_usd)} | {_usd(m.actual_cash_usd)} | {_usd(m.variance_usd)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def to_html(t: Tracked, f: Forecast) -> str:
+    """The month's check as a page built like the report: the forecast in sentences, then the
+    months planned against actual."""
+    import pandas as pd
+
+    from tco.reports.document import Section, Table, render_page
+
+    lines = headline(t, f)
+    frame = pd.DataFrame(
+        {
+            "month": [m.month for m in t.months],
+            "jobs, plan / actual": [
+                f"{m.planned_jobs:,.0f} / {m.actual_jobs:,.0f}" for m in t.months
+            ],
+            "GPU-h, plan / actual": [
+                f"{m.planned_gpu_hours:,.0f} / {m.actual_gpu_hours:,.0f}" for m in t.months
+            ],
+            "p95 wait h, plan / actual": [
+                f"{_h(m.planned_p95_wait_h)} / {_h(m.actual_p95_wait_h)}" for m in t.months
+            ],
+            "cash planned": [_usd(m.planned_cash_usd) for m in t.months],
+            "cash actual": [_usd(m.actual_cash_usd) for m in t.months],
+            "variance": [_usd(m.variance_usd) for m in t.months],
+        }
+    )
+    part = Section(
+        "track",
+        "Plan against actuals",
+        headline=lines[0],
+        tables=[Table("Each month recorded (USD)", frame, cards=True)],
+    )
+    rest = Section("basis", "What it rests on", text=lines[1:])
+    return render_page(f"{t.plan.option}: plan against actuals", "tco track", "", [part, rest], {})

@@ -40,7 +40,7 @@ from tco.cli_common import (
               help="Exit 1 when the forecast crosses a line: 'forecast.cash > +5%' (of the"
               " budget) or 'forecast.cash > 20000' (USD above it).")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write track.csv, track.json and track.md here.")  # fmt: skip
+              help="Write track.csv, track.json, track.md and track.html here.")  # fmt: skip
 @PRICES_OPTION
 @OFFLINE_OPTION
 def track(
@@ -108,7 +108,8 @@ def _write(out: Path, tracked: Any, fc: Any) -> None:
     (out / "track.csv").write_text(show.to_csv(tracked, fc), encoding="utf-8")
     (out / "track.json").write_text(show.to_json(tracked, fc), encoding="utf-8")
     (out / "track.md").write_text(show.to_markdown(tracked, fc), encoding="utf-8")
-    click.echo(f"Written: {out}/track.csv, track.json, track.md")
+    (out / "track.html").write_text(show.to_html(tracked, fc), encoding="utf-8")
+    click.echo(f"Written: {out}/track.csv, track.json, track.md, track.html")
 
 
 def _holds(g: object, total: float, budget: float) -> bool:

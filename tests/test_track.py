@@ -186,6 +186,8 @@ def test_fail_if_exits_1_past_the_line_and_0_before_it(
     assert "--fail-if forecast.cash > +5%" in err
     main([*base, "--fail-if", "forecast.cash > +500%"])  # returns: exit 0
     doc = json.loads((planned / "t" / "track.json").read_text())
+    page = (planned / "t" / "track.html").read_text()
+    assert "<html" in page and "Forecast: $" in page and "2027-03" in page
     assert doc["recorded_months"] == 3 and len(doc["months"]) == 12
     assert [m["kind"] for m in doc["months"]] == ["actual"] * 3 + ["forecast"] * 9
     rows = list(csv.DictReader(io.StringIO((planned / "t" / "track.csv").read_text())))
