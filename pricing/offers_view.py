@@ -29,6 +29,7 @@ class Row:
     confidence: str
     dated_by: str
     source: str
+    date_known: bool  # False: only a date it held by (Offer.date_known)
 
     @property
     def per_gpu(self) -> float:
@@ -40,7 +41,7 @@ class Row:
     def date_words(self, today: date) -> str:
         """The date as a table shows it: ``<=`` before a date that bounds it (copied then, its
         own date unknown), ``old`` after one more than ``STALE_DAYS`` before ``today``."""
-        bound = "<=" if self.dated_by.startswith("copied") else ""
+        bound = "" if self.date_known else "<="
         old = " old" if self.age_days(today) > STALE_DAYS else ""
         return f"{bound}{self.as_of}{old}"
 
@@ -77,6 +78,7 @@ def _aws() -> list[Row]:
                     "listed",
                     AWS_DATED_BY,
                     "AWS Price List API snapshot",
+                    True,
                 )
             )
     return out
@@ -97,6 +99,7 @@ def _others(provider: str) -> list[Row]:
             o.confidence,
             o.dated_by,
             o.source,
+            o.date_known,
         )
         for o in providers.get(provider).offers()
     ]

@@ -140,6 +140,7 @@ def _fitted_rows(segment: str, without: str | None = None) -> list[Observation]:
     ]
 
 
+@functools.cache  # read by every likelihood of the sigma search
 def weight(o: Observation) -> float:
     """Its confidence's weight, shared among its group's rows in its segment."""
     size = Counter(x.group for x in _fitted_rows(o.segment))[o.group]

@@ -180,19 +180,20 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     o_opts = {o["name"]: o for o in old["options"]}
     n_opts = {o["name"]: o for o in new["options"]}
 
-    pick = _pick
     totals = []
     for name in [*o_opts, *(n for n in n_opts if n not in o_opts)]:
         a, b = o_opts.get(name), n_opts.get(name)
         totals.append(
             {
                 "option": name,
-                "cash_usd": _change(pick(a, "totals_usd", "cash"), pick(b, "totals_usd", "cash")),
+                "cash_usd": _change(_pick(a, "totals_usd", "cash"), _pick(b, "totals_usd", "cash")),
                 "npv_usd": _change(
-                    pick(a, "totals_usd", "npv_cash"), pick(b, "totals_usd", "npv_cash")
+                    _pick(a, "totals_usd", "npv_cash"), _pick(b, "totals_usd", "npv_cash")
                 ),
-                "p95_wait_h": _change(pick(a, "waits_h", "p95_h"), pick(b, "waits_h", "p95_h")),
-                "p95_delay_h": _change(pick(a, "delays_h", "p95_h"), pick(b, "delays_h", "p95_h")),
+                "p95_wait_h": _change(_pick(a, "waits_h", "p95_h"), _pick(b, "waits_h", "p95_h")),
+                "p95_delay_h": _change(
+                    _pick(a, "delays_h", "p95_h"), _pick(b, "delays_h", "p95_h")
+                ),
             }
         )
     prices = []

@@ -58,12 +58,13 @@ def rows(result: Result) -> list[dict[str, Any]]:
         provider = _provider(result, o)
         views = [("cash", o.ledger.cash), ("accounting", o.ledger.accounting)]
         for view, ledger in views:
+            covered = view == "accounting"  # a commitment's use, as FOCUS shows it
             for name, monthly in ledger.items():
                 c = category(name)
-                if view == "accounting" and c.commitment not in ("used", "unused"):
+                if covered and c.commitment not in ("used", "unused"):
                     continue  # the cash view holds every category's bill; this, its coverage
                 service, sub = c.focus_service()
-                charge = "Usage" if view == "accounting" else c.focus_charge()
+                charge = "Usage" if covered else c.focus_charge()
                 months_paid = int((abs(monthly) >= 0.005).sum())
                 frequency = (
                     "Usage-Based" if charge != "Purchase"
@@ -73,7 +74,9 @@ def rows(result: Result) -> list[dict[str, Any]]:
                     if abs(usd) < 0.005:
                         continue
                     start, end = f"{month}-01T00:00:00Z", f"{_next(month)}-01T00:00:00Z"
-                    covered = view == "accounting"
+                    cents = round(float(usd), 2)
+                    # A commitment's payment is billed, its cost counted where it is used.
+                    effective = cents if covered or not c.commitment else 0.0
                     out.append({
                         "ProviderName": provider, "PublisherName": provider,
                         "InvoiceIssuerName": provider, "BillingAccountId": result.scenario.name,
@@ -84,12 +87,9 @@ def rows(result: Result) -> list[dict[str, Any]]:
                         "ChargeCategory": charge,
                         "ChargeDescription": f"{o.name}: {c.label} (planned by tco)",
                         "ChargeFrequency": frequency,
-                        "BilledCost": 0.0 if covered else round(float(usd), 2),
-                        "EffectiveCost": (round(float(usd), 2)
-                                          if covered or not c.commitment else 0.0),
-                        "PricingCurrencyEffectiveCost": (round(float(usd), 2)
-                                                         if covered or not c.commitment else 0.0),
-                        "ListCost": round(float(usd), 2), "ContractedCost": round(float(usd), 2),
+                        "BilledCost": 0.0 if covered else cents,
+                        "EffectiveCost": effective, "PricingCurrencyEffectiveCost": effective,
+                        "ListCost": cents, "ContractedCost": cents,
                         "BillingCurrency": "USD", "PricingCurrency": "USD",
                         "ServiceName": c.label, "ServiceCategory": service,
                         "ServiceSubcategory": sub,

@@ -58,6 +58,16 @@ class Gate:
     amount: float = 0.0
     relative: bool = False
 
+    def moved(self, delta: float, share: float | None) -> float | None:
+        """The change this condition reads: the share of the old figure, or the delta in the
+        measure's unit (None: a share of an old figure of 0)."""
+        return share if self.relative else delta
+
+    def crosses(self, moved: float) -> bool:
+        """Whether ``moved`` (:meth:`moved`) is past this condition's line."""
+        limit = self.amount / 100 if self.relative else self.amount
+        return moved > limit if self.op == ">" else moved < limit
+
 
 def parse(text: str) -> Gate:
     """One condition, or GateError naming the forms that are valid."""
@@ -107,11 +117,10 @@ def hits(diff: dict[str, Any], gate: Gate) -> list[str]:
     out = []
     for t in rows:
         c = t[MEASURES[gate.measure]]
-        moved = c["share"] if gate.relative else c["delta"]
+        moved = gate.moved(c["delta"], c["share"])
         if moved is None:  # relative to an old figure of 0
             continue
-        limit = gate.amount / 100 if gate.relative else gate.amount
-        if (moved > limit) if gate.op == ">" else (moved < limit):
+        if gate.crosses(moved):
             shown = f"{moved:+.1%}" if gate.relative else f"{moved:+,.2f} {UNITS[gate.measure]}"
             out.append(f"{t['option']} {gate.measure} {shown}")
     return out

@@ -92,8 +92,9 @@ def rows(t: Tracked, f: Forecast) -> list[dict[str, Any]]:
     forecast (the median)."""
     out: list[dict[str, Any]] = []
     p = t.plan
+    plan_cash = p.billed() + p.unbilled()
     for i, month in enumerate(p.months):
-        planned = float(p.billed()[i] + p.unbilled()[i])
+        planned = float(plan_cash[i])
         if i < t.recorded:
             m = t.months[i]
             out.append({"kind": "actual", **asdict(m), "variance_usd": round(m.variance_usd, 2)})

@@ -13,13 +13,13 @@ from typing import Any
 import click
 
 from tco.cli_common import BadInput, console
+from tco.pricing import offers_view
+from tco.pricing.offers_view import STALE_DAYS
 
 FORMATS = ("table", "json", "csv")
 
 
 def offers(gpu: str | None, provider: str | None, spot: bool, doubtful: bool, fmt: str) -> None:
-    from tco.pricing import offers_view
-
     try:
         found = offers_view.rows(gpu, provider, spot, doubtful)
     except ValueError as exc:
@@ -40,7 +40,7 @@ def _machine(found: list[Any], fmt: str, today: date) -> str:
             "usd_per_gpu_hour": round(r.per_gpu, 6),
             "spot_usd_per_gpu_hour": None if r.spot is None else round(r.spot / r.gpus, 6),
             "age_days": r.age_days(today),
-            "stale": r.age_days(today) > _stale(),
+            "stale": r.age_days(today) > STALE_DAYS,
         }
         for r in found
     ]
@@ -51,12 +51,6 @@ def _machine(found: list[Any], fmt: str, today: date) -> str:
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue()
-
-
-def _stale() -> int:
-    from tco.pricing.offers_view import STALE_DAYS
-
-    return STALE_DAYS
 
 
 # Columns by priority (the first kept always; the rest while the terminal has room), each with
@@ -120,7 +114,7 @@ def _table(found: list[Any], gpu: str | None, today: date) -> None:
     left = [cols[i][0] for i in range(len(cols)) if i not in keep]
     click.echo(
         "As of: the date the price held; <= a date it held by (copied then from SkyPilot's"
-        f" catalogue, whose commit dates were not read); old: over {_stale()} days before today."
+        f" catalogue, whose commit dates were not read); old: over {STALE_DAYS} days before today."
         " Spot: AWS's mean over AZs; others' as their source quotes it. source: listed, second"
         " (a secondary copy), market (a marketplace median); doubtful rows hidden (--doubtful)."
         + (

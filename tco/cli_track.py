@@ -4,7 +4,7 @@ will land."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from tco.cli_common import (
     price_book,
     warn,
 )
+
+if TYPE_CHECKING:
+    from tco.reports.gate import Gate
 
 
 @click.command()
@@ -71,7 +74,7 @@ def track(
     from tco.simulator.tracking.follow import follow
 
     gates = _gates(fail_if)
-    with price_book("snapshot" if prices == "auto" else prices, offline) as book:
+    with price_book(prices, offline) as book:
         tracked, fc = follow(
             plan, usage_log, usage_format, bill, option, scenario, budget, book, sacct_format,
             utc_offset,
@@ -80,7 +83,9 @@ def track(
     show.print_track(tracked, fc, console())
     if out is not None:
         _write(out, tracked, fc)
-    failed = [g.text for g in gates if _holds(g, fc.total_usd, fc.budget_usd)]
+    over = fc.total_usd - fc.budget_usd
+    share = over / fc.budget_usd if fc.budget_usd > 0 else None
+    failed = [g.text for g in gates if (m := g.moved(over, share)) is not None and g.crosses(m)]
     for f in failed:
         click.echo(f"tco: --fail-if {f}: forecast {fc.total_usd:,.0f} USD against a budget of"
                    f" {fc.budget_usd:,.0f} USD", err=True)  # fmt: skip
@@ -88,7 +93,7 @@ def track(
         raise SystemExit(1)
 
 
-def _gates(fail_if: tuple[str, ...]) -> list[Any]:
+def _gates(fail_if: tuple[str, ...]) -> list[Gate]:
     from tco.reports import gate
 
     try:
@@ -110,12 +115,3 @@ def _write(out: Path, tracked: Any, fc: Any) -> None:
     (out / "track.md").write_text(show.to_markdown(tracked, fc), encoding="utf-8")
     (out / "track.html").write_text(show.to_html(tracked, fc), encoding="utf-8")
     click.echo(f"Written: {out}/track.csv, track.json, track.md, track.html")
-
-
-def _holds(g: object, total: float, budget: float) -> bool:
-    from tco.reports.gate import Gate
-
-    assert isinstance(g, Gate)
-    moved = (total - budget) / budget if g.relative else total - budget
-    limit = g.amount / 100 if g.relative else g.amount
-    return moved > limit if g.op == ">" else moved < limit

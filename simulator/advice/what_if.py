@@ -62,10 +62,8 @@ def _workload(field: str) -> Callable[[dict[str, Any], float | str], bool]:
 
 # The workload's own inputs (job classes' arrivals and growth, a trace's arrival scale and
 # growth): of the scenario, not of an option.
-WORKLOAD = (
-    WhatIfInput("workload volume", (-0.2, 0.2), _workload("arrivals_per_month")),
-    WhatIfInput("workload growth", (-0.2, 0.2), _workload("growth_per_month")),
-)
+VOLUME = WhatIfInput("workload volume", (-0.2, 0.2), _workload("arrivals_per_month"))
+WORKLOAD = (VOLUME, WhatIfInput("workload growth", (-0.2, 0.2), _workload("growth_per_month")))
 
 
 @dataclass(frozen=True)

@@ -43,5 +43,10 @@ def per_month(hourly: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def month_index(edges: np.ndarray, hour: float) -> int:
     """The month (0-based, within the horizon) that ``hour`` falls in; ``edges``: the month
     boundaries in hours (``month_edges_h``)."""
-    m = int(np.searchsorted(edges, hour, side="right")) - 1
-    return min(max(m, 0), len(edges) - 2)
+    return int(months_of(edges, np.asarray([hour]))[0])
+
+
+def months_of(edges: np.ndarray, hours: np.ndarray) -> np.ndarray:
+    """:func:`month_index` of each of ``hours`` (an int64 array)."""
+    m = np.searchsorted(edges, hours, side="right") - 1
+    return np.clip(m, 0, len(edges) - 2).astype(np.int64)

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.stats import gamma
 
 from tco.pricing.book import PriceBook
-from tco.simulator.advice.what_if import WORKLOAD
+from tco.simulator.advice.what_if import VOLUME  # the what-ifs' own rule for more work
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.costs.ledger import category
 from tco.simulator.engine.prepared import Prepared
@@ -34,7 +34,6 @@ from tco.simulator.tracking.variance import Tracked, price_ratio
 
 PRIOR_MONTHS = 3.0
 QUANTILES = (0.1, 0.5, 0.9)
-VOLUME = next(w for w in WORKLOAD if w.name == "workload volume")  # the what-ifs' own rule
 
 
 @dataclass(frozen=True)

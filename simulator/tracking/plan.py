@@ -14,12 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from tco.simulator.core.calendar import month_edges_h
+import tco.simulator.kinds  # noqa: F401 (the kinds declare their ledger categories on import)
+from tco.simulator.core.calendar import month_edges_h, months_of
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.input_files import InputFileError, read_input
 from tco.simulator.costs.ledger import category
-
-FILES = ("summary.json", "monthly.csv", "jobs.csv")
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,6 @@ class Plan:
 
     folder: str
     option: str
-    kind: str
     start: str  # YYYY-MM
     months: tuple[str, ...]
     cash: dict[str, np.ndarray]  # category -> USD a month, the cash view
@@ -42,11 +40,14 @@ class Plan:
 
     def billed(self) -> np.ndarray:
         """USD a month in the categories a cloud bill holds (``Category.billed``)."""
-        rows = [v for k, v in self.cash.items() if category(k).billed]
-        return np.sum(rows, axis=0) if rows else np.zeros(len(self.months))
+        return self._summed(billed=True)
 
     def unbilled(self) -> np.ndarray:
-        rows = [v for k, v in self.cash.items() if not category(k).billed]
+        """USD a month in the others (servers, power, facility, staff, storage, egress)."""
+        return self._summed(billed=False)
+
+    def _summed(self, billed: bool) -> np.ndarray:
+        rows = [v for k, v in self.cash.items() if category(k).billed == billed]
         return np.sum(rows, axis=0) if rows else np.zeros(len(self.months))
 
 
@@ -59,8 +60,19 @@ def _read(folder: Path, name: str) -> str:
 
 
 def load(folder: str | Path, option: str | None = None) -> Plan:
-    """The plan in ``folder`` for ``option`` (default: the recommendation)."""
+    """The plan in ``folder`` for ``option`` (default: the recommendation); a folder whose files
+    are not what ``tco simulate`` writes is a one-line error naming the folder."""
     path = Path(folder)
+    try:
+        return _load(path, option)
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, StopIteration) as exc:
+        raise ScenarioError(
+            str(path), "summary.json, monthly.csv, jobs.csv", f"not a report folder tco simulate"
+            f" wrote ({type(exc).__name__}: {exc}); give the --out folder of a run"
+        ) from None  # fmt: skip
+
+
+def _load(path: Path, option: str | None) -> Plan:
     summary: dict[str, Any] = json.loads(_read(path, "summary.json"))
     names = [o["name"] for o in summary.get("options", [])]
     chosen = option or (summary.get("recommendation") or {}).get("option")
@@ -80,7 +92,7 @@ def load(folder: str | Path, option: str | None = None) -> Plan:
     cash = _monthly(_read(path, "monthly.csv"), chosen, months)
     jobs, hours, waits = _jobs(_read(path, "jobs.csv"), chosen, sc["start"], len(months))
     return Plan(
-        str(path), chosen, o["kind"], sc["start"], months, cash, jobs, hours, waits,
+        str(path), chosen, sc["start"], months, cash, jobs, hours, waits,
         float(o["totals_usd"]["cash"]), sc["file"], sc["sha256"], summary["tco_version"],
     )  # fmt: skip
 
@@ -102,7 +114,7 @@ def _jobs(text: str, option: str, start: str, months: int) -> tuple[np.ndarray, 
             arrival.append(float(r["arrival_h"]))
             gpu_h.append(int(r["gpus"]) * float(r["run_h"] or 0.0))
             wait.append(float(r["wait_h"]) if r["wait_h"] else math.nan)
-    m = np.clip(np.searchsorted(edges, np.asarray(arrival), side="right") - 1, 0, months - 1)
+    m = months_of(edges, np.asarray(arrival, dtype=np.float64))
     count = np.bincount(m, minlength=months).astype(float)
     hours = np.bincount(m, weights=np.asarray(gpu_h), minlength=months)
     return count, hours, p95_by_month(m, np.asarray(wait), months)

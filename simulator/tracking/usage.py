@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.simulator.core.calendar import month_edges_h
+from tco.simulator.core.calendar import month_edges_h, months_of
 from tco.simulator.tracking.plan import Plan, p95_by_month
 from tco.simulator.workload.traces import TraceJobs
 
@@ -40,7 +40,7 @@ def of(trace: TraceJobs, plan: Plan) -> Usage:
     edges = month_edges_h(plan.start, months)
     hour = (trace.submit_s - start_epoch_s(plan.start)) / 3600.0
     inside = (hour >= 0) & (hour < edges[-1])
-    m = np.searchsorted(edges, hour[inside], side="right") - 1
+    m = months_of(edges, hour[inside])
     gpu_h = (trace.gpus * trace.duration_s)[inside] / 3600.0
     wait = trace.waits()[inside] / 3600.0
     recorded = int(m.max()) + 1 if len(m) else 0

@@ -47,7 +47,12 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
-from tco.simulator.kinds.owned.quotes import existing_quotes, existing_sale, plan_quotes
+from tco.simulator.kinds.owned.quotes import (
+    MAINTENANCE_ITEM,
+    existing_quotes,
+    existing_sale,
+    plan_quotes,
+)
 from tco.simulator.kinds.owned.resale import basis_word, check_quote
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.proposals import Load, Proposal, Where
@@ -376,7 +381,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
 
     def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
         """Who replaces its failed GPUs, as its plan assumed it (quotes.maintenance_quote)."""
-        said = [q for q in quotes if q.item.startswith("maintenance: ")]
+        said = [q for q in quotes if q.item.startswith(MAINTENANCE_ITEM)]
         return [f"{name}'s failed GPUs: {q.detail}." for q in said]
 
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:

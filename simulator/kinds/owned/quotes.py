@@ -153,10 +153,13 @@ def existing_sale(
 def spares_saved(o: Owned, gpus: int, gpus_per_server: int) -> int:
     """Spare GPUs the owner would keep maintaining the servers itself, where a contract or no
     maintenance keeps none (0 under ``self``)."""
-    f = o.failures
-    if f is None or o.upkeep is None or o.upkeep.maintenance == "self":
+    f, upkeep = o.failures, o.upkeep
+    if f is None or upkeep is None or upkeep.maintenance == "self":
         return 0
-    return f.model_copy(update={"maintenance": "self"}).spares(gpus, gpus_per_server)
+    return f.spares(gpus, gpus_per_server)  # the pool the scenario's own repair time asks for
+
+
+MAINTENANCE_ITEM = "maintenance: "  # the quote's item: this, then who maintains (caveats read it)
 
 
 def maintenance_quote(o: Owned, spares_usd: float) -> Quote:
@@ -175,7 +178,7 @@ def maintenance_quote(o: Owned, spares_usd: float) -> Quote:
         else ""
     )
     return Quote(
-        f"maintenance: {f.maintenance}",
+        f"{MAINTENANCE_ITEM}{f.maintenance}",
         round(spares_usd, 2),
         "USD of spare GPUs not bought",
         "scenario" if given.maintenance != "auto" else "default",

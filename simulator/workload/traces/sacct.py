@@ -177,8 +177,9 @@ def _layout(
     return _Layout(fields, start, fmt)
 
 
-def _times(get: dict[str, str], utc_offset_hours: float) -> tuple[float, float]:
-    """(submit, duration) in seconds of an ended job's line."""
+def _times(get: dict[str, str], utc_offset_hours: float) -> tuple[float, float, float]:
+    """(submit, duration, wait) in seconds of an ended job's line (wait NaN without a Submit
+    time: the start stands for it)."""
     started = parse_time(get["start"], utc_offset_hours)
     if get["elapsed"]:
         duration = parse_elapsed(get["elapsed"])
@@ -186,11 +187,10 @@ def _times(get: dict[str, str], utc_offset_hours: float) -> tuple[float, float]:
         if get["end"] in ("", "Unknown"):
             raise ValueError("End is Unknown")
         duration = parse_time(get["end"], utc_offset_hours) - started
-    submit_text = get["submit"]
-    submit = (
-        parse_time(submit_text, utc_offset_hours) if submit_text not in ("", "Unknown") else started
-    )
-    return submit, duration
+    if get["submit"] in ("", "Unknown"):
+        return started, duration, math.nan
+    submit = parse_time(get["submit"], utc_offset_hours)
+    return submit, duration, max(0.0, started - submit)
 
 
 def _line(
@@ -227,9 +227,8 @@ def _line(
             report.held += 1
             report.skipped[got] += 1
             return
-        submit, duration, (gpus, model) = got
+        submit, duration, (gpus, model), wait = got
         check_values(gpus, duration)
-        wait = math.nan if unfinished else _wait(get, submit, utc_offset_hours)
         tasks = array_size(get["jobid"])
     except (ValueError, OverflowError) as exc:
         report.bad(line_no, str(exc))  # unreadable: not a job the file is known to hold
@@ -261,19 +260,13 @@ _NAMES = (
 # a running one for as long as it had run at the export (a lower bound).
 UNFINISHED = {"PENDING": "pending", "RUNNING": "running"}
 NO_LIMIT = ("", "UNLIMITED", "PARTITION_LIMIT", "INVALID", "NONE")
-Job = tuple[float, float, tuple[int, str]]  # submit (s), duration (s), (GPUs, GPU model)
-
-
-def _wait(get: dict[str, str], submit: float, utc_offset_hours: float) -> float:
-    """Seconds from submission to start (NaN where the line does not say)."""
-    if get["submit"] in ("", "Unknown", "None"):
-        return math.nan
-    return max(0.0, parse_time(get["start"], utc_offset_hours) - submit)
+# submit (s), duration (s), (GPUs, GPU model), wait before the start (s; NaN: not known)
+Job = tuple[float, float, tuple[int, str], float]
 
 
 def _ended(get: dict[str, str], utc_offset_hours: float) -> Job:
-    submit, duration = _times(get, utc_offset_hours)
-    return submit, duration, gpus_from_tres(get["alloctres"])
+    submit, duration, wait = _times(get, utc_offset_hours)
+    return submit, duration, gpus_from_tres(get["alloctres"]), wait
 
 
 def _unfinished(get: dict[str, str], state: str, utc_offset_hours: float) -> Job | str:
@@ -285,13 +278,14 @@ def _unfinished(get: dict[str, str], state: str, utc_offset_hours: float) -> Job
         if get["timelimit"].upper() in NO_LIMIT:
             return "pending without a time limit (their length is unknown)"
         duration = parse_elapsed(get["timelimit"])
-        return submit, duration, gpus_from_tres(get["alloctres"] or get["reqtres"])
+        return submit, duration, gpus_from_tres(get["alloctres"] or get["reqtres"]), math.nan
     if not get["elapsed"]:
         return "running, without Elapsed in the export (length unknown)"
     started = parse_time(get["start"], utc_offset_hours)
     s = get["submit"]
     submit = parse_time(s, utc_offset_hours) if s not in ("", "Unknown") else started
-    return submit, parse_elapsed(get["elapsed"]), gpus_from_tres(get["alloctres"])
+    # Its wait is not counted: an unfinished job is demand, not a record of the queue.
+    return submit, parse_elapsed(get["elapsed"]), gpus_from_tres(get["alloctres"]), math.nan
 
 
 def _step_job(steps: list[list[str]], layout: _Layout) -> list[str]:
