@@ -61,7 +61,7 @@ def init(path: Path, template: str, force: bool) -> None:
 
     if path.exists() and not force:
         raise BadInput(f"{path} exists; choose another path or pass --force")
-    text = resources.files("tco").joinpath("templates", f"{template}.yaml").read_text("utf-8")
+    text = resources.files("tco.templates").joinpath(f"{template}.yaml").read_text("utf-8")
     path.write_text(text, encoding="utf-8")
     click.echo(f"wrote {path} (from the {template} template); edit it, then: tco simulate {path}")
 

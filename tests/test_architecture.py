@@ -5,73 +5,28 @@ and a start-up that loads only what the command needs."""
 from __future__ import annotations
 
 import ast
-import functools
 import subprocess
 import sys
 from pathlib import Path
 
-import grimp
 import pytest
 
 import tco
+from scripts.layout import ROOT, graph, imports, modules
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import NOT_DECLARED, Can
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simulator", "pricing", "reports")
-SOURCE_DIRS = ("tco", *PACKAGES, "scripts", "benchmarks")
 MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 70
+# The package's files and their import names, as pyproject.toml's package-dir maps them.
+MODULES: dict[Path, str] = dict(modules())
 
 
 def _sources() -> list[Path]:
-    out = []
-    for d in SOURCE_DIRS:
-        for p in sorted((ROOT / d).rglob("*.py")):
-            # tco/simulator etc. are symlinks to the top-level folders: count each file once.
-            if not any(part in PACKAGES for part in p.relative_to(ROOT).parts[1:2]) or d != "tco":
-                out.append(p)
-    return out
-
-
-def _module(path: Path) -> str:
-    """The import name of a project file: simulator/x.py is tco.simulator.x."""
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
-    if parts[0] in PACKAGES:
-        parts.insert(0, "tco")
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _imports(path: Path, name: str) -> set[str]:
-    """Every project module imported anywhere in the file (inside functions and under
-    TYPE_CHECKING too), for the files of scripts and benchmarks that grimp does not read."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*up, base] if base else up)
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
-    return found
-
-
-@functools.cache
-def _graph() -> dict[str, set[str]]:
-    """Module -> the project modules it imports, as grimp reads the installed package (lazy and
-    TYPE_CHECKING imports included): the tool docs/ARCHITECTURE.md names for drawing the graph,
-    so this test keeps it able to read the layout (tco/simulator etc. are symlinks)."""
-    graph = grimp.build_graph("tco", exclude_type_checking_imports=False)
-    out = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
-    # A module importing its own package's __init__ is how Python loads it, not a circle.
-    return {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in out.items()}
+    """Every Python file of the package, the scripts and the benchmarks, once each."""
+    extra = [p for d in ("scripts", "benchmarks") for p in sorted((ROOT / d).rglob("*.py"))]
+    return [*MODULES, *extra]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -107,14 +62,14 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_import_graph_is_resolved() -> None:
-    graph = _graph()
-    assert "tco.simulator.run" in graph["tco.cli"]  # imported inside a command: still counted
-    assert "tco.simulator.kinds.registry" in graph["tco.simulator.scenario.model"]
-    assert "tco.simulator.kinds.owned" in graph["tco.simulator.kinds"]
+    g = graph()
+    assert "tco.simulator.run" in g["tco.cli"]  # imported inside a command: still counted
+    assert "tco.simulator.kinds.registry" in g["tco.simulator.scenario.model"]
+    assert "tco.simulator.kinds.owned" in g["tco.simulator.kinds"]
 
 
 def test_no_import_circles() -> None:
-    assert _cycles(_graph()) == []
+    assert _cycles(graph()) == []
 
 
 def test_the_cycle_finder_finds_a_circle() -> None:
@@ -124,8 +79,7 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 def test_layers_import_one_way() -> None:
     """pricing knows nothing of the simulator or the reports; the simulator nothing of the
     reports or the CLI."""
-    graph = _graph()
-    for m, targets in graph.items():
+    for m, targets in graph().items():
         if m.startswith("tco.pricing"):
             assert not {t for t in targets if t.startswith(("tco.simulator", "tco.reports"))}, m
         if m.startswith("tco.simulator"):
@@ -158,7 +112,7 @@ def _floor(module: str) -> int | None:
 
 
 def test_every_module_of_the_simulator_lives_on_a_floor() -> None:
-    for m in _graph():
+    for m in graph():
         if m.startswith("tco.simulator."):
             assert m.split(".")[2] in FLOORS, f"{m}: give it a room, or add the room to FLOORS"
 
@@ -166,7 +120,7 @@ def test_every_module_of_the_simulator_lives_on_a_floor() -> None:
 def test_rooms_import_downward_only() -> None:
     upward = [
         f"{m} -> {t}"
-        for m, targets in _graph().items()
+        for m, targets in graph().items()
         for t in targets
         if (a := _floor(m)) is not None and (b := _floor(t)) is not None and b < a
     ]
@@ -210,7 +164,7 @@ def _constants(paths: list[Path]) -> dict[str, set[str]]:
 
 
 def _package() -> list[Path]:
-    return [p for p in _sources() if p.relative_to(ROOT).parts[0] in ("tco", *PACKAGES)]
+    return list(MODULES)
 
 
 def test_each_kind_is_named_only_in_its_own_module() -> None:
@@ -297,7 +251,7 @@ def _declared_in(category: str, kind: str) -> bool:
 
 def test_no_module_imports_the_bare_package_names() -> None:
     for p in [*_sources(), *sorted((ROOT / "tests").glob("*.py"))]:
-        for target in _imports(p, "x"):
+        for target in imports(p, "x"):
             assert target.split(".")[0] not in PACKAGES, (p, target)
 
 

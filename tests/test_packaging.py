@@ -14,16 +14,20 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from scripts.layout import package_dirs
 from tests.conftest import ROOT
 
-LAYERS = {"simulator": "tco/simulator", "pricing": "tco/pricing", "reports": "tco/reports"}
-# What the build reads: tco/templates/*.yaml are links into scenarios/ (its traces are not).
+# Folder -> where the wheel installs it (pyproject.toml's package-dir): simulator/ is tco/simulator.
+LAYERS = {d.name: n.replace(".", "/") for n, d in package_dirs().items() if n != "tco"}
+# What the build reads: the package, the layers and scenarios/ (tco.templates; not its traces).
 SOURCES = ("pyproject.toml", "README.md", "tco", "scenarios", *LAYERS)
+TEMPLATES = ("lab", "personal", "industrial")
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +90,37 @@ def test_every_file_of_the_layers_is_in_the_wheel(wheel: Path) -> None:
                 missing.append(rel)
     for p in _tracked("tco"):
         rel = p.relative_to(ROOT).as_posix()
-        if rel.split("/")[1] not in LAYERS and rel not in names:  # the layers: above
+        if rel not in names:
             missing.append(rel)
+    missing += [f"tco/templates/{t}.yaml" for t in TEMPLATES]
+    missing = [m for m in missing if m not in names]
     assert not missing, missing
+
+
+def test_every_package_folder_is_listed_for_the_build() -> None:
+    """A folder with an __init__.py that pyproject.toml's packages list leaves out would be
+    missing from the wheel while the editable install still finds it: caught here, unbuilt."""
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {"tco.templates"}
+    for name, folder in package_dirs().items():
+        for init in folder.rglob("__init__.py"):
+            rel = init.parent.relative_to(folder).parts
+            found.add(".".join([name, *rel]))
+    assert listed == found
+
+
+def test_the_checkout_tracks_no_symbolic_link() -> None:
+    """A clone without symlink support (Windows, or core.symlinks=false) turns a tracked link into
+    a text file holding its target: the package is built by mapping folders instead."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an unpacked sdist)")
+    staged = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    links = [line.split("\t", 1)[1] for line in staged.splitlines() if line.startswith("120000")]
+    assert links == []
 
 
 def test_the_unpacked_wheel_simulates_the_lab_from_another_folder(
@@ -109,6 +141,7 @@ def test_the_unpacked_wheel_simulates_the_lab_from_another_folder(
     for args in (
         ["simulate", "lab.yaml", "--months", "3", "--format", "json", "--quiet"],
         ["prices", "show", "p4d.24xlarge"],
+        ["init", "--template", "personal", "personal.yaml"],
     ):
         done = subprocess.run(
             [sys.executable, "-c", code, str(site), *args],
@@ -120,3 +153,6 @@ def test_the_unpacked_wheel_simulates_the_lab_from_another_folder(
         assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((work / "tco-report" / "research-lab" / "summary.json").read_text())
     assert summary["schema"] == "tco-summary/1" and len(summary["options"]) == 8
+    assert (work / "personal.yaml").read_text() == (
+        ROOT / "scenarios" / "personal.yaml"
+    ).read_text()
