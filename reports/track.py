@@ -13,7 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tco.simulator.tracking.forecast import PRIOR_MONTHS, QUANTILES, Forecast
+from tco.simulator.tracking.forecast import QUANTILES, Forecast
+from tco.simulator.tracking.refit import PRIOR_MONTHS
 from tco.simulator.tracking.variance import Tracked
 
 
@@ -40,9 +41,10 @@ def headline(t: Tracked, f: Forecast) -> list[str]:
         f"Recorded: {t.recorded} of {len(p.months)} months ({p.months[0]} to"
         f" {p.months[t.recorded - 1]}); spent {_usd(t.actual_cash_to_date())} against"
         f" {_usd(t.planned_cash_to_date())} planned.",
-        f"Work arrives at x{f.rate[1]:.2f} the plan's rate (10-90 %: x{f.rate[0]:.2f} to"
-        f" x{f.rate[2]:.2f}; re-estimated from {t.recorded} months, the plan weighing as"
-        f" {PRIOR_MONTHS:g}); the bill's price per GPU-hour x{f.price_ratio:.2f} the plan's.",
+        f"Work to come: x{f.rate[1]:.2f} the plan's (10-90 %: x{f.rate[0]:.2f} to"
+        f" x{f.rate[2]:.2f}), {_growth(f)}; re-estimated from {t.recorded} months, the plan"
+        f" weighing as {PRIOR_MONTHS:g} (an assumption).",
+        f"The bill's price per GPU-hour: x{f.price_ratio:.2f} the plan's.",
     ]
     for w in f.waste:
         lines.append(
@@ -52,6 +54,11 @@ def headline(t: Tracked, f: Forecast) -> list[str]:
         )
     if t.bill is None:
         lines.append("No bill given: the billed categories are taken as planned.")
+    left_out = _left_out(t)
+    if left_out:
+        lines.append(
+            f"Left out (outside the plan's months {p.months[0]} to {p.months[-1]}): {left_out}."
+        )
     unbilled = sum(m.unbilled_usd for m in t.months)
     if unbilled:
         lines.append(
@@ -129,14 +136,20 @@ def to_json(t: Tracked, f: Forecast) -> str:
             "tco_version": t.plan.tco_version,
         },
         "recorded_months": t.recorded,
+        "left_out": {
+            "jobs_before_start": t.usage.before,
+            "jobs_after_horizon": t.usage.after,
+            "bill_rows_outside": t.bill.outside if t.bill is not None else 0,
+        },
         "forecast": {
             "total_usd": f.total_usd,
             "quantiles": list(QUANTILES),
             "totals_usd": list(f.totals_usd),
             "budget_usd": f.budget_usd,
             "over_budget_probability": f.over_budget,
-            "arrival_rate": list(f.rate),
-            "arrival_rate_posterior_gamma": {"shape": f.shape, "rate": f.rate_param},
+            "arrivals_to_come_vs_plan": list(f.rate),
+            "growth_per_month_vs_plan": list(f.growth),
+            "growth_prior_sd": f.growth_sd,
             "prior_months": PRIOR_MONTHS,
             "price_ratio": f.price_ratio,
             "unused_commitments": [asdict(w) for w in f.waste],
@@ -144,6 +157,29 @@ def to_json(t: Tracked, f: Forecast) -> str:
         "months": rows(t, f),
     }
     return json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n"
+
+
+def _left_out(t: Tracked) -> str:
+    """What the records hold outside the plan's months, in words ("" when nothing): counted
+    nowhere, so said rather than lost."""
+    u, b = t.usage, t.bill
+    rows = b.outside if b is not None else 0
+    parts = [
+        f"{u.before:,} jobs submitted before" if u.before else "",
+        f"{u.after:,} jobs submitted after" if u.after else "",
+        f"{rows:,} bill rows charged outside" if rows else "",
+    ]
+    return ", ".join(x for x in parts if x)
+
+
+def _growth(f: Forecast) -> str:
+    if f.growth_sd == 0:
+        return "growing as planned (a trace keeps its own shape)"
+    low, mid, high = (100 * g for g in f.growth)
+    return (
+        f"growing {mid:+.1f} %/month against the plan's growth (10-90 %: {low:+.1f} to"
+        f" {high:+.1f}; prior ±{100 * f.growth_sd:g} %/month, an assumption)"
+    )
 
 
 def _clean(x: Any) -> Any:

@@ -19,7 +19,7 @@ from tco.cli import main
 from tco.pricing.book import PriceBook
 from tco.simulator.tracking import focus, plan, usage
 from tco.simulator.tracking.follow import follow
-from tco.simulator.tracking.forecast import PRIOR_MONTHS, posterior
+from tco.simulator.tracking.refit import PRIOR_MONTHS, fit, weighted_quantiles
 from tests.conftest import ROOT
 
 SCENARIO = """\
@@ -154,13 +154,21 @@ def test_each_variance_to_the_cent_and_the_forecast_moves_the_right_way(planned:
     (w,) = f.waste
     assert w.name == "sp-2027" and w.so_far_usd == pytest.approx(3 * UNUSED)
     assert w.to_end_usd == pytest.approx(9 * UNUSED)
-    # The rate: Gamma-Poisson conjugate, the plan weighing as PRIOR_MONTHS months.
+    # The level with the growth held: the Gamma-Poisson conjugate, the plan weighing as
+    # PRIOR_MONTHS months, to the grid's spacing.
     seen, expect = float(t.usage.jobs[:3].sum()), float(p.jobs[:3].sum())
     a = PRIOR_MONTHS * expect / 3
-    assert posterior(t) == pytest.approx((a + seen, a + expect))
-    assert f.rate[1] == pytest.approx(gamma.ppf(0.5, a + seen, scale=1 / (a + expect)))
-    # Halfway from the plan (1) to the records (1.5): three months against the plan's three.
-    assert f.rate[0] < f.rate[1] < f.rate[2] and f.rate[1] == pytest.approx(1.25, abs=0.02)
+    held = fit(p.jobs, t.usage.jobs, 3, growth_sd=0.0)
+    qs = (0.1, 0.5, 0.9)
+    conjugate = gamma.ppf(qs, a + seen, scale=1 / (a + expect))
+    assert weighted_quantiles(held.future(p.jobs, 3), held.weight, qs) == pytest.approx(
+        conjugate, rel=2e-3
+    )
+    # Halfway from the plan (1) to the records (1.5): three months against the plan's three;
+    # the growth uncertain too, so the months to come spread wider than the level alone.
+    assert f.rate[0] < f.rate[1] < f.rate[2] and f.rate[1] == pytest.approx(1.25, abs=0.04)
+    assert f.rate[2] - f.rate[0] > conjugate[2] - conjugate[0]
+    assert abs(f.growth[1]) < 0.01  # the excess is even across the months: no growth in it
     assert f.price_ratio == pytest.approx(PRICE, abs=0.01)  # the commitment apart
     # The same plan tracked on usage and bill as planned: the odds of an overrun fall.
     log0, bill0 = _case(planned, "asplanned", 0.0, 1.0)
@@ -171,10 +179,46 @@ def test_each_variance_to_the_cent_and_the_forecast_moves_the_right_way(planned:
     assert math.isclose(f.budget_usd, p.total_usd)
 
 
+def test_the_growth_fit_recovers_a_known_growth_and_its_spread() -> None:
+    """Two years of records growing 3 % a month over a flat plan: the posterior's growth is
+    the maximum-likelihood one (exact counts: the Poisson score is zero at the true growth)
+    and its spread the Laplace approximation's: the inverse of the information matrix of
+    level and growth (sum n, sum n x, sum n x^2, plus the priors' curvatures)."""
+    months = np.arange(24)
+    planned = np.full(24, 1000.0)
+    seen = 1000.0 * 1.03**months
+    f = fit(planned, seen, 24)
+    low, mid, high = f.growth_quantiles((0.1, 0.5, 0.9))
+    assert mid == pytest.approx(0.03, abs=0.002)  # the prior (0 +- 2 %) barely pulls
+    x = months - f.centre
+    info = np.array(
+        [[seen.sum() + f.prior_a, seen @ x], [seen @ x, seen @ x**2 + 1 / f.growth_sd**2]]
+    )
+    sd = math.sqrt(np.linalg.inv(info)[1, 1])
+    z = 1.2815515655446004  # the normal's 90th percentile
+    assert (math.log1p(high) - math.log1p(low)) / (2 * z) == pytest.approx(sd, rel=0.05)
+
+
+def test_rising_and_falling_records_move_the_growth_and_the_work_to_come_apart() -> None:
+    """The same three months' total, rising or falling: the growth takes the sign of the
+    trend, and the work to come (nine months more) is more after a rise than after a fall."""
+    planned = np.full(12, 400.0)
+    rising, falling = np.array([400.0, 500.0, 600.0]), np.array([600.0, 500.0, 400.0])
+    up, down = fit(planned, rising, 3), fit(planned, falling, 3)
+    assert up.growth_quantiles((0.5,))[0] > 0.01 > -0.01 > down.growth_quantiles((0.5,))[0]
+    volume = [weighted_quantiles(g.future(planned, 3), g.weight, (0.5,))[0] for g in (up, down)]
+    assert volume[0] > 1.25 > volume[1]
+
+
 def test_fail_if_exits_1_past_the_line_and_0_before_it(
     planned: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log, bill = _case(planned, "gate", MORE, PRICE)
+    # A job from before the plan's start and a charge after its horizon: counted nowhere, said.
+    early = "0|COMPLETED|2026-12-30T00:00:00|2026-12-30T00:00:00|2026-12-30T01:00:00|gres/gpu=8"
+    log.write_text(log.read_text() + early + "\n")
+    late = bill.read_text().splitlines()[-1].replace("2027-03-01", "2028-06-01")
+    bill.write_text(bill.read_text() + late + "\n")
     base = ["track", str(planned / "report"), "--usage", str(log), "--bill", str(bill),
             "--prices", "snapshot"]  # fmt: skip
     with pytest.raises(SystemExit) as exc:
@@ -183,12 +227,15 @@ def test_fail_if_exits_1_past_the_line_and_0_before_it(
     out, err = capsys.readouterr()
     assert out.startswith("Forecast: $") and "odds of landing over it" in out
     assert "Commitment sp-2027 is under-used" in out
+    assert "1 jobs submitted before, 1 bill rows charged outside" in " ".join(out.split())
     assert "--fail-if forecast.cash > +5%" in err
     main([*base, "--fail-if", "forecast.cash > +500%"])  # returns: exit 0
     doc = json.loads((planned / "t" / "track.json").read_text())
     page = (planned / "t" / "track.html").read_text()
     assert "<html" in page and "Forecast: $" in page and "2027-03" in page
     assert doc["recorded_months"] == 3 and len(doc["months"]) == 12
+    assert doc["left_out"] == {"jobs_before_start": 1, "jobs_after_horizon": 0,
+                               "bill_rows_outside": 1}  # fmt: skip
     assert [m["kind"] for m in doc["months"]] == ["actual"] * 3 + ["forecast"] * 9
     rows = list(csv.DictReader(io.StringIO((planned / "t" / "track.csv").read_text())))
     assert np.isclose(float(rows[0]["actual_cash_usd"]), doc["months"][0]["actual_cash_usd"])

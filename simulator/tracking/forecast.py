@@ -1,19 +1,18 @@
 """The rest of the horizon from where the actuals leave it, and the odds of landing over budget.
 
-The workload's arrival rate is re-estimated from the months recorded: arrivals in a month are
-Poisson around the plan's count times a multiplier ``m``; the plan is the prior, ``m`` ~
-Gamma(a, a) (mean 1) with ``a`` the plan's arrivals of ``PRIOR_MONTHS`` months (the plan weighs as
-that many months of records, an ASSUMPTION), so the posterior is Gamma(a + recorded jobs, a +
-planned jobs of those months): conjugate, exact. The plan's option is replayed on its scenario
-(the same seed, every job class's arrivals and a trace's arrival scale times ``m``) at the
-posterior's 10th, 50th and 90th percentiles; the months after the recorded ones are added to the
-cash spent so far, their billed categories (compute, commitments) at the bill's price per
-GPU-hour over the plan's (``variance.price_ratio``), plus what a commitment the bill shows unused
-wastes a month, until the horizon. The odds of landing over the budget are
-the posterior's mass above the rate whose total is the budget (the three totals interpolated,
-extended straight beyond them). Growth and seasonality are kept as planned: only the level is
-re-estimated. The replay starts with an empty queue at the horizon's start, not with the queue
-the recorded months left.
+The workload's arrival level and growth are re-estimated from the months recorded
+(``refit``: Poisson arrivals around the plan's, the plan as the prior). What moves the cash is the
+volume still to come: the posterior of the plan's remaining arrivals, each month times its
+multiplier, over the plan's (``Fit.future``). The plan's option is replayed on its scenario (the
+same seed) at that volume's 10th, 50th and 90th percentiles, each shaped by the posterior mean
+growth: every job class's arrivals and growth are set so the months left carry that volume (a
+trace's arrival scale is scaled, its own shape kept). The months after the recorded ones are
+added to the cash spent so far, their billed categories (compute, commitments) at the bill's
+price per GPU-hour over the plan's (``variance.price_ratio``), plus what a commitment the bill
+shows unused wastes a month, until the horizon. The odds of landing over the budget are the
+posterior's mass above the volume whose total is the budget (the three totals interpolated,
+extended straight beyond them). Seasonality is kept as planned. The replay starts with an empty
+queue at the horizon's start, not with the queue the recorded months left.
 """
 
 from __future__ import annotations
@@ -22,17 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import gamma
 
 from tco.pricing.book import PriceBook
-from tco.simulator.advice.what_if import VOLUME  # the what-ifs' own rule for more work
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.costs.ledger import category
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import play_named, revised
+from tco.simulator.tracking.refit import GROWTH_PRIOR_SD, Fit, fit, weighted_quantiles
 from tco.simulator.tracking.variance import Tracked, price_ratio
 
-PRIOR_MONTHS = 3.0
 QUANTILES = (0.1, 0.5, 0.9)
 
 
@@ -50,9 +47,9 @@ class Waste:
 
 @dataclass(frozen=True)
 class Forecast:
-    rate: tuple[float, float, float]  # arrival multiplier at QUANTILES
-    shape: float  # the posterior Gamma(shape, rate_param)
-    rate_param: float
+    rate: tuple[float, float, float]  # the future volume over the plan's, at QUANTILES
+    growth: tuple[float, float, float]  # growth a month over the plan's, at QUANTILES
+    growth_sd: float  # the growth's prior (0: held at the plan's, a trace's shape)
     price_ratio: float
     totals_usd: tuple[float, float, float]  # the horizon's cash at QUANTILES
     monthly_usd: np.ndarray  # actuals, then the median forecast
@@ -65,25 +62,37 @@ class Forecast:
         return self.totals_usd[1]
 
 
-def posterior(t: Tracked) -> tuple[float, float]:
-    """Gamma (shape, rate) of the arrival multiplier after the recorded months."""
-    r = t.recorded
-    planned = float(t.plan.jobs[:r].sum())
-    seen = float(t.usage.jobs[:r].sum())
-    per_month = planned / r if r else float(t.plan.jobs.mean())
-    a = max(PRIOR_MONTHS * per_month, 1e-9)
-    return a + seen, a + planned
+def refitted(t: Tracked, base: Prepared) -> Fit:
+    """The arrival level and growth after ``t``'s recorded months (growth held on a trace)."""
+    sd = 0.0 if base.scenario.workload.trace is not None else GROWTH_PRIOR_SD
+    return fit(t.plan.jobs, t.usage.jobs, t.recorded, growth_sd=sd)
 
 
-def _scaled(m: float) -> Any:
-    return lambda data: VOLUME.apply(data, m - 1.0)
+def _shaped(volume: float, f: Fit, t: Tracked) -> Any:
+    """The scenario change that gives the months left ``volume`` times the plan's arrivals,
+    growing by the posterior mean growth over the plan's: month i's multiplier is
+    exp(alpha + beta (i - centre)), i.e. each class's arrivals times exp(alpha - beta centre)
+    and its growth factor times exp(beta)."""
+    beta = f.mean_growth()
+    alpha = f.level_for(volume, t.plan.jobs, t.recorded)
+
+    def change(data: dict[str, Any]) -> None:
+        w = data["workload"]
+        for c in w["job_classes"]:
+            c["arrivals_per_month"] *= float(np.exp(alpha - beta * f.centre))
+            c["growth_per_month"] = (1.0 + c["growth_per_month"]) * float(np.exp(beta)) - 1.0
+        if w.get("trace") is not None:  # its growth is held (beta = 0)
+            w["trace"]["scale_arrivals"] *= float(np.exp(alpha))
+
+    return change
 
 
 def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) -> Forecast:
     """The horizon's cash from ``t``'s actuals and ``base`` (the plan's scenario, prepared)
     replayed at the posterior's quantiles of the arrival rate."""
-    shape, rate = posterior(t)
-    low, mid, high = (float(gamma.ppf(q, shape, scale=1.0 / rate)) for q in QUANTILES)
+    f = refitted(t, base)
+    volume = f.future(t.plan.jobs, t.recorded)
+    low, mid, high = weighted_quantiles(volume, f.weight, QUANTILES)
     ms = (low, mid, high)
     ratio = price_ratio(t)
     r = t.recorded
@@ -93,9 +102,9 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     futures = []
     for m in ms:
         try:
-            prepared = revised(base, book, _scaled(m))
+            prepared = revised(base, book, _shaped(m, f, t))
         except ScenarioError as exc:  # the scaled work does not fit (a limit)
-            why = f"at {m:.2f}x the arrivals: {exc.message}"
+            why = f"at {m:.2f}x the arrivals to come: {exc.message}"
             raise ScenarioError(exc.file, exc.field, why) from None
         cash = play_named(prepared, t.plan.option).ledger.cash
         month = sum(
@@ -105,16 +114,21 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
         futures.append(np.concatenate([so_far, month[r:] + wasting]))
     totals = tuple(float(f.sum()) for f in futures)
     line = t.plan.total_usd if budget is None else budget
+    g = f.growth_quantiles(QUANTILES)
     return Forecast(
-        ms, shape, rate, ratio, (totals[0], totals[1], totals[2]), futures[1], line,
-        _over(ms, totals, line, shape, rate), waste,
+        ms, (g[0], g[1], g[2]), f.growth_sd, ratio, (totals[0], totals[1], totals[2]),
+        futures[1], line, _over(ms, totals, line, volume, f.weight), waste,
     )  # fmt: skip
 
 
 def _over(
-    ms: tuple[float, ...], totals: tuple[float, ...], budget: float, shape: float, rate: float
+    ms: tuple[float, ...],
+    totals: tuple[float, ...],
+    budget: float,
+    volume: np.ndarray,
+    weight: np.ndarray,
 ) -> float:
-    """P(total > budget): the rate whose total is the budget, from the totals at ``ms``
+    """P(total > budget): the volume whose total is the budget, from the totals at ``ms``
     (made non-decreasing, extended straight beyond the ends), and the posterior above it."""
     x, y = np.asarray(ms), np.maximum.accumulate(np.asarray(totals))
     if y[-1] - y[0] <= 1e-9:  # the cash does not move with the work (an owned cluster)
@@ -127,7 +141,7 @@ def _over(
         at = x[-1] + (budget - y[-1]) / slope if slope > 0 else np.inf
     else:
         at = float(np.interp(budget, y, x))
-    return float(gamma.sf(max(at, 0.0), shape, scale=1.0 / rate))
+    return float(weight[volume > max(at, 0.0)].sum())
 
 
 def _waste(t: Tracked) -> tuple[Waste, ...]:
