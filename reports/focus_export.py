@@ -2,8 +2,8 @@
 it against the real ones: a row per option, month and ledger category with cash in it, in the
 FOCUS 1.2 columns (``tracking.focus.COLUMNS``; tco's own in ``x_`` columns, as the spec allows).
 
-- Each option is one provider: its cloud's name for a rented option, "Owned (on premises)" for
-  servers bought (FOCUS covers data-centre costs too).
+- Each row is billed by one provider: a rented option's clouds, "Owned (on premises)" for
+  what servers bought cost (FOCUS covers data-centre costs too); a hybrid's burst by its cloud.
 - The ChargeCategory is the ledger category's (``Category.focus_charge``): servers bought and
   financed and a commitment's payments are Purchase, a resale is a Credit, the rest Usage.
 - A commitment as FOCUS represents it: its payments a Purchase row (BilledCost, no EffectiveCost),
@@ -32,19 +32,15 @@ def _label(name: str) -> str:
     return "AWS" if name == providers.AWS else str(providers.get(name).label)
 
 
-def _provider(result: Result, o: OptionResult) -> str:
-    """Who bills the option: its cloud, every cloud of a fleet across several (the ledger
-    does not split a fleet's cash by provider), or the owner."""
-    option = next((x for x in result.scenario.options if x.name == o.name), None)
-    if option is None:  # a mix the search composed: its parts are listed options
-        return "Several (a mix)"
-    if registry.of(option).buys_hardware:
+def _provider(o: OptionResult, billed: bool) -> str:
+    """Who bills a category of the option: a cloud category (``Category.billed``) the clouds it
+    rents from, as its kinds declare them (every one of a fleet across several: the ledger does
+    not split its cash by provider); the rest the owner when it buys servers (a hybrid's
+    capex, power, staff), else its clouds too (storage and egress where its data lives)."""
+    clouds = ", ".join(_label(n) for n in o.rents_from)
+    if registry.get(o.kind).buys_hardware and not (billed and clouds):
         return "Owned (on premises)"
-    gpus = getattr(option, "gpus", None)
-    types = option.types() if hasattr(option, "types") else []
-    names = gpus.wanted() if gpus is not None else [providers.split(t)[0] for t in types]
-    names = list(dict.fromkeys(names)) or [getattr(option, "provider", providers.AWS)]
-    return ", ".join(_label(n) for n in names)
+    return clouds or "A machine the scenario describes"
 
 
 def _next(month: str) -> str:
@@ -55,7 +51,6 @@ def _next(month: str) -> str:
 def rows(result: Result) -> list[dict[str, Any]]:
     out = []
     for o in result.options:
-        provider = _provider(result, o)
         views = [("cash", o.ledger.cash), ("accounting", o.ledger.accounting)]
         for view, ledger in views:
             covered = view == "accounting"  # a commitment's use, as FOCUS shows it
@@ -64,6 +59,7 @@ def rows(result: Result) -> list[dict[str, Any]]:
                 if covered and c.commitment not in ("used", "unused"):
                     continue  # the cash view holds every category's bill; this, its coverage
                 service, sub = c.focus_service()
+                provider = _provider(o, c.billed)
                 charge = "Usage" if covered else c.focus_charge()
                 months_paid = int((abs(monthly) >= 0.005).sum())
                 frequency = (

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tco.pricing.book import PriceBook
-from tco.simulator.advice import portfolio
+from tco.simulator.advice import composing, portfolio
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import prepare
 from tco.simulator.kinds import registry
@@ -52,7 +52,7 @@ def test_the_search_s_best_equals_a_brute_force_grid(
     prepared, book, found = small
     best = found.best()
     assert best is not None and best.config.meets_service_level
-    ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
+    ((composer, mix),) = composing.pairs(prepared.scenario.options)
     grid = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=10_000)
     level = 24.0
     # Every size from 1 to 12, every wait from 0 to twice the level in steps of half of it
@@ -64,7 +64,7 @@ def test_the_search_s_best_equals_a_brute_force_grid(
     brute = min(meeting, key=lambda c: c.cash_usd)
     assert best.config.cash_usd <= brute.cash_usd + 0.01, (best.knobs, brute.knobs)
     # ... and it is a real mix: some servers, some renting, cheaper than either alone.
-    assert 1 <= best.size < 12 and best.knobs[portfolio.WAIT_KNOB] > 0
+    assert 1 <= best.size < 12 and best.knobs[composing.WAIT_KNOB] > 0
     r = run(loads_scenario(SMALL))
     alone = {o.name: o.total_cash_usd for o in r.options if r.verdicts[o.name].meets}
     assert best.config.cash_usd < min(alone[n] for n in alone if n != best.option.name)
@@ -77,7 +77,7 @@ def test_the_search_s_configurations_share_the_jobs(
 ) -> None:
     """Common random numbers: a configuration played twice gives the same figures."""
     prepared, book, _ = small
-    ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
+    ((composer, mix),) = composing.pairs(prepared.scenario.options)
     a = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
     b = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=5).play(4, 12.0)
     assert a is not None and b is not None and a.config == b.config
@@ -95,7 +95,7 @@ COMMIT = SMALL.replace(
 def test_the_commitment_in_a_mix_is_the_newsvendor_level_of_its_residual_usage() -> None:
     book = PriceBook("snapshot")
     prepared = prepare(loads_scenario(COMMIT), book)
-    pairs = {m.target.name: (k, m) for k, m in portfolio.pairs(prepared.scenario.options)}
+    pairs = {m.target.name: (k, m) for k, m in composing.pairs(prepared.scenario.options)}
     composer, base_mix = pairs["sp"]
     mixer = portfolio.Mixer(prepared, book.frozen(), composer, base_mix, budget=50)
     # Two workstations for 5.5 busy on average, the rest rented at once: a steady residual.
@@ -172,7 +172,7 @@ def test_a_search_that_lets_go_of_runs_finds_the_same_mix(
     million jobs once grew to 7.4 GB); what is let go is played again when asked for,
     identically, so the search finds the same mix."""
     prepared, book, _ = small
-    ((composer, mix),) = portfolio.pairs(prepared.scenario.options)
+    ((composer, mix),) = composing.pairs(prepared.scenario.options)
 
     def searched(keep: int) -> tuple[portfolio.Mixer, object]:
         m = portfolio.Mixer(prepared, book.frozen(), composer, mix, budget=16)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tco.pricing.book import PriceBook
-from tco.simulator.advice import portfolio
+from tco.simulator.advice import composing, portfolio
 from tco.simulator.advice.decision import decide
 from tco.simulator.advice.race import ERROR, Entry, Race
 from tco.simulator.advice.robust import wait_grid
@@ -189,7 +189,7 @@ def test_the_races_optimum_equals_a_brute_force_grid(seed: int, rate: float, ans
         assert best == chosen.name
     else:
         n, w = best.split()
-        assert (chosen.knobs[mixer.knob], chosen.knobs[portfolio.WAIT_KNOB]) == (int(n), float(w))
+        assert (chosen.knobs[mixer.knob], chosen.knobs[composing.WAIT_KNOB]) == (int(n), float(w))
     mean = {n: float(f.cash[:, i].mean()) for i, n in enumerate(f.names)}
     assert decision.odds is not None
     assert decision.odds.chosen.cash_mean_usd == pytest.approx(mean[best], rel=1e-12)

@@ -17,10 +17,14 @@ from scipy.stats import gamma
 
 from tco.cli import main
 from tco.pricing.book import PriceBook
+from tco.simulator.advice.composing import rebuilt
+from tco.simulator.costs.ledger import category
+from tco.simulator.engine.simulate import play_named, revised
 from tco.simulator.tracking import focus, plan, usage
-from tco.simulator.tracking.follow import follow
+from tco.simulator.tracking.follow import follow, scenario_of
 from tco.simulator.tracking.refit import PRIOR_MONTHS, fit, weighted_quantiles
 from tests.conftest import ROOT
+from tests.test_portfolio import SMALL as SMALL_MIX
 
 SCENARIO = """\
 name: tracked
@@ -56,9 +60,9 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def _planned_jobs(report: Path) -> list[dict[str, str]]:
+def _planned_jobs(report: Path, option: str = "p4d") -> list[dict[str, str]]:
     with (report / "jobs.csv").open() as fh:
-        return [r for r in csv.DictReader(fh) if r["option"] == "p4d"]
+        return [r for r in csv.DictReader(fh) if r["option"] == option]
 
 
 def _stamp(hours: float) -> str:
@@ -210,6 +214,30 @@ def test_rising_and_falling_records_move_the_growth_and_the_work_to_come_apart()
     assert volume[0] > 1.25 > volume[1]
 
 
+def test_a_mix_the_search_composed_is_made_again_and_tracked(tmp_path: Path) -> None:
+    """A plan recommending a mix (not a listed option): the forecast makes it again from the
+    parts summary.json keeps, and made again it costs what the plan says, to the cent (the
+    same seed, the same jobs); tracked on the plan's own jobs, the forecast is the plan's."""
+    (tmp_path / "small.yaml").write_text(SMALL_MIX)
+    report = tmp_path / "report"
+    main(["simulate", str(tmp_path / "small.yaml"), "--out", str(report), "--quiet",
+          "--format", "json,csv", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    book = PriceBook("snapshot")
+    p = plan.load(report)
+    assert p.option.startswith("mix: ") and [r for r, _, _ in p.mix_parts] == ["base", "overflow"]
+    base = scenario_of(p, None, book)
+    made = rebuilt(base.scenario.options, p.option, p.mix_parts, p.mix_wait_h)
+    assert made is not None
+    again = revised(base, book, lambda data: data["options"].append(made.model_dump()))
+    cash = play_named(again, p.option).ledger.cash
+    assert sum(float(v.sum()) for v in cash.values()) == pytest.approx(p.total_usd, abs=0.01)
+    log = tmp_path / "usage.sacct"
+    _sacct(_planned_jobs(report, p.option), 3, 0.0, log)
+    _, f = follow(report, log, "sacct", None, book=book)
+    assert f.rate[1] == pytest.approx(1.0, abs=0.1)
+    assert f.total_usd == pytest.approx(p.total_usd, rel=0.1)
+
+
 def test_fail_if_exits_1_past_the_line_and_0_before_it(
     planned: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -322,6 +350,13 @@ def test_the_plan_as_focus_has_the_providers_columns_and_reads_back_to_the_cent(
             assert r[column] != "", (column, r)
         if r["ChargeCategory"] == "Purchase":
             assert r["ChargeFrequency"] in ("One-Time", "Recurring")
+    # Who bills each row, as the kinds declare what they rent: a hybrid's burst by its cloud,
+    # its servers' costs by the owner; an option renting on AWS alone, by AWS.
+    burst = {(r["x_TcoCategory"], r["ProviderName"]) for r in rows
+             if r["x_TcoOption"] == "own-8xA40-burst"}  # fmt: skip
+    assert {p for _, p in burst} == {"AWS", "Owned (on premises)"}
+    assert all((p == "AWS") == category(c).billed for c, p in burst), burst
+    assert {r["ProviderName"] for r in rows if r["x_TcoOption"] == "p4d-on-demand"} == {"AWS"}
     summary = json.loads((tmp_path / "lab" / "summary.json").read_text())
     months = tuple(summary["months"])
     statuses = {r["CommitmentDiscountStatus"] for r in rows if r["CommitmentDiscountId"]}

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice import composing
 from tco.simulator.advice import portfolio as mixes
 from tco.simulator.advice.race import Entry, Race
 from tco.simulator.advice.robust import MixSearch, known_start
@@ -163,9 +164,9 @@ def _pick(e: Entry, searches: dict[str, MixSearch]) -> Pick:
         return Pick(e.candidate.name, None, e.words, e.family)
     n, k = search.knobs_of(e.key)
     assert e.candidate.option is not None
-    knobs: dict[str, Any] = {search.mixer.knob: n, mixes.WAIT_KNOB: search.grid[k]}
+    knobs: dict[str, Any] = {search.mixer.knob: n, composing.WAIT_KNOB: search.grid[k]}
     if search.found.order_month is not None:
-        knobs[mixes.ORDER_KNOB] = search.found.order_month
+        knobs[composing.ORDER_KNOB] = search.found.order_month
     knobs.update(search.found.fitted)
     return Pick(e.candidate.option.name, e.candidate.option, e.words, e.family, knobs, search.found)
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice.composing import ORDER_KNOB, WAIT_KNOB, mix_name, pairs
 from tco.simulator.advice.optimize import Config, Played, frontier, optimize, play_config
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
@@ -49,8 +50,6 @@ from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Mix, QueueingKind
 from tco.simulator.kinds.runs import JobRuns
 
-WAIT_KNOB = "wait_before_burst_h"  # a mix's own knob: how long a job waits for the base
-ORDER_KNOB = "order_month"  # a mix's own knob: the base ordered then (rented until it arrives)
 WAIT_FRACTIONS = (2.0, 0.0)  # of the level's hours: the longest and the shortest wait tried
 WAIT_BISECTIONS = 3
 SIZE_LADDER = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)  # of the size as written
@@ -104,30 +103,6 @@ def cheapest(portfolios: Sequence[Portfolio]) -> Portfolio | None:
     return cheapest_of(
         portfolios, lambda p: p.config.cash_usd, lambda p: p.config.meets_service_level
     )
-
-
-def mix_name(base: str, target: str) -> str:
-    return f"mix: {base} + {target}"
-
-
-def pairs(options: Sequence[OptionModel]) -> list[tuple[registry.Kind[Any, Any], Mix]]:
-    """Every (composer, mix at the options as written) the registered kinds make of two
-    listed options; the base must have a size to search."""
-    out = []
-    composers = [registry.get(n) for n in registry.names() if registry.get(n).can(Can.COMPOSE)]
-    for base in options:
-        kind = registry.of(base)
-        if not kind.can(Can.SIZE) or kind.size(base) is None:
-            continue
-        for target in options:
-            if target is base:
-                continue
-            mix = Mix(base=base, target=target, wait_h=0.0)
-            for composer in composers:
-                if composer.compose(mix, mix_name(base.name, target.name)) is not None:
-                    out.append((composer, mix))
-                    break
-    return out
 
 
 # Job runs a mix's search keeps: a JobRuns holds 13 arrays a job, mostly of 8 bytes

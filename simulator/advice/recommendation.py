@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice import composing
 from tco.simulator.advice import portfolio as mixes
 from tco.simulator.advice.decision import Decision, Pick
 from tco.simulator.advice.optimize import search_option
@@ -80,21 +81,21 @@ def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> P
     if pick is not None and pick.option is not None and pick.mix is not None:
         o = result.option(pick.name)
         best = pick.mix
-        base = {k: v for k, v in pick.knobs.items() if k in (best.size_knob, mixes.ORDER_KNOB)}
+        base = {k: v for k, v in pick.knobs.items() if k in (best.size_knob, composing.ORDER_KNOB)}
         fitted = {
             k: v
             for k, v in pick.knobs.items()
-            if k not in (best.size_knob, mixes.ORDER_KNOB, mixes.WAIT_KNOB)
+            if k not in (best.size_knob, composing.ORDER_KNOB, composing.WAIT_KNOB)
         }
         parts = (
-            PortfolioPart("base", best.base, best.base_kind, base),
-            PortfolioPart("overflow", best.target, best.target_kind, fitted),
+            PortfolioPart(composing.BASE, best.base, best.base_kind, base),
+            PortfolioPart(composing.OVERFLOW, best.target, best.target_kind, fitted),
         )
         return Portfolio(
             option=pick.name,
             words=_words(result, pick),
             parts=parts,
-            wait_before_burst_h=float(pick.knobs[mixes.WAIT_KNOB]),
+            wait_before_burst_h=float(pick.knobs[composing.WAIT_KNOB]),
             cash_usd=o.total_cash_usd,
             npv_usd=o.npv_usd,
             p95_delay_h=o.metrics.delays.p95_h,
@@ -107,13 +108,15 @@ def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> P
     c = best_mix.config
     base_knobs: dict[str, Any] = {best_mix.size_knob: best_mix.size}
     if best_mix.order_month is not None:
-        base_knobs[mixes.ORDER_KNOB] = best_mix.order_month
+        base_knobs[composing.ORDER_KNOB] = best_mix.order_month
     return Portfolio(
         option=best_mix.option.name,
         words=best_mix.words,
         parts=(
-            PortfolioPart("base", best_mix.base, best_mix.base_kind, base_knobs),
-            PortfolioPart("overflow", best_mix.target, best_mix.target_kind, dict(best_mix.fitted)),
+            PortfolioPart(composing.BASE, best_mix.base, best_mix.base_kind, base_knobs),
+            PortfolioPart(
+                composing.OVERFLOW, best_mix.target, best_mix.target_kind, dict(best_mix.fitted)
+            ),
         ),
         wait_before_burst_h=best_mix.wait_h,
         cash_usd=c.cash_usd,
@@ -128,8 +131,8 @@ def _words(result: Result, pick: Pick) -> str:
     """A mix in a sentence, from its plan on the base job stream (its parts' descriptions)."""
     o = result.option(pick.name)
     plan = o.description
-    wait = float(pick.knobs[mixes.WAIT_KNOB])
-    order = pick.knobs.get(mixes.ORDER_KNOB)
+    wait = float(pick.knobs[composing.WAIT_KNOB])
+    order = pick.knobs.get(composing.ORDER_KNOB)
     until = "until they are in service"
     if order is not None:
         until = f"until they are in service (ordered in month {int(order) + 1})"

@@ -33,6 +33,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tco.simulator.advice import composing
 from tco.simulator.advice import portfolio as mixes
 from tco.simulator.advice.race import Entry, Race
 from tco.simulator.kinds import registry
@@ -184,8 +185,8 @@ def known_start(search: MixSearch) -> tuple[Hashable, Any] | None:
         knobs = played.config.knobs
         if (
             knobs.get(search.mixer.knob) == search.start_size
-            and float(knobs.get(mixes.WAIT_KNOB, -1.0)) == search.grid[search.start_wait]
-            and knobs.get(mixes.ORDER_KNOB) == search.found.order_month
+            and float(knobs.get(composing.WAIT_KNOB, -1.0)) == search.grid[search.start_wait]
+            and knobs.get(composing.ORDER_KNOB) == search.found.order_month
             and all(knobs.get(k) == v for k, v in search.found.fitted.items())
         ):
             return search.key(search.start_size, search.start_wait), played

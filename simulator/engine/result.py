@@ -49,6 +49,9 @@ class OptionResult:
     cannot_run_examples: dict[str, list[str]]  # reason text -> first job ids
     break_even: dict[str, int | None]  # other option -> month (1-based) or None
     servers: tuple[int, int] | None = None  # servers it runs: (existing, bought); None: rents
+    # The providers (``pricing.providers``) it rents from, its parts' too (a hybrid's burst),
+    # as its kinds declare them (``Kind.providers_of``): who bills its cloud categories.
+    rents_from: tuple[str, ...] = ()
     # Where each job ran and what it cost (``places``, for jobs.csv): computed when asked, so a
     # sweep's futures, which never write one, do not pay for it.
     places_of: Callable[[], JobPlaces | None] | None = field(

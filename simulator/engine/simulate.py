@@ -178,6 +178,14 @@ def _play_option(prepared: Prepared, plan: Plan) -> OptionResult:
     return _priced(prepared, plan, runs)
 
 
+def _rents_from(plan: Plan, runs: JobRuns) -> tuple[str, ...]:
+    """The providers the option of ``plan`` rents from, its parts' too (a hybrid's burst)."""
+    parts = registry.of(plan.option).parts_of(plan, runs)
+    return tuple(
+        sorted({p for part, _ in parts for p in registry.of(part.option).providers_of(part)})
+    )
+
+
 def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
     """One option's ledgers and metrics from its runs."""
     kind = registry.of(plan.option)
@@ -201,6 +209,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},
         servers=kind.servers_of(plan),
+        rents_from=_rents_from(plan, runs),
         places_of=functools.partial(kind.job_places, plan, runs, ledger),
     )
 

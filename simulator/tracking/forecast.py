@@ -4,15 +4,16 @@ The workload's arrival level and growth are re-estimated from the months recorde
 (``refit``: Poisson arrivals around the plan's, the plan as the prior). What moves the cash is the
 volume still to come: the posterior of the plan's remaining arrivals, each month times its
 multiplier, over the plan's (``Fit.future``). The plan's option is replayed on its scenario (the
-same seed) at that volume's 10th, 50th and 90th percentiles, each shaped by the posterior mean
-growth: every job class's arrivals and growth are set so the months left carry that volume (a
-trace's arrival scale is scaled, its own shape kept). The months after the recorded ones are
-added to the cash spent so far, their billed categories (compute, commitments) at the bill's
-price per GPU-hour over the plan's (``variance.price_ratio``), plus what a commitment the bill
-shows unused wastes a month, until the horizon. The odds of landing over the budget are the
-posterior's mass above the volume whose total is the budget (the three totals interpolated,
-extended straight beyond them). Seasonality is kept as planned. The replay starts with an empty
-queue at the horizon's start, not with the queue the recorded months left.
+same seed; a mix the search composed is made again from its parts, ``composing.rebuilt``) at
+that volume's 10th, 50th and 90th percentiles, each shaped by the posterior mean growth: every
+job class's arrivals and growth are set so the months left carry that volume (a trace's arrival
+scale is scaled, its own shape kept). The months after the recorded ones are added to the cash
+spent so far, their billed categories (compute, commitments) at the bill's price per GPU-hour
+over the plan's (``variance.price_ratio``), plus what a commitment the bill shows unused wastes
+a month, until the horizon. The odds of landing over the budget are the posterior's mass above
+the volume whose total is the budget (the three totals interpolated, extended straight beyond
+them). Seasonality is kept as planned. The replay plays the whole horizon again, so the queue at
+the first month forecast is the replay's, not the one the recorded months left.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice.composing import rebuilt
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.costs.ledger import category
 from tco.simulator.engine.prepared import Prepared
@@ -87,6 +89,27 @@ def _shaped(volume: float, f: Fit, t: Tracked) -> Any:
     return change
 
 
+def _with_plan_option(t: Tracked, base: Prepared, change: Any) -> Any:
+    """``change``, and the plan's option added to the scenario when it is a mix the search
+    composed (made again from its parts, as the summary keeps them); a listed option: as is."""
+    if any(o.name == t.plan.option for o in base.scenario.options):
+        return change
+    p = t.plan
+    made = rebuilt(base.scenario.options, p.option, p.mix_parts, p.mix_wait_h)
+    if made is None:
+        raise ScenarioError(
+            p.folder, "--option", f"{p.option!r} is a mix whose parts the plan's scenario no"
+            " longer lists; track one of its parts with --option, or plan again"
+        )  # fmt: skip
+    option = made.model_dump()
+
+    def added(data: dict[str, Any]) -> None:
+        change(data)
+        data["options"].append(option)
+
+    return added
+
+
 def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) -> Forecast:
     """The horizon's cash from ``t``'s actuals and ``base`` (the plan's scenario, prepared)
     replayed at the posterior's quantiles of the arrival rate."""
@@ -102,7 +125,7 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     futures = []
     for m in ms:
         try:
-            prepared = revised(base, book, _shaped(m, f, t))
+            prepared = revised(base, book, _with_plan_option(t, base, _shaped(m, f, t)))
         except ScenarioError as exc:  # the scaled work does not fit (a limit)
             why = f"at {m:.2f}x the arrivals to come: {exc.message}"
             raise ScenarioError(exc.file, exc.field, why) from None

@@ -37,6 +37,10 @@ class Plan:
     scenario_file: str
     sha256: str
     tco_version: str
+    # The option is a mix the search composed (not listed in the scenario): its parts as
+    # (role, option, knobs) and the wait before it bursts, to make it again for the forecast.
+    mix_parts: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    mix_wait_h: float = 0.0
 
     def billed(self) -> np.ndarray:
         """USD a month in the categories a cloud bill holds (``Category.billed``)."""
@@ -91,9 +95,16 @@ def _load(path: Path, option: str | None) -> Plan:
     o = next(x for x in summary["options"] if x["name"] == chosen)
     cash = _monthly(_read(path, "monthly.csv"), chosen, months)
     jobs, hours, waits = _jobs(_read(path, "jobs.csv"), chosen, sc["start"], len(months))
+    mix = (summary.get("recommendation") or {}).get("portfolio") or {}
+    parts: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    wait = 0.0
+    if mix.get("option") == chosen:
+        parts = tuple((x["role"], x["option"], dict(x["knobs"])) for x in mix["parts"])
+        wait = float(mix["wait_before_burst_h"])
     return Plan(
         str(path), chosen, sc["start"], months, cash, jobs, hours, waits,
         float(o["totals_usd"]["cash"]), sc["file"], sc["sha256"], summary["tco_version"],
+        parts, wait,
     )  # fmt: skip
 
 
