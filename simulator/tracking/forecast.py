@@ -89,11 +89,11 @@ def _shaped(volume: float, f: Fit, t: Tracked) -> Any:
     return change
 
 
-def _with_plan_option(t: Tracked, base: Prepared, change: Any) -> Any:
-    """``change``, and the plan's option added to the scenario when it is a mix the search
-    composed (made again from its parts, as the summary keeps them); a listed option: as is."""
+def _plan_option(t: Tracked, base: Prepared) -> dict[str, Any] | None:
+    """The plan's option to add to the scenario when it is a mix the search composed (made
+    again from its parts, as the summary keeps them); None for a listed option."""
     if any(o.name == t.plan.option for o in base.scenario.options):
-        return change
+        return None
     p = t.plan
     made = rebuilt(base.scenario.options, p.option, p.mix_parts, p.mix_wait_h)
     if made is None:
@@ -101,7 +101,13 @@ def _with_plan_option(t: Tracked, base: Prepared, change: Any) -> Any:
             p.folder, "--option", f"{p.option!r} is a mix whose parts the plan's scenario no"
             " longer lists; track one of its parts with --option, or plan again"
         )  # fmt: skip
-    option = made.model_dump()
+    return made.model_dump()
+
+
+def _with(option: dict[str, Any] | None, change: Any) -> Any:
+    """``change``, and ``option`` added to the scenario's options (None: nothing added)."""
+    if option is None:
+        return change
 
     def added(data: dict[str, Any]) -> None:
         change(data)
@@ -123,9 +129,10 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     waste = _waste(t)
     wasting = sum(w.per_month_usd for w in waste)  # an unused commitment is paid on
     futures = []
+    mix = _plan_option(t, base)  # made once, added to each replay
     for m in ms:
         try:
-            prepared = revised(base, book, _with_plan_option(t, base, _shaped(m, f, t)))
+            prepared = revised(base, book, _with(mix, _shaped(m, f, t)))
         except ScenarioError as exc:  # the scaled work does not fit (a limit)
             why = f"at {m:.2f}x the arrivals to come: {exc.message}"
             raise ScenarioError(exc.file, exc.field, why) from None
