@@ -41,7 +41,7 @@ def main() -> None:
     n = ap.parse_args().jobs
     from tco.pricing.book import PriceBook
     from tco.simulator.engine.prepared import option_rng
-    from tco.simulator.kinds import registry
+    from tco.simulator.kinds import costing, registry
     from tco.simulator.run import prepare
     from tco.simulator.scenario.model import validate
 
@@ -82,7 +82,7 @@ def main() -> None:
         rng = option_rng(1, plan.option.name, "play")
         t0 = time.perf_counter()
         runs = kind.play(prepared.jobs, plan, prepared.horizon_h, rng)
-        led = registry.costs(plan, runs, prepared.edges)
+        led = costing.costs(plan, runs, prepared.edges)
         dt = time.perf_counter() - t0
         base = base or dt
         print(

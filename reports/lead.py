@@ -5,6 +5,8 @@ sentences a budget owner needs beside the table (``key_sentences``), the rest be
 
 from __future__ import annotations
 
+import numpy as np
+
 from tco.reports.answer import (
     caveats,
     cloud_sources,
@@ -17,7 +19,7 @@ from tco.reports.buying import catalog, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.words import more_or_less, share
-from tco.simulator.engine.result import Result
+from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
 
@@ -45,6 +47,7 @@ def lead(result: Result) -> list[str]:
             f"Service level: {level_text(result)}.",
             f"Why: {rec.reason}.",
             *horizon_rule(result),
+            *same_work(result),
         ]
     if odds is not None:
         c = odds.chosen
@@ -86,6 +89,56 @@ def horizon_rule(result: Result) -> list[str]:
         f" committed past it ({shown}{more}) is the next window's cost, not in these totals; a"
         " project that ends here says after_horizon: ends."
     ]
+
+
+# Finishing the unfinished work is said in the first lines when it is this share of an
+# option's total or more (less is in the details: ``answer.open_work``).
+MATERIAL_SHARE = 0.01
+
+
+def same_work(result: Result) -> list[str]:
+    """Whether the options are compared on the same work: when the operation continues, what
+    finishing the work unfinished at the horizon adds to an option's totals; when the project
+    ends, how much of the work the options that leave some undone deliver by the end (said
+    when an option's figure is material; a few at most)."""
+    cur = result.scenario.money
+    end_h = result.horizon_h
+    if result.scenario.after_horizon == "ends":
+        short = [o for o in result.options if o.work.finished_share < 1 - 1e-6 and o.work.overdue]
+        if not short:
+            return []
+        named = ", ".join(
+            f"{o.name} {o.work.finished_share:.0%}{_last_end(o, end_h)}" for o in short[:3]
+        )
+        more = f" and {len(short) - 3} more" if len(short) > 3 else ""
+        return [
+            f"Work finished by the end (after_horizon: ends): {named}{more}; work not done by"
+            " the end is late, so an option that leaves it undone misses the level whatever it"
+            " costs."
+        ]
+    added = [(o, o.ledger.notes.get("to_finish_after_horizon_usd", 0.0)) for o in result.options]
+    big = [(o, x) for o, x in added if x > MATERIAL_SHARE * max(o.total_cash_usd, 1.0)]
+    if not big:
+        return []
+    big.sort(key=lambda ox: -ox[1])
+    named = "; ".join(
+        f"{usd(x, cur)} of {o.name}'s {usd(o.total_cash_usd, cur)}{_last_end(o, end_h)}"
+        for o, x in big[:3]
+    )
+    more = f"; and {len(big) - 3} more" if len(big) > 3 else ""
+    return [
+        "Totals include finishing the work still running or queued at the horizon, at each"
+        f" option's prices (after_horizon: continues): {named}{more}."
+    ]
+
+
+def _last_end(o: OptionResult, horizon_h: float) -> str:
+    """Where an option's last job would end, when past the horizon ('' otherwise)."""
+    ends = o.runs.end_h[~np.isnan(o.runs.end_h)]
+    last = float(ends.max()) if len(ends) else 0.0
+    if last <= horizon_h:
+        return ""
+    return f" (its last job ends at hour {last:,.0f} of {horizon_h:,.0f})"
 
 
 def replaced_lines(result: Result) -> list[str]:

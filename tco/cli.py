@@ -78,13 +78,14 @@ def validate(scenario: Path) -> None:
       tco validate scenarios/lab.yaml
     """
     from tco.pricing.book import PriceBook
+    from tco.simulator.engine.one_offs import too_long
     from tco.simulator.run import resolve_plans
     from tco.simulator.scenario.model import load_scenario
     from tco.simulator.workload.derived import derived
 
     book = PriceBook()
     sc = load_scenario(scenario, book)
-    resolve_plans(sc, book, str(scenario))  # the prices a run needs, from the bundled snapshot
+    plans = resolve_plans(sc, book, str(scenario))  # the prices a run needs, from the snapshot
     w = sc.workload
     runs = f", {len(w.runs)} one-off run(s)" if w.runs else ""
     click.echo(
@@ -94,6 +95,8 @@ def validate(scenario: Path) -> None:
     )
     for d in derived(w):
         click.echo(f"  {d.words}")
+    for line in too_long(sc, plans):
+        click.echo(f"  Cannot finish within the horizon: {line}.")
 
 
 @cli.command()

@@ -54,12 +54,23 @@ def test_loan_by_numpy_financial() -> None:
     assert interest == pytest.approx(-npf.ipmt(r, np.arange(1, 37), n, p))
     # Principal repaid = what was borrowed (ppmt), so the loan costs exactly its interest more.
     assert -npf.ppmt(r, np.arange(1, 37), n, p).sum() == pytest.approx(p)
-    assert loan.total_cash_usd - cash.total_cash_usd == pytest.approx(interest.sum())
+    # Before the share of finishing the work unfinished at the horizon, which is each option's
+    # cost per GPU-hour used times the same GPU-hours (kinds.costing), so in proportion.
+    (to_loan, to_cash) = (o.ledger.notes["to_finish_after_horizon_usd"] for o in (loan, cash))
+    assert to_loan > 0
+    assert loan.total_cash_usd - to_loan - (cash.total_cash_usd - to_cash) == pytest.approx(
+        interest.sum()
+    )
+    assert to_loan / to_cash == pytest.approx(
+        (loan.total_cash_usd - to_loan) / (cash.total_cash_usd - to_cash), rel=1e-12
+    )
     # Depreciation and resale are the owner's either way.
     assert np.array_equal(
         loan.ledger.accounting["depreciation"], cash.ledger.accounting["depreciation"]
     )
-    assert loan.total_accounting_usd - cash.total_accounting_usd == pytest.approx(interest.sum())
+    assert loan.total_accounting_usd - to_loan - (
+        cash.total_accounting_usd - to_cash
+    ) == pytest.approx(interest.sum())
 
 
 def test_finance_lease_running_at_the_horizon_is_settled_there() -> None:

@@ -180,8 +180,12 @@ def test_optimize_searches_the_burst_threshold() -> None:
     # rounding of each threshold to three significant figures (0.1 h here).
     assert hi - lo <= 48 / 2**6 + 0.1 + 1e-9
     assert lo >= level - 0.1 - 1  # a threshold up to the level less the delay always meets it
+    # Waiting longer bursts fewer jobs: it costs less, but not strictly (which jobs burst moves
+    # the owned queue, and what is left in it at the horizon is paid to finish): the edge of
+    # the level is the cheapest to within a hundredth of a percent.
     cheapest = min(meeting, key=lambda c: c.cash_usd)
-    assert cheapest.knobs[field] == lo  # waiting longer bursts fewer jobs: it costs less
+    (edge,) = [c for c in meeting if c.knobs[field] == lo]
+    assert edge.cash_usd <= cheapest.cash_usd * (1 + 1e-4)
 
 
 # Rent until the servers are bought: a 12-month scenario, the cluster ordered in month 4 with a

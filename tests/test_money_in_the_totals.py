@@ -75,7 +75,17 @@ def test_a_project_that_ends_pays_its_whole_commitment_and_says_which_rule_appli
     assert sp.cash_total().sum() == pytest.approx(whole, rel=1e-9)
     horizon_h = going.option("sp").ledger.gpu_hours_paid.size  # months
     assert horizon_h == 4
-    assert ending.option("od").total_cash_usd == going.option("od").total_cash_usd
+    # On-demand owes nothing past the horizon; a continuing operation pays to finish the runs
+    # still going there (by hand: each one's hours past the horizon at p4d's price), a project
+    # that ends does not (those runs are late instead).
+    od = going.option("od")
+    price = od.quotes[0].value
+    running = od.runs.end_h > going.horizon_h
+    assert running.any()
+    rest = float(((od.runs.end_h - going.horizon_h) * od.runs.units)[running].sum()) * price
+    assert od.ledger.notes["to_finish_after_horizon_usd"] == pytest.approx(rest, rel=1e-12)
+    assert od.ledger.cash["cloud_compute_to_finish"][-1] == pytest.approx(rest, rel=1e-12)
+    assert ending.option("od").total_cash_usd == pytest.approx(od.total_cash_usd - rest)
     assert ending.recommendation.option == "od"  # dearer than on-demand, counted in full
     assert any("after_horizon: ends" in line for line in lead(ending))
 

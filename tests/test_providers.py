@@ -15,8 +15,10 @@ import pytest
 from tco.pricing import providers
 from tco.pricing.book import PriceBook
 from tco.pricing.providers import snapshot as clouds
+from tco.simulator.core.calendar import month_edges_h
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.simulate import prepare
+from tco.simulator.kinds.runs import remaining_h
 from tco.simulator.run import run
 from tco.simulator.workload.speed import run_hours
 from tests.conftest import make_scenario
@@ -32,6 +34,17 @@ H100_JOBS = {
         }
     ]
 }
+
+
+def _hours(o: Any) -> float:
+    """Instance-hours an option of one 8-GPU type pays for: billed within the horizon, and to
+    finish the runs still going at its end (the operation continues: kinds.costing)."""
+    rest = remaining_h(o.runs, _horizon(o)) * o.runs.units
+    return float(o.ledger.gpu_hours_paid.sum()) / 8 + float(rest.sum())
+
+
+def _horizon(o: Any) -> float:
+    return float(month_edges_h("2027-01", len(o.ledger.gpu_hours_paid))[-1])
 
 
 def test_the_snapshot_holds_eight_providers_and_refuses_a_broken_offer() -> None:
@@ -57,7 +70,8 @@ def test_a_lambda_instance_bills_its_snapshot_price_times_hours() -> None:
     r = run(make_scenario(workload=H100_JOBS, options=[lam, p5]))
     a, b = r.options
     price = clouds.load()["providers"]["lambda"]["us-east-1"]["gpu_8x_h100_sxm5"]
-    hours = a.ledger.gpu_hours_paid.sum() / 8  # instance-hours billed
+    hours = _hours(a)  # instance-hours billed, and those finishing runs past the horizon
+    assert hours > a.ledger.gpu_hours_paid.sum() / 8
     assert a.total_cash_usd == pytest.approx(price["on_demand_usd_per_hour"] * hours, rel=1e-9)
     # The same hardware on AWS: the same hours at p5's price (31.92 against 55.04 $/h).
     assert b.total_cash_usd / a.total_cash_usd == pytest.approx(55.04 / 31.92, rel=1e-9)
@@ -120,8 +134,7 @@ def test_nebius_spot_runs_at_its_quoted_price() -> None:
             "interruptions_per_instance_month": 0, "capacity_short_probability": 0,
             "checkpoint_write_minutes": 0}  # fmt: skip
     o = run(make_scenario(workload=H100_JOBS, options=[spot])).options[0]
-    hours = o.ledger.gpu_hours_paid.sum() / 8
-    assert o.total_cash_usd == pytest.approx(10.00 * hours, rel=1e-9)  # eu-north1 spot $10/h
+    assert o.total_cash_usd == pytest.approx(10.00 * _hours(o), rel=1e-9)  # eu-north1 spot $10/h
 
 
 def test_catalog_gpus_lists_h100_across_providers_offline(
@@ -201,7 +214,7 @@ def test_prices_import_round_trips_a_skypilot_file_and_a_scenario_rents_from_it(
 
     sc = validate(scenario.model_dump(), str(tmp_path / "s.yaml"), PriceBook("snapshot"))
     o = run(sc).options[0]
-    assert o.total_cash_usd == pytest.approx(24.0 * o.ledger.gpu_hours_paid.sum() / 8, rel=1e-9)
+    assert o.total_cash_usd == pytest.approx(24.0 * _hours(o), rel=1e-9)
     assert any("Acme quote (test)" in q.detail and q.as_of == "2026-11-15" for q in o.quotes)
     (tmp_path / "bad.csv").write_text(SKYPILOT_FILE.replace("L40S,1", "Z9000,1"))
     with pytest.raises(SystemExit) as exc:

@@ -69,14 +69,17 @@ def test_the_answer_and_the_report_name_the_input_that_flips_it(seven: Result) -
 
 def test_without_resale_buying_costs_its_book_value_more(seven: Result) -> None:
     """Resale is at book value at the horizon: without it, the recommended cluster's cash rises by
-    exactly what the resale brought in."""
+    exactly what the resale brought in, and its share of finishing the work unfinished at the
+    horizon (its cost per GPU-hour used, kinds.costing) by as much in proportion."""
     r = seven
     own = r.option("own")
     resale = -float(own.ledger.cash["resale"].sum())
     assert resale > 0
     (w,) = [w for w in r.what_ifs if w.input == "resale value" and w.change == -1.0]
     assert w.recommended == "own" and w.recommended_cash_usd is not None
-    assert abs(w.recommended_cash_usd - (own.total_cash_usd + resale)) < 0.01
+    share = own.ledger.notes.get("to_finish_after_horizon_usd", 0.0)
+    k = share / (own.total_cash_usd - share)
+    assert abs(w.recommended_cash_usd - (own.total_cash_usd + resale * (1 + k))) < 0.01
 
 
 def test_a_scenario_without_owned_options_skips_the_owned_changes() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from tco.simulator.engine.findings import BreakEvenVolume
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import OptionResult, Result
-from tco.simulator.kinds import registry
+from tco.simulator.kinds import costing, registry
 
 MAX_SCALE = 50.0  # searched up to 50x the scenario's work
 X_TOLERANCE = 1e-12  # on log k: k to a relative 1e-12
@@ -72,7 +72,7 @@ def brent(f: Callable[[float], float], a: float, b: float) -> float:
 def _cost_at(prepared: Prepared, o: OptionResult, index: int, k: float) -> float:
     plan = prepared.plans[index]
     runs = o.runs.scaled(k)
-    return float(registry.costs(plan, runs, prepared.edges).cash_total().sum())
+    return float(costing.costs(plan, runs, prepared.edges).cash_total().sum())
 
 
 def break_even_volumes(prepared: Prepared, result: Result) -> list[BreakEvenVolume]:

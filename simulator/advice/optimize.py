@@ -21,7 +21,7 @@ from tco.simulator.engine.metrics import measure
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option
 from tco.simulator.engine.verdicts import cheapest_of
-from tco.simulator.kinds import registry
+from tco.simulator.kinds import costing, registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
@@ -68,7 +68,7 @@ def play_config(
     plan = plan_option(prepared.scenario, index, option, book, prepared.file)
     rng = option_rng(prepared.scenario.seed, option.name, "play")
     runs = play_option(prepared, plan, rng, index)
-    led = registry.costs(plan, runs, prepared.edges)
+    led = costing.costs(plan, runs, prepared.edges)
     m = measure(
         prepared.jobs,
         runs,
@@ -76,6 +76,7 @@ def play_config(
         prepared.horizon_h,
         prepared.scenario.discount_rate,
         late_after_h=level.allowed_h,
+        ends=plan.project_ends,
     )
     config = Config(
         option=option.name,

@@ -31,13 +31,13 @@ class Swing:
 def _totals(result: Result, group: str | None, factor: float) -> dict[str, float]:
     """Each option's cash as the rule judges it (``engine.verdicts.standing``: over the futures
     when drawn), the group's cash on the base job stream scaled by ``factor``."""
-    cats = ledger.groups().get(group, ()) if group is not None else ()
     out = {}
     for o in result.options:
         total = standing(result, o.name).cash_usd
-        if group is not None:
-            scaled = sum(float(o.ledger.cash[c].sum()) for c in cats if c in o.ledger.cash)
-            total += (factor - 1.0) * scaled
+        if group is not None and o.ledger.cash:
+            total += float(ledger.scaled(o.ledger.cash, {group: factor}).sum()) - float(
+                o.ledger.cash_total().sum()
+            )
         out[o.name] = total
     return out
 

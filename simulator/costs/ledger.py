@@ -43,6 +43,22 @@ class Category:
     commitment: str = ""
     # FOCUS ServiceCategory/ServiceSubcategory ("": by price group, ``focus_service``).
     service: str = ""
+    # A share of the option's other categories (finishing its unfinished work at its own cost
+    # per GPU-hour, ``kinds.costing``): prices that move them move it alike (``scaled``).
+    share_of_rest: bool = False
+    # Work unfinished at the horizon may be finished at its prices: declared with it is its
+    # twin, ``to_finish()``, priced alike (``kinds.costing``).
+    finishes: bool = False
+
+    def to_finish(self) -> Category:
+        """The category of finishing the work unfinished at the horizon at this one's prices."""
+        return Category(
+            f"{self.name}_to_finish",
+            f"{self.label} to finish the work unfinished at the horizon",
+            self.group,
+            self.colour,
+            subgroup=self.subgroup,
+        )
 
     def focus_charge(self) -> str:
         return self.charge or ("Credit" if self.credit else "Usage")
@@ -91,6 +107,8 @@ def declare(*items: Category | Series) -> None:
         if old is not None and old != item:
             raise ValueError(f"{item.name!r} is already declared differently: {old}")
         table[item.name] = item  # type: ignore[assignment]
+        if isinstance(item, Category) and item.finishes:
+            declare(item.to_finish())
 
 
 def category(name: str) -> Category:
@@ -125,13 +143,22 @@ def subgroups() -> dict[str, tuple[str, ...]]:
 def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.ndarray:
     """Monthly cash with each price group's and subgroup's categories times its factor
     (``factors``: group or subgroup -> multiplier; a category in both takes the product; one
-    not named, and a category of none, as priced). Costs are linear in prices, so this is the
-    cost at other prices without simulating again."""
+    not named, and a category of none, as priced); a share of the rest (``share_of_rest``) by
+    the factor of the rest's total. Costs are linear in prices, so this is the cost at other
+    prices without simulating again."""
     out = np.zeros(len(next(iter(cash.values()))) if cash else 0)
+    shares = []
     for cat, values in cash.items():
         c = category(cat)
+        if c.share_of_rest:
+            shares.append(values)
+            continue
         factor = factors.get(c.group or "", 1.0) * factors.get(c.subgroup or "", 1.0)
         out = out + values * factor
+    if shares:
+        rest = sum(float(v.sum()) for k, v in cash.items() if not category(k).share_of_rest)
+        k = float(out.sum()) / rest if rest > 0 else 1.0
+        out = out + k * np.sum(shares, axis=0)
     return out
 
 
@@ -147,10 +174,16 @@ def restore(saved: tuple[dict[str, Category], dict[str, Series]]) -> None:
     _SERIES.update(saved[1])
 
 
-# Compute billed by a cloud, whichever kind rents it (on-demand, spot, plans, bare metal).
+# Compute billed by a cloud, whichever kind rents it (on-demand, spot, plans, bare metal), and
+# the instance-hours that finish the work unfinished at the horizon at its prices.
 declare(
     Category(
-        "cloud_compute", "cloud compute", "cloud prices", "#55a868", subgroup="on_demand prices"
+        "cloud_compute",
+        "cloud compute",
+        "cloud prices",
+        "#55a868",
+        subgroup="on_demand prices",
+        finishes=True,
     )
 )
 
@@ -166,7 +199,7 @@ class Ledger:
     series: dict[str, np.ndarray] = field(default_factory=dict)  # declared Series name -> ratio
     notes: dict[str, float] = field(default_factory=dict)  # e.g. commitment beyond the horizon
     # What is contracted for after the horizon, by the category it is counted in when the
-    # project ends there (registry.costs): a Savings Plan's remaining term, a lease's payments.
+    # project ends there (costing.costs): a Savings Plan's remaining term, a lease's payments.
     owed_after_horizon: dict[str, float] = field(default_factory=dict)
 
     @property

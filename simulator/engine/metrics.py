@@ -43,12 +43,17 @@ class Waits:
         )
 
 
-def job_delays(jobs: Jobs, runs: JobRuns, horizon_h: float) -> np.ndarray:
+def job_delays(jobs: Jobs, runs: JobRuns, horizon_h: float, ends: bool = False) -> np.ndarray:
     """Each job's delay: finish - arrival - how long it runs on the option uninterrupted, so it
     holds the queue, capacity waits, interruptions, lost work and restarts (equal to the wait
     when nothing interrupts it). A job still queued at the horizon counts at its least,
-    horizon - arrival; a started job at the finish the model gives it; NaN for a job that
-    cannot run there."""
+    horizon - arrival; a started job at the finish the model gives it (past the horizon too);
+    NaN for a job that cannot run there.
+
+    ``ends`` (``after_horizon: ends``): the project stops at the horizon, so a job unfinished
+    there is never delivered. Its delay is at least horizon - arrival + what remains of it
+    (a running job's hours past the horizon, a queued job's whole run): a run that needs
+    longer than the project on an option is late there however soon it started."""
     ok = runs.runnable
     started = ok & ~np.isnan(runs.start_h)
     queued = ok & np.isnan(runs.start_h)
@@ -60,31 +65,41 @@ def job_delays(jobs: Jobs, runs: JobRuns, horizon_h: float) -> np.ndarray:
     extra[extra < 1e-9 * np.maximum(1.0, runs.uninterrupted_h[started])] = 0.0
     out[started] = start - jobs.arrival_h[started] + extra
     out[queued] = np.maximum(horizon_h - jobs.arrival_h[queued], 0.0)
+    if ends:
+        # Running past the end: horizon - arrival + (end - horizon) = end - arrival.
+        running = started & (runs.end_h > horizon_h)
+        out[running] = np.maximum(out[running], runs.end_h[running] - jobs.arrival_h[running])
+        out[queued] += runs.uninterrupted_h[queued]
     return out
 
 
-def delays_of(jobs: Jobs, runs: JobRuns, horizon_h: float) -> Waits:
-    """The statistics of ``job_delays`` (``censored``: the jobs still queued at the horizon)."""
-    d = job_delays(jobs, runs, horizon_h)
-    ok = runs.runnable
-    queued = int((ok & np.isnan(runs.start_h)).sum())
-    return Waits.of(d[~np.isnan(d)], queued, int(ok.sum()) - queued)
+def unfinished(runs: JobRuns, horizon_h: float) -> np.ndarray:
+    """Per job, whether it can run on the option but is not finished at the horizon (running
+    or still queued there)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(runs.runnable & ~(runs.end_h <= horizon_h))
 
 
 @dataclass(frozen=True)
 class WorkBalance:
     """Reference GPU-hours: demanded = delivered + cannot run + unfinished at the horizon.
 
-    ``overdue`` (a part of ``unfinished``): the work of jobs that never started although they
-    arrived longer before the horizon than the service level lets a job wait. They are late
-    whatever happens after the horizon; a job that arrived within that wait of the horizon is
-    not (yet), and counts only as a censored wait."""
+    ``overdue`` (a part of ``unfinished``): the work of jobs late whatever happens after the
+    horizon. When the operation continues, those that never started although they arrived
+    longer before the horizon than the service level lets a job wait (one that arrived within
+    that wait is not late yet, and counts only as a censored wait). When the project ends
+    there, every job unfinished at the horizon whose delay (``job_delays``: at least horizon
+    - arrival + what remains) is over that wait: work the project never gets.
+
+    ``finished``: the work of the jobs finished by the horizon, whole (a job half done counts
+    in ``delivered`` by half and here not at all): what a project that ends there receives."""
 
     demanded: float
     delivered: float
     cannot_run: float
     unfinished: float
     overdue: float = 0.0
+    finished: float = 0.0
 
     @property
     def cannot_run_share(self) -> float:
@@ -93,6 +108,11 @@ class WorkBalance:
     @property
     def overdue_share(self) -> float:
         return self.overdue / self.demanded if self.demanded > 0 else 0.0
+
+    @property
+    def finished_share(self) -> float:
+        """The share of the work demanded that was finished by the horizon (1 with none)."""
+        return self.finished / self.demanded if self.demanded > 0 else 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,7 +125,7 @@ class Metrics:
     gpu_utilisation: float  # busy / available (owned) or billed (cloud) GPU-hours; NaN if none
     work: WorkBalance
     waits: Waits
-    delays: Waits  # finish - arrival - uninterrupted run (``delays_of``)
+    delays: Waits  # finish - arrival - uninterrupted run (``job_delays``)
     class_p95_delay_h: Mapping[str, float] = field(default_factory=dict)  # per job class
     # Per job class, the share of its work that cannot run: a class none of whose jobs runs
     # has no delay to judge (0.13.0 showed 0 and let it meet its level).
@@ -118,6 +138,17 @@ class Metrics:
     busy_gpu_hours: float = 0.0  # used by jobs (lost work included)
     # Every declared measure of the run (``runs.Measure``): interruptions, failures, ...
     measures: Mapping[str, float] = field(default_factory=dict)
+    # The project ends at the horizon: work unfinished there is never delivered (and not paid
+    # to finish); else the cash includes finishing it (``kinds.after_horizon``).
+    project_ends: bool = False
+
+    @property
+    def work_paid_for(self) -> float:
+        """Reference GPU-hours the cash pays for: all the work that can run when the operation
+        continues (the cash includes finishing it), the work finished by the end when the
+        project ends there."""
+        w = self.work
+        return w.finished if self.project_ends else w.demanded - w.cannot_run
 
     def misses(self, level: ServiceLevel) -> list[str]:
         """Why these figures miss ``level`` (empty: they meet it): the one verdict the
@@ -139,9 +170,11 @@ def measure(
     horizon_h: float,
     discount_rate: float,
     late_after_h: float = math.inf,
+    ends: bool = False,
 ) -> Metrics:
     """The metrics of one option from its job runs and ledger (``late_after_h``: the wait the
-    service level allows, after which a job never started is overdue)."""
+    service level allows, after which a job never started is overdue; ``ends``: the project
+    ends at the horizon, so work unfinished there is never delivered, ``job_delays``)."""
     ok = runs.runnable
     started = ok & ~np.isnan(runs.start_h)
     queued = ok & np.isnan(runs.start_h)
@@ -154,7 +187,13 @@ def measure(
         int(queued.sum()),
         int(started.sum()),
     )
-    delays = job_delays(jobs, runs, horizon_h)
+    delays = job_delays(jobs, runs, horizon_h, ends)
+    open_ = unfinished(runs, horizon_h)
+    if ends:
+        late = open_ & (np.nan_to_num(delays) > late_after_h)
+    else:
+        late = np.zeros(len(jobs), dtype=bool)
+        late[queued] = censored > late_after_h
     paid = float(ledger.gpu_hours_paid.sum())
     cannot_run = {
         runs.reason_text[code]: int((runs.reason == code).sum()) for code in _reasons(runs)
@@ -169,7 +208,8 @@ def measure(
             delivered=float((work * frac).sum()),
             cannot_run=float(work[~ok].sum()),
             unfinished=float((work * (1.0 - frac))[ok].sum()),
-            overdue=float(work[queued][censored > late_after_h].sum()),
+            overdue=float(work[late].sum()),
+            finished=float(work[ok & ~open_].sum()),
         ),
         waits=waits,
         delays=Waits.of(delays[~np.isnan(delays)], waits.censored, waits.started),
@@ -182,6 +222,7 @@ def measure(
         paid_gpu_hours=paid,
         busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
         measures={m.name: m.of(runs, paid) for m in declared_measures()},
+        project_ends=ends,
     )
 
 

@@ -105,8 +105,9 @@ class OptionResult:
 
     @property
     def usd_per_ref_gpu_hour(self) -> float:
-        """Total cash cost per delivered reference GPU-hour (NaN if nothing was delivered)."""
-        delivered = self.metrics.work.delivered
+        """Total cash cost per reference GPU-hour of the work it pays for (``Metrics.
+        work_paid_for``; NaN if none)."""
+        delivered = self.metrics.work_paid_for
         return self.total_cash_usd / delivered if delivered > 0 else float("nan")
 
     @property

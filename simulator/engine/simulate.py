@@ -27,7 +27,7 @@ from tco.simulator.engine.metrics import cannot_run_examples, measure
 from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import choose, verdict
-from tco.simulator.kinds import registry
+from tco.simulator.kinds import costing, registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
@@ -190,7 +190,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
     """One option's ledgers and metrics from its runs."""
     kind = registry.of(plan.option)
     sc = prepared.scenario
-    ledger = registry.costs(plan, runs, prepared.edges)
+    ledger = costing.costs(plan, runs, prepared.edges)
     return OptionResult(
         name=plan.option.name,
         kind=kind.name,
@@ -205,6 +205,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
             prepared.horizon_h,
             sc.discount_rate,
             late_after_h=sc.service_level.allowed_h,
+            ends=plan.project_ends,
         ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},

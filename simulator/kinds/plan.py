@@ -48,5 +48,5 @@ class Plan:
     # Yearly escalation of running costs by ledger category (the escalation: block).
     escalation: Mapping[str, float] = field(default_factory=dict)
     # The scenario's horizon ends a project (after_horizon: ends): what the ledger owes for
-    # after it is counted in its last month (registry.costs).
+    # after it is counted in its last month (costing.costs).
     project_ends: bool = False

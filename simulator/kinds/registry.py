@@ -326,6 +326,13 @@ class Kind(abc.ABC, Generic[Opt, P]):
         """The plans and runs of the options it is made of (default: itself)."""
         return [(plan, runs)]
 
+    def to_finish(self, plan: P, runs: JobRuns, horizon_h: float) -> dict[str, float] | None:
+        """What finishing the work unfinished at the horizon costs on the option of ``plan``,
+        by the ledger category whose prices it is at (one declared ``finishes``), when the
+        operation continues past it. None (default): the kind does not price work by the job,
+        and the option's share of its cost applies (``costing.share_to_finish``)."""
+        return None
+
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """What is worth saying about the run of option ``name`` (its ``engine.metrics``
         figures), in sentences: waste (default: nothing; what is worth saying about a declared
@@ -360,36 +367,6 @@ class QueueingKind(Kind[Opt, P]):
     @abc.abstractmethod
     def months_to_buy(self, option: Opt, horizon_months: int) -> list[int]:
         """The months ``tco optimize`` tries buying it in."""
-
-
-def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
-    """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
-    moved) in cash and accounting alike, with running costs escalated month by month. When the
-    project ends at the horizon, what the ledger owes for after it is spent in its last month
-    (a continuing operation reports it apart, in the notes)."""
-    led = of(plan.option).ledger(plan, runs, edges)
-    added: dict[str, np.ndarray] = dict(plan.fixed_costs)
-    notes = led.notes
-    if plan.project_ends and any(led.owed_after_horizon.values()):
-        for name, usd in led.owed_after_horizon.items():
-            last = np.zeros(len(edges) - 1)
-            last[-1] = usd
-            added[name] = added[name] + last if name in added else last
-        notes = {**notes, "owed_after_the_end_usd": sum(led.owed_after_horizon.values())}
-    if not added and not plan.escalation and not plan.cash_only:
-        return led
-    cash, acc = dict(led.cash), dict(led.accounting)
-    for name, series in added.items():
-        for view in (cash, acc):
-            view[name] = view[name] + series if name in view else series.copy()
-    for name, series in plan.cash_only.items():
-        cash[name] = cash[name] + series if name in cash else series.copy()
-    years = np.arange(len(edges) - 1) / 12.0  # month m is m/12 years after the start
-    for name, per_year in plan.escalation.items():
-        for view in (cash, acc):
-            if name in view:
-                view[name] = view[name] * (1.0 + per_year) ** years
-    return dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
 
 
 _KINDS: dict[str, Kind[Any, Any]] = {}

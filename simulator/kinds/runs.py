@@ -150,6 +150,19 @@ class JobRuns:
         return f"JobRuns({len(self.run_h):,} jobs, {started:,} started)"
 
 
+def remaining_h(runs: JobRuns, horizon_h: float) -> np.ndarray:
+    """Per job, the hours it still runs after the horizon: a running job's end - horizon, a
+    queued one's whole run uninterrupted; 0 for a job finished by then or unable to run."""
+    out = np.zeros(len(runs.run_h))
+    ok = runs.runnable
+    queued = ok & np.isnan(runs.start_h)
+    with np.errstate(invalid="ignore"):
+        running = ok & (runs.end_h > horizon_h)
+    out[running] = runs.end_h[running] - horizon_h
+    out[queued] = runs.uninterrupted_h[queued]
+    return out
+
+
 def feasibility(
     jobs: Jobs, hw: Hardware, max_gpus: int, max_label: str
 ) -> tuple[np.ndarray, dict[str, str]]:

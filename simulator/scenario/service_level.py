@@ -5,7 +5,7 @@ cheap (issue 10 builds the recommendation on it; sweeps count how often it is me
 
 Late is measured on when work *finishes* (issue 24): a job's delay is finish - arrival - the time
 it would run on that option uninterrupted, so queueing, capacity waits, interruptions, lost work
-and restarts all count (``engine.metrics.delays_of``). ``p95_wait_hours`` (arrival to first
+and restarts all count (``engine.metrics.job_delays``). ``p95_wait_hours`` (arrival to first
 start) stays as an alternative or an extra measure; given alone, it is the level, as before.
 
 Defaults, and why: a p95 delay of 72 h (three days: a queue a lab or team absorbs over a

@@ -27,7 +27,7 @@ from tco.simulator.costs.finance import npv
 from tco.simulator.engine.metrics import job_delays, measure
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.simulate import plan_option, play_option, revised
-from tco.simulator.kinds import registry
+from tco.simulator.kinds import costing
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
@@ -149,9 +149,15 @@ class StreamModel:
         stream's own)."""
         m = self.model
         level = m.scenario.service_level
-        nominal = registry.costs(plan, runs, m.edges)
+        nominal = costing.costs(plan, runs, m.edges)
         figures = measure(
-            m.jobs, runs, nominal, m.horizon_h, m.scenario.discount_rate, level.allowed_h
+            m.jobs,
+            runs,
+            nominal,
+            m.horizon_h,
+            m.scenario.discount_rate,
+            level.allowed_h,
+            ends=plan.project_ends,
         )
         cash, npvs, cum = [], [], []
         for scenario, factors in zip(self.priced, self.factors, strict=True):
@@ -159,7 +165,7 @@ class StreamModel:
             if scenario is not None:  # the draw's paths: a ledger again where the plan moves
                 moved = self.plan_of(c, scenario)
                 if not same_plan(moved, plan):
-                    led = registry.costs(moved, runs, m.edges)
+                    led = costing.costs(moved, runs, m.edges)
             monthly = ledgers.scaled(led.cash, factors) if led.cash else np.zeros(len(m.months))
             rate = (scenario or m.scenario).discount_rate
             cash.append(float(monthly.sum()))
@@ -172,7 +178,7 @@ class StreamModel:
             p95_wait_h=figures.waits.p95_h,
             p95_delay_h=figures.delays.p95_h,
             cannot_run_share=figures.work.cannot_run_share,
-            late_work=late_work(m, runs, level.allowed_h),
+            late_work=late_work(m, runs, level.allowed_h, plan.project_ends),
             delivered_work=figures.work.delivered,
             cash=tuple(cash),
             npv=tuple(npvs),
@@ -203,11 +209,12 @@ def _equal(x: Any, y: Any) -> bool:
         return False
 
 
-def late_work(model: Prepared, runs: JobRuns, allowed_h: float) -> float:
+def late_work(model: Prepared, runs: JobRuns, allowed_h: float, ends: bool = False) -> float:
     """Reference GPU-hours of the jobs later than the level allows (a delay over its hours,
-    a job still queued at the horizon counted at its least) or unable to run at all: the work a
-    miss would have to have done elsewhere, on time."""
-    d = job_delays(model.jobs, runs, model.horizon_h)
+    a job still queued at the horizon counted at its least; ``ends``: one unfinished when the
+    project ends, ``job_delays``) or unable to run at all: the work a miss would have to have
+    done elsewhere, on time."""
+    d = job_delays(model.jobs, runs, model.horizon_h, ends)
     late = np.isnan(d) | (d > allowed_h)
     return float(model.jobs.work_ref_gpu_h[late].sum())
 

@@ -37,7 +37,7 @@ from tco.simulator.kinds.rented.fleet import Placement, Shape, place
 from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.packing import pack
 from tco.simulator.kinds.rented.plan import CloudPlan
-from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals
+from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals, remaining_h
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
 
@@ -128,6 +128,18 @@ class CloudKind(Kind[C, CP]):
     billing_increment_s: ClassVar[float] = defaults.CLOUD_BILLING_INCREMENT_S
     billing_minimum_s: ClassVar[float] = defaults.CLOUD_BILLING_MINIMUM_S
     price_item: ClassVar[str] = "instance price (on-demand)"
+    finishes_at: ClassVar[str] = "cloud_compute"  # the prices its unfinished work is finished at
+
+    def to_finish(self, plan: CP, runs: JobRuns, horizon_h: float) -> dict[str, float] | None:
+        """Each job's hours after the horizon (a running job's rest, a queued job's whole run)
+        on the instances it holds, at its shape's price (the option's own: spot at spot, a
+        plan's types at on-demand, before any commitment, whose term past the horizon is the
+        next window's)."""
+        rem = remaining_h(runs, horizon_h)
+        shape = np.zeros(len(rem), np.int64) if runs.shape is None else runs.shape.astype(np.int64)
+        price = np.array([s.price.usd_per_hour for s in plan.shapes])
+        busy = rem > 0
+        return {self.finishes_at: float((rem[busy] * runs.units[busy] * price[shape[busy]]).sum())}
 
     def job_places(self, plan: CP, runs: JobRuns, ledger: Ledger) -> JobPlaces | None:
         """Each job on its instance type, at that type's price per instance-hour for the hours

@@ -49,7 +49,14 @@ from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
 
 declare(
-    Category("spot_compute", "spot compute", "cloud prices", "#2f8f5b", subgroup="spot prices"),
+    Category(
+        "spot_compute",
+        "spot compute",
+        "cloud prices",
+        "#2f8f5b",
+        subgroup="spot prices",
+        finishes=True,
+    ),
     Category(
         "spot_fallback_compute",
         "on-demand after spot interruptions",
@@ -97,6 +104,7 @@ class Spot(CloudBase):
 
 
 RATE_FIELD = "interruptions_per_instance_month"
+Zone = tuple[str, float, float]  # an instance type, its lowest and highest zone's price / paid
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +116,7 @@ class SpotPlan(CloudPlan):
     capacity: tuple[tuple[float, float], ...]  # per shape: (chance short, mean wait h)
     write_h_per_gb: float = 0.0  # checkpoint write hours per GB of job state (0: fixed write_h)
     # per instance type: (lowest, highest) spot price over AZs / the price used (empty: unknown)
-    zone_spread: tuple[tuple[str, float, float], ...] = ()
+    zone_spread: tuple[Zone, ...] = ()
 
 
 def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
@@ -144,9 +152,7 @@ def _rate(o: Spot, ctx: Context, itype: str | None) -> tuple[float, Quote]:
     )
 
 
-def _zone_spread(
-    o: Spot, ctx: Context, types: list[str], shapes: tuple[Shape, ...]
-) -> list[tuple[str, float, float]]:
+def _zone_spread(ctx: Context, types: list[str], shapes: tuple[Shape, ...]) -> list[Zone]:
     """Per instance type: its lowest and highest spot price over the region's AZs over the
     price the option pays (types whose zone prices are not known are left out)."""
     out = []
@@ -215,6 +221,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
     }
     label = "cloud spot"
     price_item: ClassVar[str] = "spot price"
+    finishes_at: ClassVar[str] = "spot_compute"
 
     def caveats(self, name: str, quotes: tuple[Quote, ...]) -> list[str]:
         rates = sorted({f"{q.value:g}" for q in quotes if q.unit == "per instance-month"})
@@ -305,22 +312,19 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         base = self.cloud_plan(option, ctx)
         types = [] if option.instance is not None else [s.name for s in base.shapes]
         rates, on_demand, quotes = [], [], list(base.quotes)
+        o = option
+        falls_back = (o.fallback_to_on_demand_after, o.fallback_to_on_demand_after_wait_hours)
         for n, _ in enumerate(base.shapes):
             itype = types[n] if types else None
             rate, quote = _rate(option, ctx, itype)
             rates.append(rate / defaults.HOURS_PER_MONTH)
             quotes.append(quote)
             od = None
-            fallback = (
-                option.fallback_to_on_demand_after,
-                option.fallback_to_on_demand_after_wait_hours,
-            )
-            if itype is not None and fallback != (None, None):
+            if itype is not None and falls_back != (None, None):
                 od = super().instance_price(option, ctx, itype, "fallback_to_on_demand_after")
                 quotes.append(price_quote(f"{itype} on-demand price (fallback)", od))
             on_demand.append(od)
-        o = option
-        spread = tuple(_zone_spread(o, ctx, types, base.shapes))
+        spread = tuple(_zone_spread(ctx, types, base.shapes))
         capacity = tuple(_capacity(o, ctx, s.hardware.gpus_per_unit) for s in base.shapes)
         quotes += _capacity_quotes(o, ctx, base.shapes, capacity)
         write = o.checkpoint_write_minutes
