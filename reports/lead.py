@@ -22,6 +22,7 @@ from tco.reports.words import more_or_less, share
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 
 
 def lead(result: Result) -> list[str]:
@@ -48,6 +49,7 @@ def lead(result: Result) -> list[str]:
             f"Why: {rec.reason}.",
             *horizon_rule(result),
             *same_work(result),
+            *bought_to_resell(result),
         ]
     if odds is not None:
         c = odds.chosen
@@ -89,6 +91,42 @@ def horizon_rule(result: Result) -> list[str]:
         f" committed past it ({shown}{more}) is the next window's cost, not in these totals; a"
         " project that ends here says after_horizon: ends."
     ]
+
+
+def bought_to_resell(result: Result) -> list[str]:
+    """When the recommendation sells servers within a year of their delivery: what it buys,
+    what comes back (a seller's price, after the months a sale takes) and how much of its lead
+    over the runner-up rests on that sale (none otherwise)."""
+    name = result.recommendation.option
+    if name is None:
+        return []
+    spec = result.scenario.option(name)
+    kind = registry.of(spec)
+    if not kind.can(Can.SELL):
+        return []
+    o = result.option(name)
+    sale = kind.sale(spec, tuple(result.scenario.options), o.ledger)
+    if sale is None or sale.quick_usd <= 0:
+        return []
+    cur = result.scenario.money
+    back = sale.quick_usd / sale.quick_bought_usd
+    line = (
+        f"It buys servers for {usd(sale.quick_bought_usd, cur)} and sells them within a year of"
+        f" delivery for {usd(sale.quick_usd, cur)} back ({back:.0%}, what a seller receives"
+        " after the months a sale takes)"
+    )
+    second = runner_up(result)
+    lead = None if second is None else result.option(second).total_cash_usd - o.total_cash_usd
+    if second is not None and lead is not None and lead > 0:
+        if sale.quick_usd >= lead:  # the whole lead rests on it
+            line += (
+                f": its {usd(lead, cur)} lead over {second} rests on that resale (without it,"
+                f" {usd(sale.quick_usd - lead, cur)} more than {second})"
+            )
+        else:
+            rests = sale.quick_usd / lead
+            line += f": {rests:.0%} of its {usd(lead, cur)} lead over {second} rests on it"
+    return [line + "."]
 
 
 # Finishing the unfinished work is said in the first lines when it is this share of an

@@ -145,10 +145,11 @@ def test_stream_zero_is_the_base_run_and_designs_repeat() -> None:
     assert a.streams[0].seed == sc.seed and a.streams[0].draws == {}
     assert all("workload.job_classes[0].arrivals_per_month" in s.draws for s in a.streams[1:])
     # Money draws, each future its own: the price group, and tco's own used market (what the
-    # servers fetch).
+    # servers fetch, what a seller receives of it and after how long).
     draws = [m for row in a.money for m in row]
     assert len({m.draws["prices.cloud"] for m in draws}) == 12
-    assert all(set(m.paths) == {"market.used_market_quantile"} for m in draws)
+    market = {"used_market_quantile", "resale_received_share", "months_to_sell"}
+    assert all(set(m.paths) == {f"market.{p}" for p in market} for m in draws)
     none = design(prepared, 0)
     assert (none.k, none.m, none.drawn) == (1, 1, False) and none.money[0][0].draws == {}
 

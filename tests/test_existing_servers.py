@@ -16,7 +16,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.owned.resale import market_share
 from tco.simulator.run import run
-from tests.conftest import make_scenario
+from tests.conftest import MONTHS_TO_SELL, SELLER_SHARE, make_scenario
 
 DGX = "DGX A100 320GB"
 PRICE = 199000.0  # what each cost in January 2024, as an asset register would say
@@ -65,8 +65,9 @@ def test_an_existing_clusters_ledger_has_no_purchase_and_its_running_costs_to_th
     per_month = 2 * PRICE * (1 - defaults.SALVAGE_FRACTION) / defaults.DEPRECIATION_MONTHS
     expect = per_month * min(months, max(0, defaults.DEPRECIATION_MONTHS - 36))
     assert acc["depreciation"].sum() == pytest.approx(expect, rel=1e-9)
-    # At the horizon they are 48 months old and fetch the used market's share of their price.
-    share = market_share("market", server.gpu, None)(48 / 12)
+    # At the horizon they are 48 months old and fetch, sold over three months more, a broker's
+    # share of the used market's price.
+    share = market_share("market", server.gpu, None)((48 + MONTHS_TO_SELL) / 12) * SELLER_SHARE
     assert -cash["resale"].sum() == pytest.approx(2 * PRICE * share, rel=1e-9)
     assert "2 existing (in service 36 months at the start), none bought" in o.description
 
@@ -76,7 +77,8 @@ def test_an_option_that_does_not_keep_them_is_credited_their_sale_at_the_start()
     burst = {"name": "burst", "kind": "hybrid", "owned": "keep", "burst": "rent",
              "burst_after_wait_hours": 12}  # fmt: skip
     keep, rented, hybrid = run(make_scenario(workload=JOBS, options=[_keep(), rent, burst])).options
-    share = market_share("market", hardware.server(DGX).gpu, None)(36 / 12)
+    share = market_share("market", hardware.server(DGX).gpu, None)((36 + MONTHS_TO_SELL) / 12)
+    share *= SELLER_SHARE
     sold = rented.ledger.cash["existing_sold"]
     assert sold[0] == pytest.approx(-2 * PRICE * share, rel=1e-9) and not sold[1:].any()
     assert "existing_sold" not in keep.ledger.cash and "existing_sold" not in hybrid.ledger.cash

@@ -18,7 +18,7 @@ from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, run, simulate
 from tco.simulator.workload.speed import run_hours
-from tests.conftest import make_scenario
+from tests.conftest import MONTHS_TO_SELL, SELLER_SHARE, make_scenario
 
 
 def _queue(jobs: list[tuple[float, int, float, float]], cut: tuple[float, int, int], **kw: Any):
@@ -119,14 +119,17 @@ def test_the_ledger_of_two_generations() -> None:
     until = max(cut, float(np.max(o.runs.end_h[before])))
     sold = int(np.searchsorted(prepared.edges, until)) - 1
     assert np.nonzero(cash["refresh_sale"])[0].tolist() == [sold]
-    # The used market pays for the server, not its installation (INSTALL).
-    value = (basis_old - INSTALL) * used_market("A40").share((sold + 1) / 12)
+    # The used market pays for the server, not its installation (INSTALL); a seller receives a
+    # broker's share of it, after the months the sale takes.
+    value = (basis_old - INSTALL) * used_market("A40").share((sold + 1 + MONTHS_TO_SELL) / 12)
+    value *= SELLER_SHARE
     assert cash["refresh_sale"][sold] == pytest.approx(-value)
     dep = basis_old * (1 - defaults.SALVAGE_FRACTION) / defaults.DEPRECIATION_MONTHS
     book = basis_old - (sold + 1) * dep
     assert acc["disposal"][sold] + acc["disposal_gain"][sold] == pytest.approx(book - value)
     assert acc["depreciation"][sold + 1 : 12].sum() == 0  # nothing of the old after its sale
-    resold = (basis_new - INSTALL) * used_market("A40").share(24 / 12)
+    resold = (basis_new - INSTALL) * used_market("A40").share((24 + MONTHS_TO_SELL) / 12)
+    resold *= SELLER_SHARE
     assert cash["resale"][-1] == pytest.approx(-resold)
     # Facility by the kW provisioned: the old server's before, the successor's after.
     rate = defaults.COLOCATION_USD_PER_KW_MONTH

@@ -198,9 +198,12 @@ def test_a_break_even_beyond_full_use_reads_never() -> None:
 
 
 def test_a_resale_never_earns_more_than_the_purchase() -> None:
-    # A curve of one's own rising 0.5 -> 1.5 is taken as written, never extrapolated upwards.
-    curve = ResaleCurve(share_by_year=[0.5, 1.5], source="test")
-    assert curve.share(2.0) == 1.5 and curve.share(10.0) == 1.5
+    # A curve of one's own rising 0.5 -> 0.9 is taken as written, never extrapolated upwards;
+    # a share above 1 (more than the price) is refused (issue 50: [2, 2] cost -$55,123).
+    curve = ResaleCurve(share_by_year=[0.5, 0.9], source="test")
+    assert curve.share(2.0) == 0.9 and curve.share(10.0) == 0.9
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        ResaleCurve(share_by_year=[0.5, 1.5], source="test")
     falling = ResaleCurve(share_by_year=[0.8, 0.4], source="test")
     assert falling.share(3.0) == pytest.approx(0.2)  # the last year's ratio continues
     # A quote above the server's price is refused, naming the field.

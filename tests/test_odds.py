@@ -161,12 +161,13 @@ def test_known_inputs_follow_the_options_and_can_be_left_out() -> None:
     own = {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
     book = PriceBook("snapshot")
     paths = [i.path for i in inputs(prepare(make_scenario(options=[own, _spot(), od]), book))]
-    assert paths == ["market.used_market_quantile", "prices.spot", "prices.on_demand"]
+    seller = ["market.resale_received_share", "market.months_to_sell"]
+    assert paths == ["market.used_market_quantile", *seller, "prices.spot", "prices.on_demand"]
     free = _spot(interruptions_per_instance_month=None, capacity_short_probability=None)
     paths = [i.path for i in inputs(prepare(make_scenario(options=[free]), book))]
     assert "market.spot_interruption_quantile" in paths and "market.spot_scarcity" in paths
     off = make_scenario(
-        options=[own, _spot(), od], odds={"without": ["prices.spot", "used_market"]}
+        options=[own, _spot(), od], odds={"without": ["prices.spot", "used_market", *seller]}
     )
     assert [i.path for i in inputs(prepare(off, book))] == ["prices.on_demand"]
     none = make_scenario(options=[own, _spot(), od], odds={"without": "all"})

@@ -23,7 +23,7 @@ from tco.pricing.used_market import (
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
-from tests.conftest import ROOT, make_scenario
+from tests.conftest import MONTHS_TO_SELL, ROOT, SELLER_SHARE, make_scenario
 
 GPU_OF = {
     "V100 SXM3 32GB": "V100 SXM2 32GB",
@@ -142,21 +142,30 @@ def test_the_resale_counted_is_the_generations_fit_and_the_answer_states_its_ban
     own = _own()
     capex = float(own.ledger.cash["capex"].sum())
     resale = -float(own.ledger.cash["resale"].sum())
-    assert resale == pytest.approx(capex * used_market("H100 SXM").share(3.0), rel=1e-9)
+    # Three years held, then the months a sale takes, at a broker's share (a seller's price).
+    years, got = 3.0 + MONTHS_TO_SELL / 12, capex * SELLER_SHARE
+    assert resale == pytest.approx(got * used_market("H100 SXM").share(years), rel=1e-9)
     notes = own.ledger.notes
     m = used_market("H100 SXM")
-    assert notes["resale_band_low_usd"] == pytest.approx(capex * m.share(3.0, m.high))
-    assert notes["resale_band_high_usd"] == pytest.approx(capex * m.share(3.0, m.low))
+    assert notes["resale_band_low_usd"] == pytest.approx(got * m.share(years, m.high))
+    assert notes["resale_band_high_usd"] == pytest.approx(got * m.share(years, m.low))
 
 
 def test_a_quote_a_curve_or_a_rate_of_the_scenarios_own() -> None:
     quote = _own(resale_value={"usd_per_server": 90_000, "source": "dealer, 2026-11"})
-    assert -quote.ledger.cash["resale"].sum() == pytest.approx(2 * 90_000)
+    assert -quote.ledger.cash["resale"].sum() == pytest.approx(2 * 90_000)  # a dealer's price
+    # A curve of one's own and a rate are what buyers pay, as the used market's curve is: a
+    # seller receives its share after the months a sale takes (past the curve's last year its
+    # last ratio, 0.5 / 0.7, continues).
     curve = _own(resale_value={"share_by_year": [0.8, 0.7, 0.5], "source": "our broker"})
     capex = float(curve.ledger.cash["capex"].sum())
-    assert -curve.ledger.cash["resale"].sum() == pytest.approx(0.5 * capex)
+    after = 0.5 * (0.5 / 0.7) ** (MONTHS_TO_SELL / 12)
+    assert -curve.ledger.cash["resale"].sum() == pytest.approx(after * SELLER_SHARE * capex)
     rate = _own(resale_decay_per_year=0.3)
-    assert -rate.ledger.cash["resale"].sum() == pytest.approx(capex * math.exp(-0.9))
+    years = 3 + MONTHS_TO_SELL / 12
+    assert -rate.ledger.cash["resale"].sum() == pytest.approx(
+        capex * math.exp(-0.3 * years) * SELLER_SHARE
+    )
     assert "resale_band_low_usd" not in rate.ledger.notes  # the scenario's rate: no band
 
 

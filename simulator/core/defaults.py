@@ -185,6 +185,29 @@ SPARE_STOCKOUT = 0.05
 # chassis.
 SERVER_TO_CHIP_COST = 1.64
 
+# What a seller of used GPU servers receives, as a share of the used market's price (what buyers
+# pay: the fitted curves of pricing/used_market.py rest on sold prices and listings), and the
+# months the sale takes, during which the servers keep losing value. SpotWire's valuator
+# (spotwire.ai/data/valuator_data.json, CC-BY-4.0, as of 2026-06-04; shared costs.md section 5
+# and gpu_price_history.csv; a model's factors, not measurements): through a broker over 90 days
+# 0.85 of the market value, at auction in 30 days 0.65, distressed in 7 days 0.45. The default
+# is the broker's channel. The odds draw the share from the auction's 0.65 to 0.95 (ASSUMPTION:
+# a direct sale to a buyer keeps more, no source found) and the months from the auction's 1 to
+# 6 (ASSUMPTION: a large lot in a slow market).
+RESALE_RECEIVED_SHARE = 0.85
+RESALE_RECEIVED_RANGE = (0.65, 0.85, 0.95)  # (low, mode, high) of a triangular draw
+MONTHS_TO_SELL = 3.0
+MONTHS_TO_SELL_RANGE = (1.0, 3.0, 6.0)
+# Network gear (switches, cables, optics) resold: what a dealer pays falls exp(-0.76 a year).
+# From one dealer's account (gocomsys.com, "Never accept the first trade-in price", undated,
+# SECONDARY, low confidence): 120 48-port switches bought 2-3 years earlier at about 20 x $200
+# = $4,000 each fetched about $600 from a dealer (0.15; the maker offered 0.05): ln(1/0.15) /
+# 2.5 years = 0.76 a year (0.63-0.95 over the 2-3 years). A dealer's price is what the seller
+# receives: no further spread. Epoch AI's cost model (Cottier et al. 2024, arXiv 2405.21015)
+# amortises the cluster's interconnect (9-13 % of a frontier run's cost) with its accelerators;
+# 0.19.0 resold none of it, so a cluster held for months lost its whole network.
+NETWORK_RESALE_PER_YEAR = 0.76
+
 # Bare metal is rented by the hour (PRODUCT.md): each rental is rounded up to whole hours.
 BARE_METAL_BILLING_INCREMENT_S = 3600.0
 BARE_METAL_BILLING_MINIMUM_S = 3600.0

@@ -1,6 +1,6 @@
 """What the market is taken to be, beyond the prices: how often spot is interrupted within its
-Spot Instance Advisor bucket, how scarce spot capacity is, how fast used GPUs lose value, and how
-fast each GPU trains.
+Spot Instance Advisor bucket, how scarce spot capacity is, how fast used GPUs lose value and what
+a seller of them receives, and how fast each GPU trains.
 
 A scenario may set them (``market:``) to ask "what if"; the odds of every answer draw them
 (``sweep.known``), so the base answer sits inside the spread it is judged against.
@@ -27,6 +27,10 @@ class Market(Strict):
     # (pricing.used_market: 0 its slowest loss, 0.5 the fitted rate, 1 its fastest; None: the
     # fit). One market for every owned option of a future: they all sell into it.
     used_market_quantile: Annotated[float, Field(ge=0, le=1)] | None = None
+    # What a seller receives of the used market's price, and the months a sale takes (None:
+    # ``core.defaults.RESALE_RECEIVED_SHARE``, ``MONTHS_TO_SELL``: a broker's channel).
+    resale_received_share: Annotated[float, Field(gt=0, le=1)] | None = None
+    months_to_sell: Annotated[float, Field(ge=0, le=60)] | None = None
     spot_scarcity: Annotated[float, Field(ge=0, le=10)] = 1.0
     # GPU -> a multiplier on its training speed (the odds draw it within the speed model's own
     # spread, ``workload.calibration``; uncertain path ``speed.<GPU>``)

@@ -118,12 +118,17 @@ class WhatIfInput:
 @dataclass(frozen=True)
 class Sale:
     """What an option sells: USD back at the horizon and earlier (a refresh's old servers), and
-    how it is valued, and the range the used market's band gives the sale at the horizon."""
+    how it is valued, the range the used market's band gives the sale at the horizon, and what
+    of it was bought and sold within a year."""
 
     at_horizon_usd: float
     before_usd: float
     basis: str  # in the answer's words, e.g. "book value"
     band_usd: tuple[float, float] | None = None  # the horizon's sale at the ends of its band
+    # Hardware sold within a year of its delivery (bought to be resold): what it cost, and
+    # what selling it brings back (part of the two above).
+    quick_bought_usd: float = 0.0
+    quick_usd: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,9 @@ class ServiceLevel(Strict):
     p95_delay_hours: Hours | None = None  # neither this nor the wait given: 72 h
     p95_wait_hours: Hours | None = None
     max_cannot_run_share: Annotated[float, Field(ge=0, le=1)] = 0.0  # of reference GPU-hours
-    # Of reference GPU-hours: work never started although it arrived more than ``allowed_h``
-    # before the horizon (``metrics.WorkBalance.overdue``).
+    # Of reference GPU-hours: work overdue at the horizon (``metrics.WorkBalance.overdue``):
+    # never started although it arrived more than ``allowed_h`` before it, or, when the project
+    # ends there, unfinished and more than ``allowed_h`` late.
     max_unfinished_share: Annotated[float, Field(ge=0, le=1)] = 0.0
     # Job classes with a level of their own: class name -> the p95 delay its jobs may have (h),
     # e.g. deadline-bound runs 24 h, fine-tunes a week; the scenario-wide level holds too.
@@ -128,8 +129,9 @@ class ServiceLevel(Strict):
                 )
         if unfinished_share > self.max_unfinished_share:
             out.append(
-                f"{unfinished_share:.1%} of the work never started although it waited over"
-                f" {self.allowed_h:g} h by the horizon > {self.max_unfinished_share:.1%}"
+                f"{unfinished_share:.1%} of the work overdue at the horizon (still queued, or"
+                f" unfinished when the project ends there, over {self.allowed_h:g} h late)"
+                f" > {self.max_unfinished_share:.1%}"
             )
         return out
 

@@ -57,6 +57,8 @@ KNOWN = (
     "market.spot_interruption_quantile",
     "market.spot_scarcity",
     "used_market",
+    "market.resale_received_share",
+    "market.months_to_sell",
 )
 Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
 SWEEPABLE = ("workload", "options", "discount_rate", "market")

@@ -4,6 +4,7 @@ servers it has (the ones bought, and a refresh's successor: ``generations``)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,14 @@ from tco.simulator.kinds.owned.financing import Flows, financed
 from tco.simulator.kinds.owned.generations import on_successor, retired_h
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import Delivery
-from tco.simulator.kinds.owned.resale import Resale, ResaleCurve, ResaleQuote, market_share
+from tco.simulator.kinds.owned.resale import (
+    BROKER,
+    Resale,
+    ResaleCurve,
+    ResaleQuote,
+    Selling,
+    market_share,
+)
 from tco.simulator.kinds.runs import JobRuns
 
 # The owned cluster's ledger categories (label, the price group that scales it, chart colour).
@@ -41,19 +49,27 @@ def resale_of(
     book: float,
     months_held: int,
     per_year: float | None = None,
+    selling: Selling = BROKER,
+    network: float = 0.0,
 ) -> float:
-    """What ``servers`` servers of ``gpu`` bought for ``new`` fetch after ``months_held`` (at
-    ``per_year`` instead of the option's market rate when given: the band's ends)."""
+    """What ``servers`` servers of ``gpu`` bought for ``new`` (and the ``network`` bought with
+    them) fetch after ``months_held``, as a seller receives it (``selling``): on the used
+    market's curve (or the scenario's), the servers' price after the months the sale takes
+    too, times the share a seller receives of it, and never more than they cost new; the
+    network at its own rate; at ``per_year`` instead of the option's market rate when given
+    (the band's ends). A quote is what its dealer pays; book value and none are as named."""
     v = o.resale_value
     if v == "none":  # kept, scrapped or given away: no value counted
         return 0.0
-    if v == "book":
-        value = book
-    elif isinstance(v, ResaleQuote):
+    if v == "book":  # the network and installation are in the book value
+        return book * o.resale_scale
+    years = (months_held + selling.months) / 12
+    if isinstance(v, ResaleQuote):
         value = servers * v.usd_per_server
     else:
-        value = new * market_share(v, gpu, per_year)(months_held / 12)
-    return value * o.resale_scale
+        value = new * market_share(v, gpu, per_year)(years) * selling.share
+    value = min(value * o.resale_scale, new)
+    return value + network * math.exp(-defaults.NETWORK_RESALE_PER_YEAR * years)
 
 
 def _basis(plan: OwnedPlan, network: bool, d: Delivery, quoted: float | None = None) -> float:
@@ -149,6 +165,10 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     extra_acc: dict[str, np.ndarray] = {}
     notes: dict[str, float] = {}
     first = months
+    # The network is bought with the first tranche bought in the horizon (``_generations``).
+    networked = next(
+        (d for d in plan.deliveries if d.delivery_month is not None and not d.existing), None
+    )
     for g in _generations(plan, runs, hours):
         server_hours = per_month(
             hourly(
@@ -174,14 +194,10 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         spares_with = next((i for i, (d, _) in enumerate(g.tranches) if not d.existing), 0)
         for i, (d, basis) in enumerate(g.tranches):
             assert d.delivery_month is not None
-            # What a buyer pays for: the servers and spare GPUs, not their installation or
-            # the network bought with the first tranche (0.13.0 resold those at the GPU's rate).
-            hardware = d.servers * g.price_usd_per_server * d.price_factor
-            if i == spares_with and spares:  # bought with the first servers bought
-                spare = spares * spare_price(g.price_usd_per_server, gps) * d.price_factor
-                basis, hardware = basis + spare, hardware + spare
             first = min(first, d.delivery_month)
-            sold = _Sold(g.gpu, d.servers, basis, hardware, plan.used_market_quantile)
+            # Spares are bought with the first servers bought; the network with its tranche.
+            sold = _sold(plan, g, d, basis, spares if i == spares_with else 0, d is networked)
+            basis = sold.basis
             t = _tranche(o, sold, d.delivery_month, months, end, d.age_months)
             capex += t.cash.pop("capex")
             resale += t.cash.pop("resale")
@@ -207,6 +223,25 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         notes=notes,
         owed_after_horizon={"lease_after_end": notes.get("lease_payments_beyond_horizon_usd", 0.0)},
     )
+
+
+def _sold(
+    plan: OwnedPlan, g: _Generation, d: Delivery, basis: float, spares: int, networked: bool
+) -> _Sold:
+    """A tranche as its sale sees it (``spares``: the spare GPUs bought with it; ``networked``:
+    the network was bought with it). What a buyer pays for is the servers and spare GPUs, not
+    their installation (0.13.0 resold it at the GPU's rate); the network sells at its own."""
+    hardware = d.servers * g.price_usd_per_server * d.price_factor
+    if spares:
+        spare = spares * spare_price(g.price_usd_per_server, g.gpus_per_server) * d.price_factor
+        basis, hardware = basis + spare, hardware + spare
+    network = plan.option.network_usd if networked else 0.0
+    return _Sold(g.gpu, d.servers, basis, hardware, network, plan.selling)
+
+
+# Servers sold within this many months of their delivery were bought to be resold: the answer
+# says so, with the capital and what comes back (``offers.sale``).
+QUICK_MONTHS = 12
 
 
 def spare_gpus(o: Owned, gpus: int, gpus_per_server: int) -> int:
@@ -235,7 +270,8 @@ class _Sold:
     servers: int
     basis: float
     hardware: float
-    quantile: float | None = None  # the used market's, for the odds (kinds.market.Market)
+    network: float = 0.0  # the network bought with it, resold at its own rate
+    selling: Selling = BROKER  # what a seller receives, and after how long
 
 
 def _owned(
@@ -268,7 +304,17 @@ def _owned(
 
     def value(per_year: float | None = None) -> float:
         rate = _rate(o, sold) if per_year is None else per_year
-        return resale_of(o, sold.gpu, sold.servers, sold.hardware, book, held, rate)
+        got = resale_of(
+            o, sold.gpu, sold.servers, sold.hardware, book, held, rate, sold.selling, sold.network
+        )
+        return got
+
+    if held < QUICK_MONTHS and (end < months or o.sell_at_horizon) and value() > 0:
+        # Bought and sold within a year of delivery: an answer resting on it says so.
+        out.notes["resold_within_a_year_usd"] = (
+            out.notes.get("resold_within_a_year_usd", 0.0) + value()
+        )
+        out.notes["bought_to_resell_usd"] = out.notes.get("bought_to_resell_usd", 0.0) + basis
 
     if end == months:
         if o.sell_at_horizon:
@@ -294,9 +340,9 @@ def _rate(o: Owned, sold: _Sold) -> float | None:
     their generation's band, else None (the fit)."""
     if o.resale_decay_per_year is not None:
         return o.resale_decay_per_year
-    if sold.quantile is None:
+    if sold.selling.quantile is None:
         return None
-    return used_market(sold.gpu).rate_at(sold.quantile)
+    return used_market(sold.gpu).rate_at(sold.selling.quantile)
 
 
 def _tranche(

@@ -53,7 +53,7 @@ from tco.simulator.kinds.owned.quotes import (
     existing_sale,
     plan_quotes,
 )
-from tco.simulator.kinds.owned.resale import basis_word, check_quote
+from tco.simulator.kinds.owned.resale import Selling, basis_word, check_quote
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.kinds.registry import (
@@ -290,7 +290,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             option=option,
             hardware=hw,
             quotes=(
-                *plan_quotes(option, server, price, kw),
+                *plan_quotes(option, server, price, kw, Selling.of(ctx.market)),
                 decline_quote(
                     option.price_decline_per_year,
                     server.gpu,
@@ -309,7 +309,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             deliveries=deliveries,
             successor=successor,
             mix=mix,
-            used_market_quantile=ctx.market.used_market_quantile,
+            selling=Selling.of(ctx.market),
         )
 
     def bought_from(self, option: Owned, month: int, ctx: Context, field: str) -> Owned:
@@ -388,9 +388,13 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return basis_word(option.resale_value) if option.sell_at_horizon else None
 
     def uncertainties(self, plan: OwnedPlan, where: str) -> list[KnownInput]:
-        """What the servers fetch on the used market (when they are sold at market value)."""
-        sold = self.resale_basis(plan.option, ()) == "market"
-        return offers.used_market(plan.option, where) if sold else []
+        """What the servers fetch on the used market (when they are sold at market value), and
+        what a seller receives of it, after how long (when sold on any market)."""
+        o = plan.option
+        if not o.sell_at_horizon and o.refresh is None:
+            return []
+        sold = self.resale_basis(o, ()) == "market"
+        return [*(offers.used_market(o, where) if sold else []), *offers.selling(o)]
 
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger

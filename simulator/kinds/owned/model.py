@@ -24,7 +24,7 @@ from tco.simulator.kinds.owned.parts import (
     StaffTime,
     Tranche,
 )
-from tco.simulator.kinds.owned.resale import Resale
+from tco.simulator.kinds.owned.resale import BROKER, Resale, Selling
 from tco.simulator.kinds.plan import Plan
 
 
@@ -139,5 +139,5 @@ class OwnedPlan(Plan):
     max_kw_per_server: float
     deliveries: tuple[Delivery, ...]
     successor: Successor | None = None  # the refresh, resolved
-    used_market_quantile: float | None = None  # the market's (kinds.market.Market)
+    selling: Selling = BROKER  # the used market a seller meets (the market's)
     mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from tco.pricing.used_market import used_market as market_of
+from tco.simulator.core import defaults
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned.model import Owned
-from tco.simulator.kinds.owned.resale import describe
+from tco.simulator.kinds.owned.resale import ResaleQuote, describe
 from tco.simulator.kinds.registry import KnownInput, Sale, UnitPrice, WhatIfInput
 
 SERVERS_KNOB = "servers"
@@ -81,7 +82,8 @@ def sale(option: Owned, ledger: Ledger) -> Sale | None:
     how = describe(option.resale_value, gpu, option.resale_decay_per_year)
     low, high = notes.get("resale_band_low_usd"), notes.get("resale_band_high_usd")
     band = None if low is None or high is None else (low, high)
-    return Sale(at_end, before, how, band)  # kept at the horizon, sold before
+    quick = (notes.get("bought_to_resell_usd", 0.0), notes.get("resold_within_a_year_usd", 0.0))
+    return Sale(at_end, before, how, band, *quick)  # kept at the horizon, sold before
 
 
 def unit_prices(option: Owned) -> tuple[UnitPrice, ...]:
@@ -122,6 +124,39 @@ def size_words(knob: str, value: int) -> str:
     if value < 0:
         return f"{-value} server{'s' if value != -1 else ''} fewer in every tranche"
     return f"{value} more server{'s' if value != 1 else ''} in every tranche"
+
+
+def selling(o: Owned) -> list[KnownInput]:
+    """What a seller receives of the used market's price and the months the sale takes, for
+    the odds (one market for every owned option of a future): a quote is a dealer's price,
+    and book value and none sell on no market."""
+    if o.resale_value in ("book", "none"):
+        return []
+    low, mode, high = defaults.MONTHS_TO_SELL_RANGE
+    months = KnownInput(
+        "market.months_to_sell",
+        "market.months_to_sell",
+        low,
+        high,
+        mode,
+        f"{low:g} (SpotWire's auction channel, 30 days) to {high:g} months (ASSUMPTION: a large"
+        " lot in a slow market), most likely a broker's 3 (SpotWire's valuator, a model)",
+        money=True,
+    )
+    if isinstance(o.resale_value, ResaleQuote):
+        return [months]
+    low, mode, high = defaults.RESALE_RECEIVED_RANGE
+    share = KnownInput(
+        "market.resale_received_share",
+        "market.resale_received_share",
+        low,
+        high,
+        mode,
+        f"from {low:.0%} (SpotWire's auction in 30 days) to {high:.0%} (ASSUMPTION: a direct"
+        f" sale), most likely a broker's {mode:.0%} (SpotWire's valuator, a model)",
+        money=True,
+    )
+    return [share, months]
 
 
 def used_market(o: Owned, where: str) -> list[KnownInput]:

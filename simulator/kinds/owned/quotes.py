@@ -11,13 +11,13 @@ from tco.simulator.core.quote import Quote, input_quote
 from tco.simulator.kinds.owned.costs import resale_of, spare_gpus, spare_price
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery
-from tco.simulator.kinds.owned.resale import describe, market_share
+from tco.simulator.kinds.owned.resale import ResaleQuote, Selling, describe, market_share
 from tco.simulator.kinds.registry import Context
 from tco.simulator.kinds.site import Existing
 
 
 def plan_quotes(
-    o: Owned, server: hardware.ServerModel, price: float, kw: float
+    o: Owned, server: hardware.ServerModel, price: float, kw: float, selling: Selling
 ) -> tuple[Quote, ...]:
     # A server described in the scenario is the scenario's figure, dated and sourced there.
     own = not isinstance(o.server, str)
@@ -58,6 +58,7 @@ def plan_quotes(
             "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
         ),
         *_failure_quotes(o, server),
+        *sale_quotes(o, selling),
     )
 
 
@@ -119,6 +120,56 @@ def existing_quotes(
     return (bought, found.quote)
 
 
+def sale_quotes(o: Owned, selling: Selling) -> tuple[Quote, ...]:
+    """What selling the servers rests on, when they are sold at a market price: the share of it
+    a seller receives, the months the sale takes, and (with a network bought) the network's
+    own rate. None for book value, none, and a quote's servers (a dealer's price)."""
+    v = o.resale_value
+    out: list[Quote] = []
+    if (not o.sell_at_horizon and o.refresh is None) or v in ("book", "none"):
+        return ()
+    spotwire = (
+        "SpotWire valuator (spotwire.ai/data/valuator_data.json, CC-BY-4.0; a model's factors):"
+        " broker over 90 days 0.85, auction in 30 days 0.65, distressed in 7 days 0.45"
+    )
+    said = selling.share != defaults.RESALE_RECEIVED_SHARE
+    if not isinstance(v, ResaleQuote):
+        out.append(
+            Quote(
+                "resale: share of the used market's price a seller receives",
+                selling.share,
+                "fraction",
+                "market" if said else "default",
+                "undated" if said else "2026-06-04",
+                "set (market: resale_received_share)" if said else spotwire,
+            )
+        )
+    said = selling.months != defaults.MONTHS_TO_SELL
+    out.append(
+        Quote(
+            "resale: months a sale takes (the servers keep losing value)",
+            selling.months,
+            "months",
+            "market" if said else "default",
+            "undated" if said else "2026-06-04",
+            "set (market: months_to_sell)" if said else spotwire,
+        )
+    )
+    if o.network_usd > 0:
+        out.append(
+            Quote(
+                "resale: network gear's value lost a year (what a dealer pays)",
+                defaults.NETWORK_RESALE_PER_YEAR,
+                "exp(-k) a year",
+                "default",
+                "undated",
+                "one dealer's account of used switches (gocomsys.com, secondary, low): $600 for a"
+                " ~$4,000 switch after 2-3 years; core/defaults.py",
+            )
+        )
+    return tuple(out)
+
+
 def existing_sale(
     o: Owned, deliveries: tuple[Delivery, ...], gpu: str, ctx: Context
 ) -> Existing | None:
@@ -135,7 +186,9 @@ def existing_sale(
     # Valued as their sale at the horizon is (costs.resale_of); no book value is kept before
     # the horizon, so a book basis is valued at the market here.
     at_market = new * market_share(o.resale_value, gpu, o.resale_decay_per_year)(age / 12)
-    now = resale_of(o, gpu, e.servers, new, at_market, age, o.resale_decay_per_year)
+    now = resale_of(
+        o, gpu, e.servers, new, at_market, age, o.resale_decay_per_year, Selling.of(ctx.market)
+    )
     words = f"{e.servers} x {o.server_name} bought {e.bought}"
     quote = Quote(
         "existing servers sold at the start",

@@ -6,15 +6,45 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag
 
 from tco.pricing.used_market import used_market
+from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import NonNeg, Strict
+from tco.simulator.kinds.market import Market
 
-SHARE = Annotated[float, Field(ge=0, le=2)]
+# A share of a server's price: a used server never fetches more than a new one (0.19.0 took
+# curves up to 2 and a scenario's own curve of [2, 2] made an owned option cost -$55,123).
+SHARE = Annotated[float, Field(ge=0, le=1)]
+
+
+@dataclass(frozen=True)
+class Selling:
+    """The used market a seller meets, as a future of the odds draws it (``kinds.market.
+    Market``): where its rate of value loss sits in the generation's band (``quantile``; None:
+    the fit), the share of its price a seller receives (``share``) and the months the sale
+    takes (``months``), during which the servers keep losing value; by default a broker's
+    channel (``core.defaults.RESALE_RECEIVED_SHARE``, ``MONTHS_TO_SELL``)."""
+
+    share: float = defaults.RESALE_RECEIVED_SHARE
+    months: float = defaults.MONTHS_TO_SELL
+    quantile: float | None = None
+
+    @staticmethod
+    def of(market: Market) -> Selling:
+        share, months = market.resale_received_share, market.months_to_sell
+        return Selling(
+            defaults.RESALE_RECEIVED_SHARE if share is None else share,
+            defaults.MONTHS_TO_SELL if months is None else months,
+            market.used_market_quantile,
+        )
+
+
+BROKER = Selling()  # the default channel: a broker, over three months
 
 
 class ResaleQuote(Strict):
