@@ -332,9 +332,8 @@ class PriceBook:
             f"{what}, {label} {o.instance_type}, {o.region}, bundled snapshot of other clouds'"
             f" prices ({o.source}{sure})"
         )
-        return Price(
-            float(value), "clouds-snapshot", o.as_of if o.date_known else f"by {o.as_of}", detail
-        )
+        when = o.as_of if o.date_known else f"by {o.as_of}"
+        return Price(float(value), "clouds-snapshot", when, detail, o.basis)
 
     def _price(
         self,

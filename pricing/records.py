@@ -10,6 +10,20 @@ Mode = Literal["auto", "live", "cache", "snapshot"]
 MODES: tuple[Mode, ...] = ("auto", "live", "cache", "snapshot")
 Source = Literal["aws-api", "cache", "snapshot", "offline-replay", "scenario", "clouds-snapshot"]
 PlanType = Literal["Compute", "EC2Instance"]
+# How a price was set: a provider's or maker's list price, a quote, a third party's report of
+# one, an estimate, a marketplace's median listing (offers that come and go, whoever lists), or
+# the scenario's own figure. ``candidates: {price_basis: [...]}`` and a rental by GPU may keep
+# to some of them.
+Basis = Literal["list", "quote", "secondary", "estimate", "marketplace", "scenario"]
+BASES: tuple[Basis, ...] = ("list", "quote", "secondary", "estimate", "marketplace", "scenario")
+BASIS_WORDS = {
+    "list": "a list price",
+    "quote": "a quote",
+    "secondary": "a third party's report of a price",
+    "estimate": "an estimate",
+    "marketplace": "a marketplace's median listing, offers that come and go",
+    "scenario": "the scenario's own figure",
+}
 Payment = Literal["No Upfront", "Partial Upfront", "All Upfront"]
 
 
@@ -29,6 +43,7 @@ class Price:
     source: Source
     as_of: str
     detail: str
+    basis: Basis = "list"
 
     def label(self) -> str:
         """'$21.957642/h (snapshot, as of 2025-11-30: ...)' for reports and messages."""

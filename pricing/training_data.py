@@ -4,7 +4,8 @@
   Llama 2 and 3.1, BLOOM, Pythia, Granite 3.0), each with its source: what the model-FLOPs
   utilisation is calibrated on.
 - ``model_shapes.csv``: well-known open models' published shapes (parameters, layers, hidden size,
-  heads, sequence length; a CNN's activations a sample), what ``tco fit llama-2-7b`` reads.
+  heads, sequence length; a CNN's activations a sample; the largest layer's parameters, from
+  the model's configuration), what ``tco fit llama-2-7b`` reads.
 - ``precision_speed.csv``: a precision's end-to-end speed over BF16 per GPU architecture, measured
   where published, else derived or assumed as the row says.
 """
@@ -53,6 +54,7 @@ class ModelShape:
     sequence: int | None
     architecture: str  # transformer or cnn
     activation_gb_per_sample: float | None
+    largest_layer: float  # parameters of its largest layer (ZeRO-3 gathers it whole)
     source: str
 
 
@@ -101,6 +103,7 @@ def model_shapes() -> dict[str, ModelShape]:
             sequence=None if opt["sequence"] is None else int(opt["sequence"]),
             architecture=r["architecture"],
             activation_gb_per_sample=_opt(r["activation_gb_per_sample"]),
+            largest_layer=float(r["largest_layer"]),
             source=r["source"],
         )
     return out

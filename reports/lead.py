@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.pricing import providers
+from tco.pricing.records import BASIS_WORDS
 from tco.reports.answer import (
     caveats,
     cloud_sources,
@@ -50,6 +52,7 @@ def lead(result: Result) -> list[str]:
             *horizon_rule(result),
             *same_work(result),
             *bought_to_resell(result),
+            *rented_from(result),
         ]
     if odds is not None:
         c = odds.chosen
@@ -91,6 +94,34 @@ def horizon_rule(result: Result) -> list[str]:
         f" committed past it ({shown}{more}) is the next window's cost, not in these totals; a"
         " project that ends here says after_horizon: ends."
     ]
+
+
+def rented_from(result: Result) -> list[str]:
+    """Where the recommendation's rented compute is bought, and on what prices, when it came
+    from the catalog search or rests on anything but list prices: each provider's share of its
+    compute and the basis of its prices (a marketplace's median listing says so). None else."""
+    name = result.recommendation.option
+    if name is None:
+        return []
+    places = result.option(name).places
+    if places is None or places.bases is None or not len(places.usd):
+        return []
+    spend: dict[tuple[str, str], float] = {}
+    for i, place in enumerate(places.names):
+        usd = float(places.usd[places.where == i].sum())
+        if usd > 0:
+            key = (providers.split(place)[0], places.bases[i])
+            spend[key] = spend.get(key, 0.0) + usd
+    total = sum(spend.values())
+    from_catalog = any(c.option == name for c in result.candidates)
+    if total <= 0 or not (from_catalog or any(b != "list" for _, b in spend)):
+        return []
+    parts = [
+        f"{provider} ({usd / total:.0%} of its compute, {BASIS_WORDS[basis]})"
+        for (provider, basis), usd in sorted(spend.items(), key=lambda kv: -kv[1])
+    ]
+    shown = ", ".join(parts[:3]) + (f" and {len(parts) - 3} more" if len(parts) > 3 else "")
+    return [f"It rents from {shown}."]
 
 
 def bought_to_resell(result: Result) -> list[str]:

@@ -69,6 +69,13 @@ def _days(hours: float | None) -> str:
     return "-" if hours is None else f"{hours / 24:,.1f}"
 
 
+def _days_range(x: Any) -> str:
+    """Days and their P10-P90, "65 (42-102)"."""
+    if x.hours is None:
+        return "-"
+    return f"{x.hours / 24:,.0f} ({x.hours_p10 / 24:,.0f}-{x.hours_p90 / 24:,.0f})"
+
+
 def _usd(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
@@ -106,7 +113,7 @@ def _print(tab: Any, top: int, note: str | None) -> None:
     rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
     runs = Table(title=f"Where to train it, cheapest first ({len(rows)} of {len(tab.rows)})",
                  title_justify="left")  # fmt: skip
-    for col, most in (("place", 26), ("GPUs", 18), ("days", 9), ("demand $", 11),
+    for col, most in (("place", 26), ("GPUs", 16), ("days, P10-90", 12), ("demand $", 11),
                       ("spot $", 11), ("owned $", 11), ("$/GPU-h", 7)):  # fmt: skip
         text = col in ("place", "GPUs")
         runs.add_column(col, no_wrap=True, overflow="ellipsis", max_width=most,
@@ -114,7 +121,7 @@ def _print(tab: Any, top: int, note: str | None) -> None:
                         justify="left" if text else "right")  # fmt: skip
     for x in rows:
         mark = "" if x.confidence in ("listed", "list", "quote") else " *"
-        runs.add_row(x.where + mark, f"{x.gpus} x {x.gpu}", _days(x.hours), _usd(x.on_demand_usd),
+        runs.add_row(x.where + mark, f"{x.gpus} x {x.gpu}", _days_range(x), _usd(x.on_demand_usd),
                      _usd(x.spot_usd), _usd(x.owned_usd), f"{x.usd_per_gpu_hour:.2f}")  # fmt: skip
     console().print(runs)
     best = rows[0] if rows else None

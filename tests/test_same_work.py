@@ -62,9 +62,10 @@ def test_a_project_that_ends_never_takes_an_unfinished_run_for_on_time() -> None
     assert a100.total_cash_usd == pytest.approx(HORIZON_H * 64 * _a100_price(), rel=1e-9)
     assert p5.work.finished_share == 1.0 and r.verdicts["p5"].meets
     assert r.recommendation.option == "p5"
+    # Over the futures too: where the model's work comes out shorter than the fit says (the
+    # odds draw its spread), the run may finish; not in enough of them to meet the level.
     assert r.recommendation.odds is not None
-    over_futures = r.standing("a100-lambda")
-    assert not over_futures.meets and over_futures.share == 0.0
+    assert not r.standing("a100-lambda").meets
     from tco.reports.lead import lead
 
     said = " ".join(lead(r))

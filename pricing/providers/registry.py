@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from tco.pricing.errors import PricingError, closest
 from tco.pricing.providers.links import Link, link
-from tco.pricing.records import InstanceSpec
+from tco.pricing.records import Basis, InstanceSpec
 
 AWS = "aws"
 
@@ -53,6 +53,13 @@ class Offer:
     @property
     def name(self) -> str:
         return qualified(self.provider, self.instance_type)
+
+    @property
+    def basis(self) -> Basis:
+        """How its price was set (``records.BASES``): a listed price is a list price, a
+        marketplace's a median listing, any other a third party's report of one."""
+        found: dict[str, Basis] = {"listed": "list", "marketplace": "marketplace"}
+        return found.get(self.confidence, "secondary")
 
 
 class Provider(abc.ABC):

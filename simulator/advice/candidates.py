@@ -1,18 +1,18 @@
 """Options the user did not list (``candidates:``): each kind proposes what it can make of
 every GPU model the scenario allows (``Kind.propose``: servers of the catalog to buy, every
-provider's shapes to rent), and what cannot win is dropped before it is played: a GPU whose
-memory some job does not fit (that work would never run), capex above the ceiling, and a
-proposal whose lower bound on cash (``Proposal.bound_usd``: what no play of it can cost less
-than) is above the cheapest listed option that meets the level on the base job stream (times
-``within``, 1.1 by default: the futures may favour it a little). Of the rest, the ``most``
-with the lowest bounds are played beside the listed options and raced like them, so the answer
-may be one of them, and is never dearer than the best listed option that meets the level.
+provider's shapes to rent), and only what cannot win is dropped: a GPU whose memory some job
+does not fit (that work would never run), capex above the ceiling, and a proposal whose lower
+bound on cash (``Proposal.bound_usd``: what no play of it can cost less than) is above the
+cheapest option meeting the level on the base job stream so far, listed or already played
+(times ``within``, 1.1 by default: the futures may favour it a little). The rest are played
+lowest bound first beside the listed options and raced like them (``with_candidates``), so the
+answer may be one of them, and is never dearer than the best listed option that meets the
+level. An owned candidate too small to meet the level alone is played: it may be a mix's base.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -27,11 +27,12 @@ from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.workload.speed import run_hours
 
 # How each reason to drop a candidate begins, and what it is counted as in the answer's words.
-MEMORY, CAPEX, BOUND = "memory:", "capex ", "costs at least "
+MEMORY, CAPEX, BOUND, MOST = "memory:", "capex ", "costs at least ", "beyond the"
 REASONS = {
     MEMORY: "memory",
     CAPEX: "capex above max_capex_usd",
-    BOUND: "a lower bound on cash above the best listed option's",
+    BOUND: "a lower bound on cash above the best meeting the level",
+    MOST: "beyond candidates.most, bounds at or above the best meeting the level",
 }
 
 
@@ -72,7 +73,7 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
     site = {o.name: o for o in sc.options}
     listed = set(site)
     largest = float(prepared.jobs.memory_gb.max()) if len(prepared.jobs) else 0.0
-    where = Where(want.wanted_providers(), want.regions, want.offers_since)
+    where = Where(want.wanted_providers(), want.regions, want.offers_since, want.price_basis)
     out = []
     for gpu in want.gpu_models():
         for name in registry.names():
@@ -86,48 +87,53 @@ def proposed(prepared: Prepared, book: PriceBook) -> list[tuple[Proposal, str]]:
     return out
 
 
-def pruned(
-    found: list[tuple[Proposal, str]], best_usd: float, within: float, most: int
-) -> tuple[list[Proposal], list[Considered]]:
-    """The proposals to play (at most ``most``, lowest bounds first) and every one considered,
-    with why it was dropped: it cannot run the work, or its bound is above ``within`` x
-    ``best_usd`` (the best listed option's cash; inf: none meets the level, nothing is
-    dropped for cost)."""
-    ceiling = within * best_usd
-    alive = sorted(
-        (p for p, why in found if not why and p.bound_usd <= ceiling),
-        key=lambda p: (p.bound_usd, p.option["name"]),
-    )
-    kept = alive[:most]
-    kept_ids = {id(p) for p in kept}
-    considered = []
-    for p, why in found:
-        if not why and p.bound_usd > ceiling:
-            why = (
-                f"{BOUND}${p.bound_usd:,.0f}, above {within:g} x the best listed"
-                f" option's ${best_usd:,.0f}"
-            )
-        elif not why and id(p) not in kept_ids:
-            why = f"not among the {most} with the lowest bounds (candidates.most)"
-        considered.append(Considered(p.option["name"], p.words, round(p.bound_usd, 2), why))
-    considered.sort(key=lambda c: (bool(c.dropped), c.bound_usd, c.option))
-    return kept, considered
-
-
 def with_candidates(
     prepared: Prepared, result: Result, book: PriceBook
 ) -> tuple[Prepared, Result, tuple[Considered, ...]]:
-    """``prepared`` and its base ``result`` with the kept candidates played as more options
-    (each alone on the same jobs: the listed options' runs are kept), and what was
-    considered."""
+    """``prepared`` and its base ``result`` with the candidates that could win played as more
+    options (each alone on the same jobs: the listed options' runs are kept), lowest bound
+    first, and what was considered.
+
+    A candidate is dropped only for what cannot win: it cannot run the work (memory) or is not
+    allowed (capex), or its lower bound is above ``within`` x the cash of the best option that
+    meets the level so far, listed or played (the best falls as candidates are played). Of those
+    whose bound is at or above that best (so that only the futures might favour them), at most
+    ``most`` are played; one whose bound is below it is always played (0.19.0 played the four
+    lowest bounds of industrial's, four servers too small to meet the level, and dropped H100s
+    on demand that met it 30 % cheaper)."""
     want = prepared.scenario.candidates
     if want is None:
         return prepared, result, ()
-    meets = [o.total_cash_usd for o in result.options if result.verdicts[o.name].meets]
-    best = min(meets) if meets else math.inf
-    kept, considered = pruned(proposed(prepared, book), best, want.within, want.most)
-    for p in kept:
-        entry: dict[str, Any] = p.option
-        option = registry.get(entry["kind"]).model.model_validate(entry)
+    meeting = [(o.total_cash_usd, o.name) for o in result.options if result.verdicts[o.name].meets]
+    best, best_name = min(meeting) if meeting else (math.inf, "")
+    found = proposed(prepared, book)
+    order = sorted(
+        (p for p, why in found if not why), key=lambda p: (p.bound_usd, p.option["name"])
+    )
+    dropped = {id(p): why for p, why in found if why}
+    beyond = 0  # played with a bound at or above the best meeting cash of their time
+    for p in order:
+        if p.bound_usd > want.within * best:
+            dropped[id(p)] = (
+                f"{BOUND}${p.bound_usd:,.0f}, above {want.within:g} x {best_name}'s ${best:,.0f}"
+                " (the best meeting the level)"
+            )
+            continue
+        if p.bound_usd >= best and beyond >= want.most:
+            dropped[id(p)] = (
+                f"{MOST} {want.most} played whose bounds are at or above the best meeting the"
+                f" level ({best_name}'s ${best:,.0f}; candidates.most)"
+            )
+            continue
+        beyond += p.bound_usd >= best
+        option = registry.get(p.option["kind"]).model.model_validate(p.option)
         prepared, result = with_option(prepared, result, option, book)
+        played = result.options[-1]
+        if result.verdicts[played.name].meets and played.total_cash_usd < best:
+            best, best_name = played.total_cash_usd, played.name
+    considered = [
+        Considered(p.option["name"], p.words, round(p.bound_usd, 2), dropped.get(id(p), ""))
+        for p, _ in found
+    ]
+    considered.sort(key=lambda c: (bool(c.dropped), c.bound_usd, c.option))
     return prepared, result, tuple(considered)

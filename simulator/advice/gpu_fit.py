@@ -56,6 +56,10 @@ class Row:
     gpus: int | None  # the job's GPUs: fewest, rounded up to whole units
     units: int | None
     hours: float | None  # wall clock
+    # The range that holds it with 80 % odds, from the calibration's leave-one-out errors
+    # (``workload.mfu.hours_range``): a run's utilisation scatters about the fit.
+    hours_p10: float | None
+    hours_p90: float | None
     on_demand_usd: float | None
     spot_usd: float | None
     owned_usd: float | None
@@ -122,6 +126,10 @@ def _place(run: Run, hw: Hardware, wanted: int) -> tuple[int | None, int | None,
     return gpus, units, float(run_hours(_job(run, gpus), hw)[0]), ""
 
 
+def _range(hours: float | None) -> tuple[float | None, float | None]:
+    return (None, None) if hours is None else mfu.hours_range(hours)
+
+
 def _gpu_fits(run: Run) -> tuple[GpuFit, ...]:
     out = []
     family = mfu.family_of(run.precision)
@@ -154,6 +162,8 @@ def _rentals(
                 gpus=gpus,
                 units=units,
                 hours=hours,
+                hours_p10=_range(hours)[0],
+                hours_p90=_range(hours)[1],
                 on_demand_usd=None if cost is None else cost * o.on_demand,
                 spot_usd=None if cost is None or o.spot is None else cost * o.spot,
                 owned_usd=None,
@@ -183,6 +193,8 @@ def _servers(run: Run, wanted: int) -> list[Row]:
                 gpus=gpus,
                 units=units,
                 hours=hours,
+                hours_p10=_range(hours)[0],
+                hours_p90=_range(hours)[1],
                 on_demand_usd=None,
                 spot_usd=None,
                 owned_usd=None if hours is None or gpus is None else hours * gpus * rate,
@@ -208,8 +220,10 @@ def table(
     rows = _rentals(run, book, provider, doubtful, gpus) + ([] if provider else _servers(run, gpus))
     rows.sort(key=lambda r: (r.cheapest_usd is None, r.cheapest_usd or 0.0, r.where))
     notes = [
-        f"MFU fitted on {len(mfu.observations())} published runs (workload.mfu); one standard"
-        f" deviation spans x{mfu.fit().spread:.2f} of the time and cost",
+        f"MFU fitted on {len(mfu.observations())} published runs (workload.mfu); a run's time"
+        f" and cost lie within x{math.exp(-mfu.spread_ln()):.2f} to"
+        f" x{math.exp(mfu.spread_ln()):.2f} of the figures with 80 % odds (the published runs'"
+        " leave-one-out errors: days P10-P90)",
         f"owned: a floor of {OWNED_YEARS:g} years at full use (price less used-market value,"
         " power, colocation; no staff, support or idle time)",
         "spot: the spot price alone, interruptions not counted",

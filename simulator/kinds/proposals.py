@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tco.pricing.records import Basis
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
 
@@ -32,11 +33,13 @@ class Load:
 
 @dataclass(frozen=True)
 class Where:
-    """Where a proposal may rent: the providers, and the regions allowed (None: any)."""
+    """Where a proposal may rent: the providers, and the regions allowed (None: any); and the
+    ways its prices may have been set (``pricing.records.BASES``; None: any), owned or rented."""
 
     providers: list[str]
     regions: list[str] | None = None
     offers_since: str | None = None  # an ISO date (RentByGpu.offers_since)
+    bases: list[Basis] | None = None
 
 
 @dataclass(frozen=True)

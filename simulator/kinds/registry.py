@@ -86,8 +86,8 @@ class Context:
 class KnownInput:
     """An input a kind knows to be uncertain for one of its options, for the odds of every
     answer (``sweep.known``): its name among ``scenario.uncertainty.KNOWN``, the path it is
-    drawn at, its range (triangular on low, mode, high; uniform when ``mode`` is None) and where
-    the range comes from, in a reader's words."""
+    drawn at, its range (triangular on low, mode, high; uniform when ``mode`` is None;
+    lognormal when ``sigma`` is given) and where the range comes from, in a reader's words."""
 
     name: str
     path: str
@@ -96,6 +96,7 @@ class KnownInput:
     mode: float | None
     source: str
     money: bool = False  # it moves money only (a ledger's input): futures reprice, not replay
+    sigma: float | None = None  # lognormal of median ``mode`` and this sigma (low, high: none)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,9 @@ class JobPlaces:
     names: tuple[str, ...]
     where: np.ndarray
     usd: np.ndarray
+    # How each place's price was set (``pricing.records.BASES``), parallel to ``names``; None
+    # where the kind does not say.
+    bases: tuple[str, ...] | None = None
 
     @classmethod
     def shared(

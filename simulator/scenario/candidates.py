@@ -10,6 +10,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 
 from tco.pricing import hardware, providers
+from tco.pricing.records import Basis
 from tco.simulator.core.fields import Date, NonNeg, Strict
 
 
@@ -29,6 +30,9 @@ class Candidates(Strict):
     owned: bool = True
     rented: bool = True
     max_capex_usd: NonNeg | None = None
+    # Keep to prices set these ways (``pricing.records.BASES``), owned and rented: [list,
+    # quote] leaves out estimates, third parties' reports and marketplaces' median listings.
+    price_basis: list[Basis] | None = Field(default=None, min_length=1)
     most: Annotated[int, Field(ge=1, le=20)] = 4
     within: Annotated[float, Field(ge=1, le=100)] = 1.1
 

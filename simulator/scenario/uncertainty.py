@@ -59,6 +59,7 @@ KNOWN = (
     "used_market",
     "market.resale_received_share",
     "market.months_to_sell",
+    "workload.model_hours_scale",
 )
 Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
 SWEEPABLE = ("workload", "options", "discount_rate", "market")

@@ -14,15 +14,19 @@ two apart (``sweep.design``): futures that differ in money only share their play
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import KnownInput
-from tco.simulator.scenario.uncertainty import Triangular, Uncertain, Uniform
+from tco.simulator.scenario.uncertainty import LogNormal, Triangular, Uncertain, Uniform
+from tco.simulator.training.work import ModelWork
+from tco.simulator.workload import mfu
 from tco.simulator.workload.calibration import speed_of
 
 
@@ -72,8 +76,10 @@ def _merged(found: list[KnownInput]) -> KnownInput:
 
 
 def _uncertain(k: KnownInput) -> Uncertain:
-    dist: Uniform | Triangular
-    if k.mode is None:
+    dist: Uniform | Triangular | LogNormal
+    if k.sigma is not None:
+        dist = LogNormal(kind="lognormal", median=k.mode or 1.0, sigma=k.sigma)
+    elif k.mode is None:
         dist = Uniform(kind="uniform", low=k.low, high=k.high)
     else:
         dist = Triangular(kind="triangular", low=k.low, mode=k.mode, high=k.high)
@@ -96,7 +102,34 @@ def known(prepared: Prepared) -> list[Input]:
         out.append(Input(_uncertain(k), k.source, k.name, k.money or moves_money_only(k.path, ())))
     if sc.odds.uses("speed"):
         out += [i for i in _speeds(prepared) if i.path not in named]
+    if sc.odds.uses(MODEL_HOURS) and MODEL_HOURS not in named:
+        out += _model_hours(prepared)
     return out
+
+
+MODEL_HOURS = "workload.model_hours_scale"
+
+
+def _model_hours(prepared: Prepared) -> list[Input]:
+    """The GPU-hours of work stated as a model (a class or run's ``work: {model: ...}``), drawn
+    in each future as the calibration's leave-one-out errors scatter (``workload.mfu``): one
+    draw for every such class of a future (the utilisation a team reaches is its own, not a
+    job's); lognormal, its 10-90 % range the jackknife's. None without such work."""
+    if not any(isinstance(c.work, ModelWork) for _, c in prepared.scenario.workload.stated):
+        return []
+    q = mfu.spread_ln()
+    k = KnownInput(
+        MODEL_HOURS,
+        MODEL_HOURS,
+        0.0,
+        0.0,
+        1.0,
+        f"the utilisation fit's leave-one-out errors over {len(mfu.observations())} published"
+        f" runs: 80 % of runs within x{math.exp(-q):.2f} to x{math.exp(q):.2f} of the fit's"
+        " hours (the jackknife's range; workload.mfu)",
+        sigma=q / NormalDist().inv_cdf(0.5 + mfu.COVERED / 2),
+    )
+    return [Input(_uncertain(k), k.source, k.name)]
 
 
 def _speeds(prepared: Prepared) -> list[Input]:

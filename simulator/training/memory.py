@@ -1,13 +1,19 @@
 """Memory a training job needs on each GPU, and the fewest GPUs that hold it.
 
-*Model states* (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054, Section 3.1): per trained
-parameter, its weight and gradient at the training precision (2 bytes each in mixed precision,
-FP8 and FP4 training keep 16-bit weights too; 4 in FP32) and the optimizer's states: Adam's FP32
-master weight, momentum and variance (12 bytes; 8 in plain FP32, whose weight is already FP32),
-SGD with momentum's master weight and momentum (8; 4 in FP32). Mixed-precision Adam: 16 bytes a
-parameter. A frozen weight (LoRA) holds its weight alone. Sharded across the data-parallel group
-of d GPUs as ZeRO stages do: stage 1 (``optimizer``) splits the optimizer states, stage 2
-(``gradients``) the gradients too, stage 3 (``full``, PyTorch FSDP's full shard) the weights too.
+*Model states* (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054, Section 3.1), counted as
+DeepSpeed's own estimators count them (``estimate_zero2_model_states_mem_needs`` and
+``estimate_zero3_model_states_mem_needs``, deepspeed/runtime/zero/stage_1_and_2.py and
+stage3.py, without offload: 4 P + 16 P / d bytes at stages 1 and 2, 4 x the largest layer's
+parameters + 18 P / d at stage 3, for P parameters over d GPUs): per trained parameter, its
+weight and gradient at the training precision (2 bytes each in mixed precision, FP8 and FP4
+training keep 16-bit weights too; 4 in FP32) and the optimizer's states: in mixed precision an
+FP32 master weight and an FP32 copy of the gradient beside Adam's momentum and variance (16
+bytes; SGD with momentum's 12), in FP32 Adam's two moments (8; SGD's 4). A frozen weight (LoRA)
+holds its weight alone. Sharded across the data-parallel group of d GPUs as ZeRO stages do:
+stage 1 (``optimizer``) and stage 2 (``gradients``) split the optimizer states (the full 16-bit
+gradients are held while they are reduced, as DeepSpeed's estimator counts them for both), stage
+3 (``full``, PyTorch FSDP's full shard) the weights and gradients too, and gathers its largest
+layer whole (its weight and gradient, 4 bytes a parameter at 16 bits).
 
 *Activations* (Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer
 Models, arXiv:2205.05198, Section 4): a transformer layer keeps s b h (34 + 5 a s / h) bytes at
@@ -34,11 +40,35 @@ MAX_GPUS = 100_000  # the largest job the fit looks for (core.fields.GpuCount's 
 
 
 def _bytes(run: Run) -> tuple[float, float, float]:
-    """(weight, gradient, optimizer) bytes per trained parameter."""
+    """(weight, gradient, optimizer) bytes per trained parameter held in training: the
+    optimizer's states as a checkpoint saves them (``_saved``), and in mixed precision the FP32
+    copy of the gradient it steps on (4 bytes; DeepSpeed counts it)."""
+    copy = 0.0 if run.precision == "fp32" else 4.0
+    w = 4.0 if run.precision == "fp32" else 2.0
+    return w, w, _saved(run) + copy
+
+
+def _saved(run: Run) -> float:
+    """The optimizer's state bytes per trained parameter: mixed-precision Adam's FP32 master
+    weight, momentum and variance (12), SGD with momentum's master weight and momentum (8); in
+    FP32, whose weight is the master, Adam's two moments (8) and SGD's momentum (4)."""
     fp32 = run.precision == "fp32"
-    w = 4.0 if fp32 else 2.0
-    opt = {"adam": 8.0 if fp32 else 12.0, "sgd": 4.0 if fp32 else 8.0}[run.optimizer]
-    return w, w, opt
+    return {"adam": 8.0 if fp32 else 12.0, "sgd": 4.0 if fp32 else 8.0}[run.optimizer]
+
+
+def largest_layer(run: Run) -> float:
+    """Parameters of the run's largest layer, which ZeRO stage 3 gathers whole: as its model's
+    configuration gives it (``model_shapes.csv``, a shape's ``largest_layer``), else estimated:
+    a transformer's token embeddings (its parameters less its blocks' 12 L h^2: exact for GPT's
+    shape, more than the embedding where the MLP is wider or attention grouped, so never fewer
+    GPUs than DeepSpeed counts) or one 4 h x h MLP weight, whichever is larger; another model's
+    mean layer."""
+    if run.largest_layer is not None:
+        return run.largest_layer
+    if run.architecture != "transformer" or not run.hidden:
+        return run.parameters / max(run.layers, 1)
+    h = float(run.hidden)
+    return max(run.parameters - 12.0 * run.layers * h * h, 4.0 * h * h)
 
 
 @dataclass(frozen=True)
@@ -76,13 +106,18 @@ def activations_gb(run: Run) -> float:
 
 
 def states_gb(run: Run, gpus: int) -> tuple[float, float, float]:
-    """(weights, gradients, optimizer) GB per GPU, sharded over ``gpus`` as the run says."""
+    """(weights, gradients, optimizer) GB per GPU, sharded over ``gpus`` as the run says (at
+    stage 3 with the largest layer's weight and gradient gathered whole)."""
     w, g, o = _bytes(run)
     trained, frozen = run.trainable, run.parameters - run.trainable
     d = max(gpus, 1)
-    weights = (trained * w + frozen * w) / (d if run.sharding >= 3 else 1)
-    grads = trained * g / (d if run.sharding >= 2 else 1)
+    full = run.sharding >= 3
+    weights = (trained * w + frozen * w) / (d if full else 1)
+    grads = trained * g / (d if full else 1)
     optimizer = trained * o / (d if run.sharding >= 1 else 1)
+    if full:  # one layer gathered whole: its weight, and its gradient where it is trained
+        weights += largest_layer(run) * w
+        grads += largest_layer(run) * g * run.trainable_share
     return weights / GB, grads / GB, optimizer / GB
 
 
@@ -99,14 +134,19 @@ def per_gpu(run: Run, gpus: int) -> Memory:
 
 def fewest_gpus(run: Run, memory_gb: float) -> int | None:
     """The fewest data-parallel GPUs of ``memory_gb`` each that hold the run; None when no count
-    does (unsharded states, or activations alone too large)."""
+    does (unsharded states, or what no sharding splits too large alone)."""
     if per_gpu(run, 1).total <= memory_gb:
         return 1
-    weights, grads, opt = states_gb(run, 1)
-    sharded = opt + (grads if run.sharding >= 2 else 0) + (weights if run.sharding >= 3 else 0)
-    fixed = weights + grads + opt - sharded + activations_gb(run)
+    if run.sharding == 0:
+        return None
+    # What sharding splits over d GPUs (the states' part that falls as 1/d), and what it does
+    # not: from one GPU's figure and a very large group's, which keeps only the rest.
+    one = sum(states_gb(run, 1))
+    rest = sum(states_gb(run, MAX_GPUS)) - one / MAX_GPUS
+    sharded = (one - rest) * MAX_GPUS / (MAX_GPUS - 1)
+    fixed = one - sharded + activations_gb(run)
     room = (memory_gb - defaults.TRAINING_CONTEXT_GB) / (1 + defaults.TRAINING_FRAGMENTATION)
-    if run.sharding == 0 or room <= fixed:
+    if room <= fixed:
         return None
     d = max(2, math.ceil(sharded / (room - fixed) - 1e-9))
     while d <= MAX_GPUS and per_gpu(run, d).total > memory_gb:  # rounding at the edge
@@ -119,5 +159,5 @@ def checkpoint_gb(run: Run) -> float:
     it (a data-parallel job writes its replica once; a sharded one each shard once): each
     trained parameter's weight and optimizer states (gradients are not saved); a frozen weight
     is the base model's, read again on restart, not written."""
-    w, _, o = _bytes(run)
-    return run.trainable * (w + o) / GB
+    w, _, _ = _bytes(run)
+    return run.trainable * (w + _saved(run)) / GB

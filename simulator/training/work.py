@@ -63,6 +63,9 @@ class ModelSize(Strict):
     hidden: Count
     heads: Count
     sequence: Count
+    # Its largest layer's parameters (the token embedding: vocabulary x hidden), which ZeRO
+    # stage 3 gathers whole; None: estimated (``training.memory.largest_layer``).
+    largest_layer: Amount | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class Run:
     checkpointing: bool
     flash_attention: bool
     trainable_share: float  # of the parameters; 1 unless LoRA
+    largest_layer: float | None = None  # parameters (None: not known, estimated)
 
     @property
     def trainable(self) -> float:
@@ -158,9 +162,11 @@ class ModelWork(Strict):
             s = training_data.model_shape(m)
             name, arch, act = s.name, s.architecture, s.activation_gb_per_sample
             p, layers, hidden, heads, seq = s.parameters, s.layers, s.hidden, s.heads, s.sequence
+            largest: float | None = s.largest_layer
         else:
             name, arch, act = f"a {short(m.parameters)}-parameter model", "transformer", None
             p, layers, hidden, heads, seq = m.parameters, m.layers, m.hidden, m.heads, m.sequence
+            largest = m.largest_layer
         tokens = self.tokens if self.tokens is not None else self.dataset_tokens * self.epochs  # type: ignore[operator]
         return Run(
             name=name,
@@ -180,4 +186,5 @@ class ModelWork(Strict):
             checkpointing=self.checkpointing,
             flash_attention=self.flash_attention,
             trainable_share=(self.trainable_share or LORA_SHARE) if self.method == "lora" else 1.0,
+            largest_layer=largest,
         )

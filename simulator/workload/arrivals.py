@@ -33,11 +33,12 @@ def _gpus(spec: int | GpuChoice, n: int, rng: np.random.Generator) -> np.ndarray
 
 
 def _model_work(
-    cls: JobClass | OneOff, gpus: np.ndarray
+    cls: JobClass | OneOff, gpus: np.ndarray, scale: float = 1.0
 ) -> tuple[float, np.ndarray, str, np.ndarray | None]:
     """(mean work in reference GPU-hours, memory per GPU of each job, family, checkpoint GB of
     each job or None) of a class or run: stated, or derived from its model (``training``; the
-    memory at each job's GPU count, sharded; a checkpoint one copy of its model state)."""
+    memory at each job's GPU count, sharded; a checkpoint one copy of its model state; its
+    hours times ``scale``, the workload's ``model_hours_scale``)."""
     w = cls.work
     if not isinstance(w, ModelWork):
         return w.gpu_hours, np.full(len(gpus), cls.memory_gb), cls.workload_family, None
@@ -45,7 +46,7 @@ def _model_work(
     need = {int(k): memory.per_gpu(run, int(k)).total for k in np.unique(gpus)}
     per_job = np.array([need[int(k)] for k in gpus], dtype=np.float64)
     state = np.full(len(gpus), memory.checkpoint_gb(run))
-    return mfu.reference_hours(run), per_job, mfu.family_of(run.precision), state
+    return mfu.reference_hours(run) * scale, per_job, mfu.family_of(run.precision), state
 
 
 def _work(cls: JobClass, mean: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -74,8 +75,10 @@ def draw(
     months: int,
     class_names: tuple[str, ...],
     reference_gpus: tuple[str, ...],
+    model_scale: float = 1.0,
 ) -> Jobs:
-    """The jobs of class number ``index`` over the horizon, sorted by arrival."""
+    """The jobs of class number ``index`` over the horizon, sorted by arrival (a class stated
+    as a model: its hours times ``model_scale``)."""
     rng = np.random.default_rng([seed, index])
     edges = month_edges_h(start, months)
     counts = rng.poisson(monthly_rates(cls, start, months))
@@ -85,7 +88,7 @@ def draw(
     arrival = edges[month_of] + rng.random(n) * lengths[month_of]
     order = np.argsort(arrival, kind="stable")
     gpus = _gpus(cls.gpus, n, rng)
-    mean, memory_gb, family, state = _model_work(cls, gpus)
+    mean, memory_gb, family, state = _model_work(cls, gpus, model_scale)
     return Jobs(
         arrival_h=arrival[order],
         gpus=gpus,
@@ -109,13 +112,15 @@ def one_off(
     months: int,
     class_names: tuple[str, ...],
     reference_gpus: tuple[str, ...],
+    model_scale: float = 1.0,
 ) -> Jobs:
     """The one job of a one-off run, numbered ``index`` among the classes and runs; none when
-    its month is past the horizon (the scenario's check refuses that before)."""
+    its month is past the horizon (the scenario's check refuses that before); a run stated as
+    a model: its hours times ``model_scale``."""
     edges = month_edges_h(start, months)
     n = 1 if run.month < months else 0
     gpus = np.full(n, run.gpus, dtype=np.int64)
-    mean, memory_gb, family, state = _model_work(run, gpus)
+    mean, memory_gb, family, state = _model_work(run, gpus, model_scale)
     return Jobs(
         arrival_h=np.full(n, edges[min(run.month, months - 1)] + run.day * 24.0),
         gpus=gpus,

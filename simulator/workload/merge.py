@@ -31,9 +31,10 @@ def generate(
     stated = [c.work.reference_gpu for c in classes] + [r.work.reference_gpu for r in workload.runs]
     refs = tuple(dict.fromkeys(stated + ([tr.source_gpu] if tr is not None else [])))
     names = tuple(workload.names) + (("trace",) if tr is not None else ())
-    parts = [draw(c, i, seed, start, months, names, refs) for i, c in enumerate(classes)]
+    k = workload.model_hours_scale
+    parts = [draw(c, i, seed, start, months, names, refs, k) for i, c in enumerate(classes)]
     parts += [
-        one_off(r, len(classes) + i, start, months, names, refs)
+        one_off(r, len(classes) + i, start, months, names, refs, k)
         for i, r in enumerate(workload.runs)
     ]
     if tr is not None:

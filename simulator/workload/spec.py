@@ -187,6 +187,10 @@ class Workload(Strict):
     job_classes: list[JobClass] = Field(default_factory=list)
     runs: list[OneOff] = Field(default_factory=list, max_length=1000)
     trace: Trace | None = None
+    # A multiplier on the GPU-hours of every class and run stated as a model: the utilisation
+    # a run reaches against the calibration's (workload.mfu). 1: as fitted; the odds draw it
+    # from the fit's leave-one-out errors.
+    model_hours_scale: Annotated[float, Field(gt=0, le=10)] = 1.0
 
     @model_validator(mode="after")
     def _unique_names(self) -> Workload:

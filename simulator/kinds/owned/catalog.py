@@ -6,7 +6,7 @@ leave out support and staff: said in the proposal's words)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from tco.pricing import hardware
@@ -43,15 +43,20 @@ def _terms(site: Mapping[str, OptionModel]) -> tuple[dict[str, Any], str]:
 
 
 def propose(
-    kind: str, gpu: str, ctx: Context, load: Load, site: Mapping[str, OptionModel]
+    kind: str,
+    gpu: str,
+    ctx: Context,
+    load: Load,
+    site: Mapping[str, OptionModel],
+    bases: Collection[str] | None = None,
 ) -> list[Proposal]:
-    """Each catalog server of ``gpu``: enough servers for the load's mean busy GPUs and its
-    largest job, bounded below by what those servers cost at least (:func:`bound`); none whose
-    servers would arrive after the horizon."""
+    """Each catalog server of ``gpu`` priced on one of ``bases`` (None: any): enough servers
+    for the load's mean busy GPUs and its largest job, bounded below by what those servers
+    cost at least (:func:`bound`); none whose servers would arrive after the horizon."""
     terms, words = _terms(site)
     out = []
     for server in hardware.servers().values():
-        if server.gpu != gpu:
+        if server.gpu != gpu or (bases is not None and server.price_basis not in bases):
             continue
         hw = server_hardware(server, ctx.speed)
         gps = server.gpus_per_server

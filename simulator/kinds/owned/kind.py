@@ -159,7 +159,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         load: Load,
         site: Mapping[str, OptionModel],
     ) -> list[Proposal]:
-        return catalog.propose(self.name, gpu, ctx, load, site)
+        return catalog.propose(self.name, gpu, ctx, load, site, where.bases)
 
     def keeps_existing(self, option: Owned, options: Mapping[str, OptionModel]) -> bool:
         return option.existing is not None

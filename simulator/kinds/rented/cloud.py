@@ -21,20 +21,19 @@ import numpy as np
 
 from tco.pricing import hardware, providers
 from tco.pricing.errors import PricingError
-from tco.pricing.providers.links import Link
-from tco.pricing.records import Price
+from tco.pricing.records import BASIS_WORDS, Price
 from tco.simulator.cluster.scheduler import QueueInput, simulate
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.core.quote import Quote, price_quote
+from tco.simulator.core.quote import price_quote
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.registry import Context, Kind, KnownInput
 from tco.simulator.kinds.rented.billing import usage
-from tco.simulator.kinds.rented.fleet import Placement, Shape, place
-from tco.simulator.kinds.rented.model import CloudBase
+from tco.simulator.kinds.rented.fleet import Placement, Shape, link_quotes, place
+from tco.simulator.kinds.rented.model import CloudBase, RentByGpu
 from tco.simulator.kinds.rented.packing import pack
 from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals, remaining_h
@@ -54,8 +53,10 @@ def guard(ctx: Context, field: str, look_up: Callable[..., T], *args: str) -> T:
         raise ScenarioError(ctx.file, f"{ctx.where}.{field}", str(exc)) from None
 
 
-def _too_old(ctx: Context, itype: str, since: str) -> str:
+def _too_old(ctx: Context, itype: str, since: str | None) -> str:
     """Why the price of ``itype`` is older than ``since`` allows ('' when it is not)."""
+    if since is None:
+        return ""
     as_of, known = guard(ctx, "gpus", ctx.book.dated, itype, ctx.region)
     if not known:
         return (
@@ -75,30 +76,6 @@ def on_demand_move() -> KnownInput:
         "AWS cut on-demand GPU prices 25-44 % in June 2025 (AWS News Blog 2025-06-05); such a"
         " cut at a random month takes up to 22 % off a horizon's total; no rise is on record",
     )
-
-
-def link_quotes(shapes: tuple[Shape, ...], ctx: Context) -> list[Quote]:
-    """The network between instances of other providers' shapes, one quote per link and
-    source (a job larger than one instance runs at that link's speed)."""
-    by: dict[Link, list[str]] = {}
-    for sh in shapes:
-        found = ctx.book.link(sh.name)  # None for AWS's types and a custom instance
-        if found is not None:
-            by.setdefault(found, []).append(sh.name)
-    out = []
-    for ln, names in by.items():
-        gbit = hardware.interconnect(ln.inter_node).bandwidth_gb_per_s * 8
-        out.append(
-            Quote(
-                f"network between instances of {', '.join(names)}",
-                round(gbit, 1),
-                f"Gb/s ({ln.fabric})",
-                "assumption" if ln.status == "assumed" else "provider documentation",
-                "undated" if ln.status == "assumed" else "2026-12",
-                ln.source,
-            )
-        )
-    return out
 
 
 # What no rented kind does, and why (``kinds.capabilities``).
@@ -151,7 +128,8 @@ class CloudKind(Kind[C, CP]):
         price = np.array([s.price.usd_per_hour for s in plan.shapes])
         held = np.where(ran, np.nan_to_num(runs.end_h - runs.start_h), 0.0)
         usd = held * runs.units * price[np.where(ran, shape, 0)]
-        return JobPlaces(tuple(s.name for s in plan.shapes), where, usd)
+        bases = tuple(s.price.basis for s in plan.shapes)
+        return JobPlaces(tuple(s.name for s in plan.shapes), where, usd, bases)
 
     def gpus_of(self, plan: CP) -> set[str]:
         return {s.hardware.gpu for s in plan.shapes}
@@ -201,14 +179,21 @@ class CloudKind(Kind[C, CP]):
                 count = guard(ctx, "gpus", ctx.book.spec, itype, ctx.region).gpu_count
                 if g.gpus_per_instance is not None and count not in g.gpus_per_instance:
                     continue
-                where = ctx.book.region_of(itype, ctx.region)
-                if g.regions is not None and where not in g.regions:
-                    out.append((itype, "priced outside the regions allowed"))
-                elif g.offers_since is not None and (why := _too_old(ctx, itype, g.offers_since)):
-                    out.append((itype, why))
-                else:
-                    out.append((itype, self.cannot_rent(o, ctx, itype)))
+                out.append((itype, self._left_out(o, g, ctx, itype)))
         return out
+
+    def _left_out(self, o: C, g: RentByGpu, ctx: Context, itype: str) -> str:
+        """Why a shape of option ``o``'s rental by GPU ``g`` is left out ('' when it is not):
+        priced outside the regions allowed, before ``offers_since``, unusable by this kind, or
+        on a price basis the option does not keep to."""
+        if g.regions is not None and ctx.book.region_of(itype, ctx.region) not in g.regions:
+            return "priced outside the regions allowed"
+        if why := _too_old(ctx, itype, g.offers_since):
+            return why
+        if (why := self.cannot_rent(o, ctx, itype)) or g.price_basis is None:
+            return why
+        basis = self.instance_price(o, ctx, itype, "gpus").basis
+        return "" if basis in g.price_basis else f"priced by {BASIS_WORDS[basis]}"
 
     def type_names(
         self, o: C, ctx: Context, picked: list[tuple[str, str]] | None = None
@@ -275,10 +260,10 @@ class CloudKind(Kind[C, CP]):
         if o.instance is not None:
             i = o.instance
             g = hardware.gpu(i.gpu)
-            price = Price(i.usd_per_hour, "scenario", i.price_as_of, i.price_source)
+            price = Price(i.usd_per_hour, "scenario", i.price_as_of, i.price_source, "scenario")
             if o.usd_per_hour is not None:
                 assert o.price_source is not None
-                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
+                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source, "scenario")
             if virt is None:
                 virt = 0.0 if self.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
             hw = Hardware(
@@ -305,7 +290,7 @@ class CloudKind(Kind[C, CP]):
             assert spec.gpu_model is not None
             if o.usd_per_hour is not None:
                 assert o.price_source is not None
-                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source)
+                price = Price(o.usd_per_hour, "scenario", "undated", o.price_source, "scenario")
             else:
                 price = self.instance_price(o, ctx, itype, field)
             v = virt

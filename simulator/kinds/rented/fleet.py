@@ -1,4 +1,5 @@
-"""A fleet: the instance shapes a cloud option may rent, and which one each job runs on.
+"""A fleet: the instance shapes a cloud option may rent, which one each job runs on, and the
+network between a shape's instances (``link_quotes``).
 
 Each job goes to the shape that finishes it for the least money: its run time on that shape
 (GPU speed, links, virtualization), times the instances it needs (whole instances, or its share
@@ -13,7 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.pricing import hardware
+from tco.pricing.providers.links import Link
 from tco.pricing.records import Price
+from tco.simulator.core.quote import Quote
+from tco.simulator.kinds.registry import Context
 from tco.simulator.kinds.runs import REASON_MEMORY, REASON_SIZE, feasibility
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware, run_hours
@@ -100,3 +105,27 @@ def job_costs(jobs: Jobs, shapes: tuple[Shape, ...], horizon_h: float | None = N
         start = jobs.arrival_h
         run_h = np.clip(np.minimum(start + run_h, horizon_h) - start, 0.0, None)
     return np.asarray(np.where(p.reason == "", run_h * p.units * usd, np.inf))
+
+
+def link_quotes(shapes: tuple[Shape, ...], ctx: Context) -> list[Quote]:
+    """The network between instances of other providers' shapes, one quote per link and
+    source (a job larger than one instance runs at that link's speed)."""
+    by: dict[Link, list[str]] = {}
+    for sh in shapes:
+        found = ctx.book.link(sh.name)  # None for AWS's types and a custom instance
+        if found is not None:
+            by.setdefault(found, []).append(sh.name)
+    out = []
+    for ln, names in by.items():
+        gbit = hardware.interconnect(ln.inter_node).bandwidth_gb_per_s * 8
+        out.append(
+            Quote(
+                f"network between instances of {', '.join(names)}",
+                round(gbit, 1),
+                f"Gb/s ({ln.fabric})",
+                "assumption" if ln.status == "assumed" else "provider documentation",
+                "undated" if ln.status == "assumed" else "2026-12",
+                ln.source,
+            )
+        )
+    return out

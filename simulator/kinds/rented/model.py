@@ -9,6 +9,7 @@ from typing import Annotated
 from pydantic import Field, field_validator, model_validator
 
 from tco.pricing import hardware, providers
+from tco.pricing.records import Basis
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import (
     Count,
@@ -48,6 +49,9 @@ class RentByGpu(Strict):
     # Offers whose price is not known to have held on or after this date are left out (a row
     # copied from a catalogue with no date of its own is left out too: its age is unknown).
     offers_since: Date | None = None
+    # Keep to prices set these ways (``pricing.records.BASES``), e.g. [list, quote] leaves out
+    # marketplaces' median listings and third parties' reports; None: any.
+    price_basis: list[Basis] | None = Field(default=None, min_length=1)
 
     _model = field_validator("model")(lambda v: hardware.known_family(v))
     _providers = field_validator("providers")(lambda v: providers.known(v))

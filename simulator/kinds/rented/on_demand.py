@@ -55,6 +55,7 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
                 "providers": where.providers,
                 "regions": where.regions,
                 "offers_since": where.offers_since,
+                "price_basis": where.bases,
             },
         }
         option = OnDemand.model_validate(entry)

@@ -153,7 +153,7 @@ def _rate(o: SavingsPlan, ctx: Context, itype: str | None, on_demand: Price) -> 
     book's, else the reserved-instance stand-in (never invented)."""
     if o.rate_usd_per_hour is not None:
         assert o.rate_source is not None
-        return Price(o.rate_usd_per_hour, "scenario", "undated", o.rate_source)
+        return Price(o.rate_usd_per_hour, "scenario", "undated", o.rate_source, "scenario")
     if o.discount is not None:
         assert o.rate_source is not None
         return Price(
@@ -161,6 +161,7 @@ def _rate(o: SavingsPlan, ctx: Context, itype: str | None, on_demand: Price) -> 
             "scenario",
             on_demand.as_of,
             f"{o.discount:.0%} off {on_demand.label()}; discount from {o.rate_source}",
+            "scenario",
         )
     field = f"{ctx.where}.rate_usd_per_hour"
     if itype is None:
@@ -187,6 +188,7 @@ def _rate(o: SavingsPlan, ctx: Context, itype: str | None, on_demand: Price) -> 
         f"STAND-IN for the {o.plan} Savings Plan rate (not bundled, not published): the"
         f" {offering} RI {o.term_years}yr {o.payment} effective rate ({ri.detail}); EC2 Instance"
         " SP ~ standard RI, Compute SP ~ convertible RI is an approximation",
+        "estimate",
     )
 
 
