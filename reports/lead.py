@@ -21,6 +21,7 @@ from tco.reports.buying import catalog, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.words import more_or_less, share
+from tco.simulator.advice.decision import JOB_PLAYS_ENV
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
@@ -67,7 +68,30 @@ def lead(result: Result) -> list[str]:
         )
         if odds.replaced is not None and rec.option is not None:
             lines.append(replaced_line(result))
+        lines += budget_line(result)
     return lines + runner_up_line(result)
+
+
+def budget_line(result: Result) -> list[str]:
+    """When the decision's budget stopped its search: what was not played to the end, and
+    what was never played (none when every candidate was decided)."""
+    odds = result.recommendation.odds
+    s = None if odds is None else odds.search
+    if s is None or not s.ran_out:
+        return []
+    cut = [d.candidate for d in s.dropped if d.why.startswith("the budget ran out")]
+    parts = []
+    if cut:
+        parts.append(f"{len(cut):,} not played on every job stream ({'; '.join(cut[:2])}"
+                     + (", ..." if len(cut) > 2 else "") + ")")  # fmt: skip
+    if s.unplayed:
+        parts.append(f"{len(s.unplayed):,} never played ({'; '.join(s.unplayed[:2])}"
+                     + (", ..." if len(s.unplayed) > 2 else "") + ")")  # fmt: skip
+    said = ": " + ", and ".join(parts) if parts else ""
+    return [
+        f"The search stopped on its budget of {s.budget_job_plays:,} job-plays ({JOB_PLAYS_ENV}"
+        f" raises it){said}; the answer is the best of what it played."
+    ]
 
 
 def horizon_rule(result: Result) -> list[str]:

@@ -188,6 +188,8 @@ def _odds(odds: Odds | None) -> dict[str, Any] | None:
                 {"candidate": d.candidate, "streams": d.streams, "why": d.why}
                 for d in search.dropped
             ],
+            "budget_ran_out": search.ran_out,
+            "unplayed": list(search.unplayed),
         },
     }
 

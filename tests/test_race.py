@@ -5,6 +5,7 @@ brute-force grid over every configuration and every future."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -193,6 +194,41 @@ def test_the_races_optimum_equals_a_brute_force_grid(seed: int, rate: float, ans
     mean = {n: float(f.cash[:, i].mean()) for i, n in enumerate(f.names)}
     assert decision.odds is not None
     assert decision.odds.chosen.cash_mean_usd == pytest.approx(mean[best], rel=1e-12)
+
+
+def test_a_wait_whose_cost_does_not_fall_with_it_is_looked_below() -> None:
+    """Cost is not always monotone in the burst wait (itp-cluster's owned queue tips past
+    110 h): here, at every size, waits up to 12 x L/8 meet the level, and cost falls with the
+    wait to 9 x L/8 and rises after it. The search (from the base stream's best, 3 servers at
+    the longest wait that meets) must find 9, not stop at the longest wait that meets (12);
+    with cost falling all the way it stays at 12."""
+    from tco.simulator.advice.robust import MixSearch
+
+    sc, book = _small(12, 3, 200)
+    prepared = prepare(sc, book)
+    found = portfolio.search(prepared, book)
+    mixer = next(iter(found.mixers.values()))
+    start = found.portfolios[0]
+
+    def play_for(best_k: int) -> Any:
+        def play(pairs: list[tuple[Entry, int]]) -> list[Outcome]:
+            out = []
+            for e, s in pairs:
+                _, n, k = e.key  # type: ignore[misc]
+                cash = 1000.0 + 30.0 * abs(n - 3) + 5.0 * (k - best_k) ** 2 + 0.01 * s
+                out.append(_outcome(e.candidate.name, cash, meets=k <= 12))
+            return out
+
+        return play
+
+    for best_k in (9, 12):
+        race = Race(12, 0.9, 0.8, play_for(best_k), jobs_per_play=1, budget_job_plays=10**9)
+        search = MixSearch.of(mixer, dataclasses.replace(start, size=3, wait_h=12 * 9.0))
+        race.listen(search)
+        race.run()
+        live = [e for e in race.entries.values() if e.state == "done" and e.misses() == 0]
+        best = min(live, key=lambda e: e.mean_cash())
+        assert best.key[1:] == (3, best_k), [e.key for e in race.entries.values()]
 
 
 def test_more_futures_than_the_budget_affords_are_capped_and_said_so(

@@ -389,6 +389,8 @@ def _odds(
         budget_job_plays=race.budget,
         stopped=race.stopped,
         dropped=tuple(race.dropped()),
+        ran_out=race.ran_out,
+        unplayed=tuple(race.unplayed),
     )
     words = {e.candidate.name: e.words for e in done}
     return Odds(

@@ -126,13 +126,20 @@ class Race:
         self.stopped = ""
         self.revealed = 0  # streams 0..revealed-1 are out
         self.closed = False  # the budget is spent: no candidate is added
+        self.ran_out = False  # the budget stopped the race (not every candidate was decided)
+        self.unplayed: list[str] = []  # configurations proposed once the budget was spent
 
     # ------------------------------------------------------------------ entries
 
     def add(self, e: Entry) -> None:
-        """A candidate (once: a key seen before is ignored), unless the budget is spent or theory
-        already says it misses on too many streams."""
-        if e.key in self.entries or self.closed:
+        """A candidate (once: a key seen before is ignored), unless the budget is spent (then
+        it is counted among the configurations never played) or theory already says it misses
+        on too many streams."""
+        if e.key in self.entries:
+            return
+        if self.closed:
+            if e.words not in self.unplayed:
+                self.unplayed.append(e.words)
             return
         self.entries[e.key] = e
         if e.misses() > self.k - self.need_low:
@@ -197,7 +204,7 @@ class Race:
 
     def _last_round(self) -> list[Entry]:
         """The budget is spent: no more candidates, every racing one out but the leader."""
-        self.closed = True
+        self.closed = self.ran_out = True
         self.stopped = (
             f"the budget of {self.budget:,} job-plays ran out ({self.plays:,} plays done);"
             " the leader was played on every job stream, the others stopped where they were"

@@ -11,7 +11,10 @@ What theory says, and the search uses:
   meets the level in every future (failures aside). Delays grow with the wait, so each size's
   longest wait that meets the level in enough streams is found by bisection on a grid of waits,
   ``WAIT_STEPS`` steps of L/8 from 0 to 2L; from a wait that misses, L is tried first when it
-  lies below.
+  lies below. Cost does not always fall with the wait (a longer wait rents less, but leaves
+  more in the owned queue, which can tip), so from the longest wait that meets, shorter waits
+  are tried one step at a time while each is cheaper than the one above it (the race drops the
+  dearer of two at its paired test).
 - *Sizes.* More servers shorten the queue: a wait that misses at n servers is tried at n + 1
   (then its longest wait that meets, as above), at most ``MAX_SIZE_STEPS`` sizes above the base
   stream's, unless a larger size was already found dearer; a wait that meets at a size no larger
@@ -129,6 +132,8 @@ class MixSearch:
             down = self._down(n, k)
             if down is not None:
                 proposals.append((n, down))
+            elif self._look_below(n, k - 1, race):  # the longest that meets is settled
+                proposals.append((n, k - 2))
             if self._may_grow(n):
                 proposals.append((n + 1, k))
         elif event in ("meets", "looks"):
@@ -138,8 +143,11 @@ class MixSearch:
                 self.lo[n] = max(self.lo.get(n, -1), k)
             self.looks[n] = max(self.looks.get(n, -1), k)
             top = self.hi.get(n, WAIT_STEPS + 1)
-            if top - k > 1:
-                proposals.append((n, min(WAIT_STEPS, (k + top) // 2)))
+            mid = min(WAIT_STEPS, (k + top) // 2)
+            if top - k > 1 and self.key(n, mid) not in race.entries:
+                proposals.append((n, mid))
+            elif self._look_below(n, k, race):
+                proposals.append((n, k - 1))  # a longer wait may cost more: look below
             if self._may_shrink(n):
                 proposals.append((n - 1, k))
         elif event == "dearer" and n > self.start_size:
@@ -162,6 +170,30 @@ class MixSearch:
             return LEVEL_STEP
         j = (lo + k) // 2
         return j if lo < j < k else None
+
+    def _look_below(self, n: int, k: int, race: Race) -> bool:
+        """Whether to try the next shorter wait below ``k`` at size ``n``: cost does not always
+        fall with the wait (a longer wait rents less but leaves more in the owned queue, which
+        can tip), so the longest wait that meets is not taken for the cheapest unseen. From it,
+        once settled (the next longer wait misses, or it is the grid's top), when it leads the
+        race (a step below a configuration far dearer than the leader cannot win); then, step
+        by step, for as long as each shorter wait is cheaper than the one above it on the
+        streams both were played on. itp-cluster's brute-force grid (scripts/brute_force_mix.py)
+        found the longest wait that meets the cheapest at every size, so this costs a play or
+        two there; a queue that tips is found."""
+        here = race.entries.get(self.key(n, k))
+        if k <= 0 or here is None or here.misses() > race.k - race.need:
+            return False
+        above = race.entries.get(self.key(n, k + 1))
+        if k == WAIT_STEPS or self.hi.get(n) == k + 1:  # the longest that meets
+            excess = race.excess(here)
+            return excess is None or excess <= 0.0
+        if above is None or above.misses() > race.k - race.need:
+            return False  # not settled: the bisection decides first
+        common = set(above.played) & set(here.played)
+        return bool(common) and sum(here.cash(s) for s in common) < sum(
+            above.cash(s) for s in common
+        )
 
     def _may_shrink(self, n: int) -> bool:
         """Fewer servers at the same wait, from a size that meets the level at or below the

@@ -128,6 +128,8 @@ class SearchAccount:
     budget_job_plays: int
     stopped: str
     dropped: tuple[Dropped, ...] = ()
+    ran_out: bool = False  # the budget stopped it: candidates were not decided
+    unplayed: tuple[str, ...] = ()  # configurations its searches proposed after that
 
 
 @dataclass(frozen=True)
