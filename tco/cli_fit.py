@@ -73,7 +73,8 @@ def _days_range(x: Any) -> str:
     """Days and their P10-P90, "65 (42-102)"."""
     if x.hours is None:
         return "-"
-    return f"{x.hours / 24:,.0f} ({x.hours_p10 / 24:,.0f}-{x.hours_p90 / 24:,.0f})"
+    d = ",.1f" if x.hours < 240 else ",.0f"  # under ten days, tenths
+    return f"{x.hours / 24:{d}} ({x.hours_p10 / 24:{d}}-{x.hours_p90 / 24:{d}})"
 
 
 def _usd(x: float | None) -> str:
@@ -113,7 +114,7 @@ def _print(tab: Any, top: int, note: str | None) -> None:
     rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
     runs = Table(title=f"Where to train it, cheapest first ({len(rows)} of {len(tab.rows)})",
                  title_justify="left")  # fmt: skip
-    for col, most in (("place", 26), ("GPUs", 16), ("days, P10-90", 12), ("demand $", 11),
+    for col, most in (("place", 26), ("GPUs", 15), ("days, P10-90", 13), ("demand $", 11),
                       ("spot $", 11), ("owned $", 11), ("$/GPU-h", 7)):  # fmt: skip
         text = col in ("place", "GPUs")
         runs.add_column(col, no_wrap=True, overflow="ellipsis", max_width=most,
