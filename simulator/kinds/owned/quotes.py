@@ -120,6 +120,12 @@ def existing_quotes(
     return (bought, found.quote)
 
 
+SPOTWIRE = (
+    "SpotWire valuator (spotwire.ai/data/valuator_data.json, CC-BY-4.0; a model's factors):"
+    " broker over 90 days 0.85, auction in 30 days 0.65, distressed in 7 days 0.45"
+)
+
+
 def sale_quotes(o: Owned, selling: Selling) -> tuple[Quote, ...]:
     """What selling the servers rests on, when they are sold at a market price: the share of it
     a seller receives, the months the sale takes, and (with a network bought) the network's
@@ -128,31 +134,30 @@ def sale_quotes(o: Owned, selling: Selling) -> tuple[Quote, ...]:
     out: list[Quote] = []
     if (not o.sell_at_horizon and o.refresh is None) or v in ("book", "none"):
         return ()
-    spotwire = (
-        "SpotWire valuator (spotwire.ai/data/valuator_data.json, CC-BY-4.0; a model's factors):"
-        " broker over 90 days 0.85, auction in 30 days 0.65, distressed in 7 days 0.45"
-    )
-    said = selling.share != defaults.RESALE_RECEIVED_SHARE
+
+    def market_or_default(item: str, value: float, unit: str, default: float, key: str) -> Quote:
+        """The market's figure as the scenario sets it, else SpotWire's default."""
+        if value != default:
+            return Quote(item, value, unit, "market", "undated", f"set (market: {key})")
+        return Quote(item, value, unit, "default", "2026-06-04", SPOTWIRE)
+
     if not isinstance(v, ResaleQuote):
         out.append(
-            Quote(
+            market_or_default(
                 "resale: share of the used market's price a seller receives",
                 selling.share,
                 "fraction",
-                "market" if said else "default",
-                "undated" if said else "2026-06-04",
-                "set (market: resale_received_share)" if said else spotwire,
+                defaults.RESALE_RECEIVED_SHARE,
+                "resale_received_share",
             )
         )
-    said = selling.months != defaults.MONTHS_TO_SELL
     out.append(
-        Quote(
+        market_or_default(
             "resale: months a sale takes (the servers keep losing value)",
             selling.months,
             "months",
-            "market" if said else "default",
-            "undated" if said else "2026-06-04",
-            "set (market: months_to_sell)" if said else spotwire,
+            defaults.MONTHS_TO_SELL,
+            "months_to_sell",
         )
     )
     if o.network_usd > 0:
