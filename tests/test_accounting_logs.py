@@ -187,3 +187,26 @@ def test_a_headerless_26_field_export_is_not_misread_as_xdmod(tmp_path: Path) ->
     assert report.skipped == {
         "without GPUs known (the export has no AllocTRES: add it to --format)": 3
     }
+
+
+PEER = (
+    "State,JobID,ReqCPUS,ReqMem,ReqNodes,Constraints,Submit,Eligible,Start,Elapsed,Suspended,End,"
+    "ExitCode,DerivedExitCode,AllocNodes,NCPUS,MaxDiskRead,MaxDiskWrite,MaxPages,MaxRSS,"
+    "MaxVMSize,CPUTime,UserCPU,SystemCPU,TotalCPU,Partition"
+)
+
+
+def test_a_parsable2_export_whose_lines_lack_their_last_empty_field_reads(tmp_path: Path) -> None:
+    """aws-samples/hpc-cost-simulator's test export (fixtures/sacct): 846 of its 878 lines end
+    without their last field (Partition, empty). 0.12.0 read its 483 jobs, 0.19.0 none (every
+    such line "truncated"). A field tco reads is never taken as empty: a line lacking one is
+    still unreadable."""
+    path = FIXTURES / "sacct" / "hpc-cost-simulator_sacct-output-v2.txt"
+    _, report = read(path, "sacct", sacct_format=PEER, allow_empty=True)
+    assert (report.rows, report.held, report.steps_folded, report.bad_count) == (878, 483, 395, 0)
+    # A line cut before End (a field tco reads) is still refused as truncated.
+    cut = path.read_text().splitlines()
+    short = tmp_path / "cut.txt"
+    short.write_text("\n".join([*cut[:4], "|".join(cut[4].split("|")[:11])]) + "\n")
+    _, report = read(short, "sacct", sacct_format=PEER, allow_empty=True)
+    assert report.bad_count == 1 and "truncated" in report.bad_lines[0][1]

@@ -81,7 +81,16 @@ class _Layout:
         parts = line.split("|", n - 1) if self.fields[-1].lower() == "jobname" else line.split("|")
         if self.fmt == "sacct" and len(parts) == n + 1 and parts[-1] == "":
             parts = parts[:-1]  # --parsable (trailing '|')
+        elif self.fmt == "sacct" and len(parts) < n and self._unused_from(len(parts)):
+            # --parsable2 writes no separator after its last field: some exports (the
+            # hpc-cost-simulator's test files) end a line whose last fields are empty without
+            # them. Taken as empty where tco reads none of them, so nothing is invented.
+            parts = parts + [""] * (n - len(parts))
         return parts
+
+    def _unused_from(self, i: int) -> bool:
+        """Whether tco reads none of the fields from position ``i`` on."""
+        return not any(f.lower() in _NAMES for f in self.fields[i:])
 
 
 # sacct's field names (sacct --helpformat, Slurm 23.02), lower case: a line made of them is a
