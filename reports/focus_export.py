@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from tco.pricing import providers
+from tco.reports.formatting import sheet_text
+from tco.simulator.core.atomic import write_text
 from tco.simulator.costs.ledger import category
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
@@ -104,10 +106,16 @@ def text(result: Result) -> str:
     w = csv.DictWriter(buf, fieldnames=[*COLUMNS, *EXTRA], lineterminator="\n")
     w.writeheader()
     for r in rows(result):
-        w.writerow({k: r.get(k, "") for k in (*COLUMNS, *EXTRA)})
+        # Names from the scenario (an option's, the scenario's) a spreadsheet would read as a
+        # formula are written as text, as every CSV of a report (``formatting.sheet_text``).
+        w.writerow({k: _cell(r.get(k, "")) for k in (*COLUMNS, *EXTRA)})
     return buf.getvalue()
 
 
+def _cell(v: Any) -> Any:
+    return sheet_text(v) if isinstance(v, str) else v
+
+
 def write(result: Result, path: Path) -> Path:
-    path.write_text(text(result), encoding="utf-8")
-    return path
+    """focus.csv, written as every report file is (``core.atomic``)."""
+    return write_text(path, text(result))

@@ -21,27 +21,68 @@ if TYPE_CHECKING:
     from tco.reports.gate import Gate
 
 
+def _inputs(f: Any) -> Any:
+    """The options naming what happened (the usage log, how it is written, the bill): one
+    decorator, so the command reads as what it does."""
+    for option in reversed(_INPUT_OPTIONS):
+        f = option(f)
+    return f
+
+
+_INPUT_OPTIONS = [
+    click.option(
+        "--usage",
+        "usage_log",
+        type=click.Path(dir_okay=False, path_type=Path),
+        required=True,
+        help="What the cluster ran: a log `tco workload` reads.",
+    ),
+    click.option(
+        "--usage-format",
+        type=click.Choice(["sacct", "csv", "xdmod", "lsf", "pbs"]),
+        default="sacct",
+        show_default=True,
+        help="How the usage log is written.",
+    ),
+    click.option(
+        "--sacct-format",
+        default=None,
+        metavar="FIELDS",
+        help="The field list of a headerless sacct export.",
+    ),
+    click.option(
+        "--utc-offset",
+        type=click.FloatRange(-14, 14),
+        default=0.0,
+        show_default=True,
+        help="Offset (hours) of timestamps written without one.",
+    ),
+    click.option(
+        "--bill",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="What the clouds billed: a FOCUS export (CSV, versions 1.0-1.2).",
+    ),
+]
+
+
 @click.command()
 @click.argument("plan", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--usage", "usage_log", type=click.Path(dir_okay=False, path_type=Path),
-              required=True, help="What the cluster ran: a log `tco workload` reads.")  # fmt: skip
-@click.option("--usage-format", type=click.Choice(["sacct", "csv", "xdmod", "lsf", "pbs"]),
-              default="sacct", show_default=True, help="How the usage log is written.")  # fmt: skip
-@click.option("--sacct-format", default=None, metavar="FIELDS",
-              help="The field list of a headerless sacct export.")  # fmt: skip
-@click.option("--utc-offset", type=click.FloatRange(-14, 14), default=0.0, show_default=True,
-              help="Offset (hours) of timestamps written without one.")  # fmt: skip
-@click.option("--bill", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="What the clouds billed: a FOCUS export (CSV, versions 1.0-1.2).")  # fmt: skip
+@_inputs
 @click.option("--option", default=None, help="The plan's option to track [default: its"
               " recommendation].")  # fmt: skip
 @click.option("--scenario", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The plan's scenario file [default: the one its summary names].")  # fmt: skip
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--through", metavar="YYYY-MM", default=None,
+              help="The last whole month the logs and the bill cover [default: as they end: a"
+              " month they end inside is read to date].")  # fmt: skip
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True, max=1e15), default=None,
+              callback=lambda _c, _p, v: _finite(v),
               help="USD over the horizon [default: the plan's total].")  # fmt: skip
 @click.option("--fail-if", "fail_if", multiple=True, metavar="CONDITION",
               help="Exit 1 when the forecast crosses a line: 'forecast.cash > +5%' (of the"
-              " budget) or 'forecast.cash > 20000' (USD above it).")  # fmt: skip
+              " budget), 'forecast.cash > 20000' (USD above it), 'forecast.p95_delay > 24'"
+              " (hours over the plan's; p95_wait too) or 'CLASS.p95_delay > +50%'.")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write track.csv, track.json, track.md and track.html here.")  # fmt: skip
 @PRICES_OPTION
@@ -55,6 +96,7 @@ def track(
     bill: Path | None,
     option: str | None,
     scenario: Path | None,
+    through: str | None,
     budget: float | None,
     fail_if: tuple[str, ...],
     out: Path | None,
@@ -77,41 +119,59 @@ def track(
     with price_book(prices, offline) as book:
         tracked, fc = follow(
             plan, usage_log, usage_format, bill, option, scenario, budget, book, sacct_format,
-            utc_offset,
+            utc_offset, through,
         )  # fmt: skip
         warn(book)
+    failed = _failed(gates, tracked, fc)  # a gate naming no class of the plan: before any file
     show.print_track(tracked, fc, console())
     if out is not None:
         _write(out, tracked, fc)
-    over = fc.total_usd - fc.budget_usd
-    share = over / fc.budget_usd if fc.budget_usd > 0 else None
-    failed = [g.text for g in gates if (m := g.moved(over, share)) is not None and g.crosses(m)]
     for f in failed:
-        click.echo(f"tco: --fail-if {f}: forecast {fc.total_usd:,.0f} USD against a budget of"
-                   f" {fc.budget_usd:,.0f} USD", err=True)  # fmt: skip
+        click.echo(f"tco: {f}", err=True)
     if failed:
         raise SystemExit(1)
 
 
 def _gates(fail_if: tuple[str, ...]) -> list[Gate]:
-    from tco.reports import gate
+    from tco.reports import track_gate
 
     try:
-        gates = [gate.parse(g) for g in fail_if]
-    except gate.GateError as exc:
+        return track_gate.parsed(fail_if)
+    except track_gate.GateError as exc:
         raise BadInput(str(exc)) from None
-    for g in gates:
-        if g.scope != "forecast" or g.measure != "cash":
-            raise BadInput(f"--fail-if {g.text!r}: tco track knows forecast.cash > or < AMOUNT")
-    return gates
+
+
+def _failed(gates: list[Gate], tracked: Any, fc: Any) -> list[str]:
+    from tco.reports import track_gate
+
+    try:
+        return track_gate.failed(gates, tracked.plan, fc)
+    except track_gate.GateError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _finite(v: float | None) -> float | None:
+    """A budget of NaN passes click's range check (every comparison with NaN is false)."""
+    if v is not None and v != v:
+        raise click.BadParameter("nan: give a finite amount of USD, e.g. 1200000")
+    return v
 
 
 def _write(out: Path, tracked: Any, fc: Any) -> None:
+    """The files written as ``tco simulate`` writes a report: each to a temporary name renamed
+    into place (a full disk leaves no half file and names the one it stopped at), then a
+    manifest listing them (a run stopped before it leaves none: ``reports.manifest``)."""
+    from tco.reports import manifest
     from tco.reports import track as show
+    from tco.simulator.core.atomic import write_text
 
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "track.csv").write_text(show.to_csv(tracked, fc), encoding="utf-8")
-    (out / "track.json").write_text(show.to_json(tracked, fc), encoding="utf-8")
-    (out / "track.md").write_text(show.to_markdown(tracked, fc), encoding="utf-8")
-    (out / "track.html").write_text(show.to_html(tracked, fc), encoding="utf-8")
-    click.echo(f"Written: {out}/track.csv, track.json, track.md, track.html")
+    texts = {
+        "track.csv": show.to_csv(tracked, fc),
+        "track.json": show.to_json(tracked, fc),
+        "track.md": show.to_markdown(tracked, fc),
+        "track.html": show.to_html(tracked, fc),
+    }
+    with manifest.writing(out):
+        files = [write_text(out / name, text) for name, text in texts.items()]
+        manifest.finish(out, "tco-track-files/1", {"plan": tracked.plan.folder}, files)
+    click.echo(f"Written: {out}/{', '.join(texts)}, manifest.json")

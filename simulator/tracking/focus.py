@@ -17,7 +17,8 @@ import csv
 import io
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,10 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class Bill:
-    """A bill by the plan's months (USD): what is invoiced, by charge category, and each
-    commitment's unused amount (amortised)."""
+    """A bill by the plan's months (USD): what is invoiced, by charge category and by the part
+    of a budget each charge belongs to (``cover``), and each commitment's unused amount
+    (amortised); the whole months it covers (to its last ``ChargePeriodEnd``, or every month
+    charged where the column is absent) and the months charged, in and out of the plan's."""
 
     file: str
     billed: np.ndarray
@@ -110,6 +113,26 @@ class Bill:
     rows: int
     outside: int  # rows charged outside the plan's months
     recorded: int  # months up to the last one charged
+    by_cover: dict[str, np.ndarray] = field(default_factory=dict)  # ``cover`` -> USD a month
+    whole: int = 0  # whole months of the plan it covers, from the first
+    charged: tuple[str, str] = ("", "")  # the first and last month charged (YYYY-MM)
+
+
+# What a provider's bill is billed by when tco wrote it (``reports.focus_export``): what servers
+# bought cost, on premises.
+ON_PREMISES = "Owned (on premises)"
+
+
+def cover(on_premises: bool, service_category: str) -> str:
+    """The part of a budget a charge belongs to, so a bill replaces what the plan had for it and
+    nothing else: where it is paid (on premises, or to a cloud) and its FOCUS ServiceCategory
+    (Compute, Storage, Networking, ...; Compute where a bill leaves it out)."""
+    return f"{'premises' if on_premises else 'cloud'} {service_category.strip() or 'Compute'}"
+
+
+# A bill row's amount, bounded: a month of a large account is billions at most; a row beyond this
+# is a typo or a unit error (and rows summing past a float's range would pass a gate as inf).
+MAX_ROW_USD = 1e12
 
 
 def _month(text: str) -> str:
@@ -119,16 +142,24 @@ def _month(text: str) -> str:
 
 def _number(text: str) -> float:
     x = float(text) if text.strip() else 0.0
-    if not math.isfinite(x):
-        raise ValueError("not finite")
+    if not math.isfinite(x) or abs(x) > MAX_ROW_USD:
+        raise ValueError("not finite, or beyond a trillion")
     return x
+
+
+def _end_month(text: str) -> str:
+    """The month a charge period ends in: the months before it are covered whole (a period
+    ending on a month's first instant ends the month before it; one ending inside a month
+    leaves that month to date)."""
+    return _month(text)
 
 
 # What each parsed column must hold, in the error's words.
 _VALID = {
     "ChargePeriodStart": (_month, "an ISO 8601 date-time, e.g. 2027-01-01T00:00:00Z"),
-    "BilledCost": (_number, "a finite amount in BillingCurrency, e.g. 12.34"),
-    "EffectiveCost": (_number, "a finite amount in BillingCurrency, or empty"),
+    "ChargePeriodEnd": (_end_month, "an ISO 8601 date-time, e.g. 2027-02-01T00:00:00Z"),
+    "BilledCost": (_number, "a finite amount in BillingCurrency under 1e12, e.g. 12.34"),
+    "EffectiveCost": (_number, "a finite amount in BillingCurrency under 1e12, or empty"),
 }
 
 
@@ -161,42 +192,111 @@ def read(path: str | Path, months: tuple[str, ...]) -> Bill:
             file, missing[0], f"a FOCUS bill (versions {', '.join(VERSIONS)}) has the columns"
             f" {', '.join(REQUIRED)}; this file lacks {', '.join(missing)}"
         )  # fmt: skip
-    at = {m: i for i, m in enumerate(months)}
-    n = len(months)
-    billed = np.zeros(n)
-    by_cat: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
-    unused: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
-    providers: set[str] = set()
-    rows = outside = last = 0
-    for line, r in enumerate(reader, start=2):
-        rows += 1
-        if rows > MAX_ROWS:
+    tally = _Tally(file, months)
+    for line, r in _rows(file, reader):
+        tally.add(line, r)
+    return tally.bill()
+
+
+class _Tally:
+    """A bill's rows summed by month as they are read: what :class:`Bill` holds."""
+
+    def __init__(self, file: str, months: tuple[str, ...]) -> None:
+        self.file, self.months = file, months
+        self.at = {m: i for i, m in enumerate(months)}
+        n = len(months)
+        self.billed = np.zeros(n)
+        self.by_cat: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
+        self.by_cover: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
+        self.unused: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(n))
+        self.providers: set[str] = set()
+        self.rows = self.outside = self.last = 0
+        self.ends: list[str] = []
+        self.seen: list[str] = []
+
+    def add(self, line: int, r: dict[str, str]) -> None:
+        """Row ``line``, checked (one-line errors naming it) and counted in its month."""
+        file = self.file
+        self.rows += 1
+        if self.rows > MAX_ROWS:
             raise ScenarioError(file, "rows", f"more than {MAX_ROWS:,} rows; export one month")
         month = _cell(file, line, r, "ChargePeriodStart")
         cost = _cell(file, line, r, "BilledCost")
         effective = _cell(file, line, r, "EffectiveCost")
-        if r["BillingCurrency"].strip() not in ("USD", ""):
+        if r.get("ChargePeriodEnd"):
+            self.ends.append(_cell(file, line, r, "ChargePeriodEnd"))
+        if (r.get("BillingCurrency") or "").strip() not in ("USD", ""):
             raise ScenarioError(
                 file, f"row {line}.BillingCurrency", f"{r['BillingCurrency']!r}: the plan is in"
                 " USD; export the bill in USD"
             )  # fmt: skip
-        charge = r["ChargeCategory"].strip()
+        charge = (r.get("ChargeCategory") or "").strip()
         if charge not in CHARGE_CATEGORIES:
             raise ScenarioError(
                 file, f"row {line}.ChargeCategory", f"{charge!r}; give one of"
                 f" {', '.join(CHARGE_CATEGORIES)}"
             )  # fmt: skip
-        if month not in at:
-            outside += 1
-            continue
-        i = at[month]
-        last = max(last, i + 1)
-        billed[i] += cost
-        by_cat[charge][i] += cost
+        self.seen.append(month)
+        if month not in self.at:
+            self.outside += 1
+            return
+        i = self.at[month]
+        self.last = max(self.last, i + 1)
+        self.billed[i] += cost
+        self.by_cat[charge][i] += cost
+        provider = next((r[c] for c in PROVIDER if r.get(c)), "") or "(no provider)"
+        self.by_cover[cover(provider == ON_PREMISES, r.get("ServiceCategory") or "")][i] += cost
         if (r.get("CommitmentDiscountStatus") or "").strip() == "Unused":
             name = r.get("CommitmentDiscountName") or r.get("CommitmentDiscountId") or "commitment"
-            unused[name][i] += effective
-        providers.add(next((r[c] for c in PROVIDER if r.get(c)), "") or "(no provider)")
-    return Bill(
-        file, billed, dict(by_cat), dict(unused), tuple(sorted(providers)), rows, outside, last
-    )
+            self.unused[name][i] += effective
+        self.providers.add(provider)
+
+    def bill(self) -> Bill:
+        """The rows read as a bill; refused when every charge falls outside the plan's months
+        (it would show them billed $0)."""
+        months, seen = self.months, self.seen
+        if self.rows and not self.last:
+            raise ScenarioError(
+                self.file, "ChargePeriodStart", f"every charge falls outside the plan's months"
+                f" (the bill {min(seen)} to {max(seen)}, the plan {months[0]} to {months[-1]});"
+                " give the bill of the months since the plan started"
+            )  # fmt: skip
+        return Bill(
+            self.file, self.billed, dict(self.by_cat), dict(self.unused),
+            tuple(sorted(self.providers)), self.rows, self.outside, self.last,
+            dict(self.by_cover), _whole_months(self.ends, self.at, self.last),
+            (min(seen), max(seen)) if seen else ("", ""),
+        )  # fmt: skip
+
+
+def _rows(file: str, reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """Each row with its line number; a row with more or fewer cells than the header has
+    columns, or a cell past the csv module's limit, is a one-line error naming the row (a
+    shifted row would put amounts in the wrong columns)."""
+    width = len(reader.fieldnames or [])
+    line = 1
+    try:
+        for line, r in enumerate(reader, start=2):
+            if None in r:
+                raise ScenarioError(file, f"row {line}", f"more cells than the header's {width}"
+                                    " columns; give the export as written")  # fmt: skip
+            if None in r.values():
+                have = sum(v is not None for v in r.values())
+                raise ScenarioError(file, f"row {line}", f"{have} cells where the header has"
+                                    f" {width} columns; give the export as written")  # fmt: skip
+            yield line, r
+    except csv.Error as exc:
+        raise ScenarioError(file, f"row {line + 1}", f"not CSV the csv module reads ({exc})"
+                            "; give a FOCUS CSV export") from None  # fmt: skip
+
+
+def _whole_months(ends: list[str], at: dict[str, int], last: int) -> int:
+    """The plan's whole months a bill covers, from the first: those before the month its last
+    charge period ends in (``_end_month``); where no row says when its period ends, every
+    month up to the last charged."""
+    if not ends:
+        return last
+    month = max(ends)
+    if month in at:
+        return at[month]
+    return len(at) if month > max(at) else 0

@@ -18,7 +18,7 @@ the first month forecast is the replay's, not the one the recorded months left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from tco.pricing.book import PriceBook
 from tco.simulator.advice.composing import rebuilt
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.costs.ledger import category
+from tco.simulator.engine.metrics import Metrics
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import play_named, revised
 from tco.simulator.tracking.refit import GROWTH_PRIOR_SD, Fit, fit, weighted_quantiles
@@ -58,6 +59,11 @@ class Forecast:
     budget_usd: float
     over_budget: float  # probability
     waste: tuple[Waste, ...]
+    # Actuals, then the forecast at each of QUANTILES (the fan a chart draws; [1] is monthly_usd).
+    monthly_fan_usd: tuple[np.ndarray, ...] = ()
+    # The replay's service figures at each of QUANTILES, hours: "p95_delay", "p95_wait" and
+    # "CLASS.p95_delay" for each job class (``service_of``).
+    service_h: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def total_usd(self) -> float:
@@ -129,6 +135,7 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     waste = _waste(t)
     wasting = sum(w.per_month_usd for w in waste)  # an unused commitment is paid on
     futures = []
+    service: list[dict[str, float]] = []
     mix = _plan_option(t, base)  # made once, added to each replay
     for m in ms:
         try:
@@ -136,7 +143,9 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
         except ScenarioError as exc:  # the scaled work does not fit (a limit)
             why = f"at {m:.2f}x the arrivals to come: {exc.message}"
             raise ScenarioError(exc.file, exc.field, why) from None
-        cash = play_named(prepared, t.plan.option).ledger.cash
+        played = play_named(prepared, t.plan.option)
+        service.append(service_of(played.metrics))
+        cash = played.ledger.cash
         month = sum(
             (v * (ratio if category(k).billed else 1.0) for k, v in cash.items()),
             np.zeros(len(t.plan.months)),
@@ -147,8 +156,18 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     g = f.growth_quantiles(QUANTILES)
     return Forecast(
         ms, (g[0], g[1], g[2]), f.growth_sd, ratio, (totals[0], totals[1], totals[2]),
-        futures[1], line, _over(ms, totals, line, volume, f.weight), waste,
+        futures[1], line, _over(ms, totals, line, volume, f.weight), waste, tuple(futures),
+        {k: tuple(s[k] for s in service) for k in service[0]},
     )  # fmt: skip
+
+
+def service_of(m: Metrics) -> dict[str, float]:
+    """The service figures a gate may hold a forecast to, by name (hours): the p95 delay
+    (arrival to finish, what the service level judges) and wait (arrival to start) over the
+    horizon, and each job class's p95 delay."""
+    out = {"p95_delay": m.delays.p95_h, "p95_wait": m.waits.p95_h}
+    out.update({f"{k}.p95_delay": v for k, v in m.class_p95_delay_h.items()})
+    return out
 
 
 def _over(
@@ -162,7 +181,9 @@ def _over(
     (made non-decreasing, extended straight beyond the ends), and the posterior above it."""
     x, y = np.asarray(ms), np.maximum.accumulate(np.asarray(totals))
     if y[-1] - y[0] <= 1e-9:  # the cash does not move with the work (an owned cluster)
-        return float(y[1] > budget)
+        # A total equal to the budget to the cent is not over it (the plan's monthly figures
+        # are written to the cent: their sum may differ from its total by a few).
+        return float(y[1] > budget + max(0.05, 1e-9 * abs(budget)))
     if budget <= y[0]:
         slope = (y[1] - y[0]) / max(x[1] - x[0], 1e-12)
         at = x[0] - (y[0] - budget) / slope if slope > 0 else 0.0

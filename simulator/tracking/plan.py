@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from tco.simulator.core.calendar import month_edges_h, months_of
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.input_files import InputFileError, read_input
 from tco.simulator.costs.ledger import category
+from tco.simulator.kinds import registry
+from tco.simulator.tracking.focus import cover
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,20 @@ class Plan:
     # (role, option, knobs) and the wait before it bursts, to make it again for the forecast.
     mix_parts: tuple[tuple[str, str, dict[str, Any]], ...] = ()
     mix_wait_h: float = 0.0
+    owns: bool = False  # the option buys servers: what no cloud bills is paid on premises
+    # The plan's service figures by name, hours (as ``forecast.service_of`` names them; NaN: the
+    # summary has none).
+    service_h: dict[str, float] = field(default_factory=dict)
+
+    def by_cover(self) -> dict[str, np.ndarray]:
+        """USD a month by the part of a budget each category belongs to (``focus.cover``: paid
+        on premises or to a cloud, and its FOCUS ServiceCategory), as a bill's rows are."""
+        out: dict[str, np.ndarray] = {}
+        for name, v in self.cash.items():
+            c = category(name)
+            key = cover(self.owns and not c.billed, c.focus_service()[0])
+            out[key] = out.get(key, 0.0) + v
+        return out
 
     def billed(self) -> np.ndarray:
         """USD a month in the categories a cloud bill holds (``Category.billed``)."""
@@ -101,19 +117,43 @@ def _load(path: Path, option: str | None) -> Plan:
     if mix.get("option") == chosen:
         parts = tuple((x["role"], x["option"], dict(x["knobs"])) for x in mix["parts"])
         wait = float(mix["wait_before_burst_h"])
+    total = float(o["totals_usd"]["cash"])
+    if not math.isfinite(total) or abs(total) > MAX_USD:
+        raise ValueError(f"summary.json: {chosen}'s totals_usd.cash is {total!r}")
+    kind = registry.get(o["kind"]) if o.get("kind") in registry.names() else None
     return Plan(
         str(path), chosen, sc["start"], months, cash, jobs, hours, waits,
-        float(o["totals_usd"]["cash"]), sc["file"], sc["sha256"], summary["tco_version"],
-        parts, wait,
+        total, sc["file"], sc["sha256"], summary["tco_version"],
+        parts, wait, bool(kind is not None and kind.buys_hardware), _service(o),
     )  # fmt: skip
+
+
+def _service(o: dict[str, Any]) -> dict[str, float]:
+    """The option's p95 delay and wait and each class's p95 delay, hours, from its summary."""
+
+    def hours(x: Any) -> float:
+        return float("nan") if x is None else float(x)
+
+    out = {"p95_delay": hours(o["delays_h"]["p95_h"]), "p95_wait": hours(o["waits_h"]["p95_h"])}
+    for k, v in o.get("p95_delay_by_class_h", {}).items():
+        out[f"{k}.p95_delay"] = hours(v)
+    return out
+
+
+# A plan's figure, bounded: no plan spends a quadrillion; past it (or NaN, or infinite) the file
+# was edited or damaged, and a gate would compare nothing.
+MAX_USD = 1e15
 
 
 def _monthly(text: str, option: str, months: tuple[str, ...]) -> dict[str, np.ndarray]:
     at = {m: i for i, m in enumerate(months)}
     out: dict[str, np.ndarray] = {}
-    for r in csv.DictReader(text.splitlines()):
+    for line, r in enumerate(csv.DictReader(text.splitlines()), start=2):
         if r["option"] == option and r["view"] == "cash" and r["month"] in at:
-            out.setdefault(r["category"], np.zeros(len(months)))[at[r["month"]]] += float(r["usd"])
+            usd = float(r["usd"])
+            if not math.isfinite(usd) or abs(usd) > MAX_USD:
+                raise ValueError(f"monthly.csv row {line}: usd {r['usd']!r}")
+            out.setdefault(r["category"], np.zeros(len(months)))[at[r["month"]]] += usd
     return out
 
 

@@ -1,12 +1,15 @@
-"""A plan against what was used and billed, month by month, over the months recorded so far.
-What no record holds (an owned cluster's capex, power, staff) is taken as planned and said so;
-a rented option's bill replaces the plan's billed categories where a bill is given."""
+"""A plan against what was used and billed, month by month, over the whole months every input
+covers (a month to date after them shown apart, planned pro rata). What no record holds (an
+owned cluster's capex, power, staff) is taken as planned and said so; a bill replaces what the
+plan had for each part of the budget its rows belong to, never adds to it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tco.simulator.tracking.focus import Bill
+import numpy as np
+
+from tco.simulator.tracking.focus import Bill, cover
 from tco.simulator.tracking.plan import Plan
 from tco.simulator.tracking.usage import Usage
 
@@ -36,7 +39,10 @@ class Tracked:
     plan: Plan
     usage: Usage
     bill: Bill | None
-    months: tuple[Month, ...]  # the months recorded so far
+    months: tuple[Month, ...]  # the whole months every input covers
+    # The month after them, to date (a log that ends inside it), planned pro rata; None: none.
+    tail: Month | None = None
+    notes: tuple[str, ...] = ()  # what the inputs cover, when they differ; what was left out
 
     @property
     def recorded(self) -> int:
@@ -49,31 +55,66 @@ class Tracked:
         return float(sum(m.planned_cash_usd for m in self.months))
 
 
+def _covered(usage: Usage, bill: Bill | None, plan: Plan) -> tuple[int, tuple[str, ...]]:
+    """The whole months every input covers, and what to say when they differ."""
+    months = plan.months
+    if bill is None or bill.whole == usage.recorded:
+        return usage.recorded, ()
+    n = min(usage.recorded, bill.whole)
+
+    def span(k: int) -> str:
+        return f"{months[0]} to {months[k - 1]}" if k else "no whole month"
+
+    return n, (
+        f"The usage log covers {span(usage.recorded)} whole, the bill {span(bill.whole)}: the"
+        f" months both cover ({span(n)}) are held against the plan, the rest forecast.",
+    )
+
+
 def track(plan: Plan, usage: Usage, bill: Bill | None) -> Tracked:
-    """The months recorded by the usage or the bill, each planned against actual."""
-    n = max(usage.recorded, bill.recorded if bill is not None else 0)
-    billed, unbilled = plan.billed(), plan.unbilled()
-    out = []
-    for i in range(n):
-        actual_billed = None if bill is None else float(bill.billed[i])
-        spent = float(unbilled[i]) + (float(billed[i]) if actual_billed is None else actual_billed)
-        out.append(
-            Month(
-                plan.months[i],
-                float(plan.jobs[i]),
-                float(usage.jobs[i]),
-                float(plan.gpu_hours[i]),
-                float(usage.gpu_hours[i]),
-                float(plan.p95_wait_h[i]),
-                float(usage.p95_wait_h[i]),
-                float(billed[i]),
-                actual_billed,
-                float(unbilled[i]),
-                float(billed[i] + unbilled[i]),
-                spent,
-            )
+    """The whole months every input covers, each planned against actual, and the month to date
+    after them. A bill's rows replace what the plan had for the parts of the budget they belong
+    to (``focus.cover``), never add to it: what no row of the bill covers is taken as planned."""
+    n, notes = _covered(usage, bill, plan)
+    parts = plan.by_cover()
+    covered = set() if bill is None else set(bill.by_cover)
+    zero = np.zeros(len(plan.months))
+    if bill is None:
+        billed, unbilled = plan.billed(), plan.unbilled()
+        actual = None
+    else:
+        billed = sum((parts.get(c, zero) for c in covered), zero)
+        unbilled = sum((v for c, v in parts.items() if c not in covered), zero)
+        actual = sum((bill.by_cover[c] for c in covered), zero)
+
+    def month(i: int, share: float = 1.0) -> Month:
+        got = None if actual is None else float(actual[i])
+        spent = float(unbilled[i]) * share + (float(billed[i]) * share if got is None else got)
+        return Month(
+            plan.months[i],
+            float(plan.jobs[i]) * share,
+            float(usage.jobs[i]),
+            float(plan.gpu_hours[i]) * share,
+            float(usage.gpu_hours[i]),
+            float(plan.p95_wait_h[i]),
+            float(usage.p95_wait_h[i]),
+            float(billed[i]) * share,
+            got,
+            float(unbilled[i]) * share,
+            float(billed[i] + unbilled[i]) * share,
+            spent,
         )
-    return Tracked(plan, usage, bill, tuple(out))
+
+    tail = None
+    if n == usage.recorded and usage.to_date > 0 and n < len(plan.months):
+        tail = month(n, usage.to_date)
+    if usage.beyond_gap:
+        notes += (
+            f"{usage.beyond_gap:,} jobs of the usage log come after a month with no record"
+            f" ({plan.months[usage.recorded]}) where the plan expects work: left out as strays"
+            " (give --through YYYY-MM to count them)",
+        )
+    return Tracked(plan, usage, bill, tuple(month(i) for i in range(n)), tail, notes)
 
 
 def price_ratio(t: Tracked) -> float:
@@ -82,10 +123,12 @@ def price_ratio(t: Tracked) -> float:
     commitment's unused part is left out (the forecast carries it on as waste)."""
     if t.bill is None or not t.months:
         return 1.0
-    unused = sum(float(u[: t.recorded].sum()) for u in t.bill.unused.values())
-    billed = sum(m.actual_billed_usd or 0.0 for m in t.months) - unused
+    r = t.recorded
+    unused = sum(float(u[:r].sum()) for u in t.bill.unused.values())
+    compute = cover(False, "Compute")  # GPU-hours are bought as compute: storage apart
+    billed = float(t.bill.by_cover.get(compute, np.zeros(r))[:r].sum()) - unused
+    planned = float(t.plan.by_cover().get(compute, np.zeros(r))[:r].sum())
     used = sum(m.actual_gpu_hours for m in t.months)
-    planned = sum(m.planned_billed_usd for m in t.months)
     hours = sum(m.planned_gpu_hours for m in t.months)
     if min(billed, used, planned, hours) <= 0:
         return 1.0
