@@ -28,6 +28,38 @@ def begin(folder: Path) -> None:
     (folder / MANIFEST).unlink(missing_ok=True)
 
 
+# Set while a folder is written when Ctrl-C (SIGINT) or SIGTERM arrives: a KeyboardInterrupt
+# raised inside a finaliser (a figure's, an image's ``__del__``) is printed as "Exception
+# ignored" and lost, and the run went on to write a manifest over a folder it never finished.
+_INTERRUPTED: list[int] = []
+
+
+def _interrupted(signum: int, _frame: object) -> None:
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _held_signals() -> Iterator[None]:
+    """Ctrl-C and SIGTERM recorded as well as raised while a folder is written (main thread
+    only: Python delivers signals there)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _INTERRUPTED.clear()
+    old = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    if _INTERRUPTED:  # raised and swallowed on the way (a finaliser's): stopped all the same
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def writing(folder: Path) -> Iterator[None]:
     """Write a folder's files and then its manifest (:func:`finish`) inside this block: the
@@ -37,18 +69,19 @@ def writing(folder: Path) -> Iterator[None]:
     Where ``fcntl`` is missing (Windows) there is no lock; the manifest still tells a mixed
     folder (:func:`verify`)."""
     begin(folder)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        (folder / MANIFEST).unlink(missing_ok=True)  # the run before us may have written one
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+    with _held_signals():
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield
+            return
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            (folder / MANIFEST).unlink(missing_ok=True)  # the run before us may have written one
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
 
 def subfolder(folder: Path, name: str) -> Path:
@@ -70,7 +103,10 @@ def _sha256(path: Path) -> str:
 
 
 def finish(folder: Path, schema: str, about: dict[str, Any], files: list[Path]) -> Path:
-    """Write the manifest of ``files`` (paths inside ``folder``) with what they are ``about``."""
+    """Write the manifest of ``files`` (paths inside ``folder``) with what they are ``about``;
+    never after an interrupt while they were written (``_held_signals``)."""
+    if _INTERRUPTED:
+        raise KeyboardInterrupt
     doc = {
         "schema": schema,
         **about,

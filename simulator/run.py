@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice import ahead
 from tco.simulator.advice.breakeven import break_even_volumes
 from tco.simulator.advice.candidates import with_candidates
 from tco.simulator.advice.decision import decide
@@ -24,6 +25,7 @@ from tco.simulator.advice.portfolio import search
 from tco.simulator.advice.recommendation import recommend, with_picks
 from tco.simulator.advice.what_if import what_ifs
 from tco.simulator.core.errors import ScenarioError
+from tco.simulator.engine import allowance
 from tco.simulator.engine.findings import Considered
 from tco.simulator.engine.prepared import Prepared, option_rng
 from tco.simulator.engine.result import Result
@@ -73,9 +75,23 @@ def simulate(
     over futures of the uncertain inputs (``advice.decision``: the options as listed
     and the mixes the portfolio search composes, raced on common job streams), resized clusters,
     break-even volumes and what-ifs (``book``: the prices to re-plan with)."""
-    result = simulate_options(prepared, seed, progress)
-    if not advise:
-        return result
+    with allowance.allowing(prepared.file):
+        if advise:
+            ahead.check(prepared)  # a run past the limit is refused before it plays
+        result = simulate_options(prepared, seed, progress)
+        if not advise:
+            return result
+        return _advised(prepared, result, seed, book, odds)
+
+
+def _advised(
+    prepared: Prepared,
+    result: Result,
+    seed: int | None,
+    book: PriceBook | None,
+    odds: OddsRun | None,
+) -> Result:
+    """``result`` (the options as listed, played) with the advice ``simulate`` describes."""
     considered: tuple[Considered, ...] = ()
     if prepared.scenario.candidates is not None:  # options the user did not list
         prepared, result, considered = with_candidates(

@@ -142,6 +142,7 @@ def simulate(
         prepared = prepare(sc, book, str(scenario), digest)  # every price and plan, or why not
         target = Path(out_dir) if out_dir else Path("tco-report") / folder_name(sc.name)
         begin(target)  # a folder that cannot be written fails now, not after the simulation
+        _say_ahead(prepared, quiet)
         tick = stack.enter_context(progress(quiet))
         odds = OddsRun(
             futures, workers or min(8, os.cpu_count() or 1), engine, scheduler, _told(tick)
@@ -154,6 +155,23 @@ def simulate(
     warn(book)
     if not quiet:
         _print_answer(result, target, written, details)
+
+
+# A run this long (about 100 s of CPU) says up front what it may play: a user waiting minutes
+# knows why, and what to change.
+SAY_AHEAD_JOB_PLAYS = 10_000_000
+
+
+def _say_ahead(prepared: Any, quiet: bool) -> None:
+    if quiet:
+        return
+    from tco.simulator.advice import ahead
+    from tco.simulator.engine.allowance import MAX_RUN_JOB_PLAYS, minutes
+
+    total, parts = ahead.most(prepared)
+    if SAY_AHEAD_JOB_PLAYS <= total <= MAX_RUN_JOB_PLAYS.value():  # (past it: refused, said)
+        click.echo(f"tco: this run may play up to {total:,} job-plays ({parts}): about"
+                   f" {minutes(total)} of CPU at most", err=True)  # fmt: skip
 
 
 def _print_answer(result: Any, target: Path, written: list[Path], details: bool) -> None:

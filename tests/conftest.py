@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +118,24 @@ def one_line_error(code: int, err: str, *needles: str) -> None:
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _port_8787_taken() -> Iterator[None]:
+    """Dask's default dashboard port held by another program for the whole suite, as on a
+    Jupyter or Dask user's laptop (issue 51: 3 tests failed there): every Dask cluster the
+    suite starts must do without it. Already taken (by such a program, or another test
+    process): so much the better."""
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", 8787))
+        held.listen()
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        held.close()
 
 
 @pytest.fixture(autouse=True)

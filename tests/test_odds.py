@@ -219,13 +219,15 @@ def _odds(workers: int, engine: str = "local", scheduler: str | None = None) -> 
 def test_the_odds_are_the_same_on_one_process_two_and_dask() -> None:
     from distributed import LocalCluster
 
+    from tco.simulator.sweep.dask import DASHBOARD
+
     one = _odds(1)
     assert one is not None and one.futures == 12
     assert one.chosen.option == "spot" and 0 <= one.chosen.probability_best <= 1
     assert {p for p, known, _ in one.inputs if known} >= {"prices.spot", "prices.on_demand"}
     assert _odds(2) == one
     with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=DASHBOARD
     ) as cluster:
         assert _odds(1, "dask", cluster.scheduler_address) == one
 

@@ -214,6 +214,6 @@ def test_regions_keep_only_the_shapes_priced_where_the_data_may_live() -> None:
     with pytest.raises(ScenarioError, match="priced outside the regions allowed"):
         run(
             make_scenario(
-                workload=MIXED_JOBS, options=[_by_gpu(gpus={**gpus, "regions": ["mars-1"]})]
+                workload=MIXED_JOBS, options=[_by_gpu(gpus={**gpus, "regions": ["af-south-1"]})]
             )
         )

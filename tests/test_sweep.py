@@ -163,6 +163,8 @@ def test_a_running_dask_cluster_at_an_address_gives_the_same_replications() -> N
 
     from distributed import LocalCluster
 
+    from tco.simulator.sweep.dask import DASHBOARD
+
     text = (
         (ROOT / "scenarios" / "lab.yaml")
         .read_text()
@@ -173,7 +175,7 @@ def test_a_running_dask_cluster_at_an_address_gives_the_same_replications() -> N
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=DASHBOARD,
         silence_logs=logging.ERROR,
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")

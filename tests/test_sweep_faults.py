@@ -153,11 +153,13 @@ def test_a_dask_sweep_with_no_worker_stops_in_bounded_time(
 ) -> None:
     from distributed import LocalCluster
 
+    from tco.simulator.sweep.dask import DASHBOARD
+
     monkeypatch.setenv("TCO_DASK_NO_WORKER_SECONDS", "1")
     prepared, book = _prepared()
     # 0.7.0 waited for ever (the suite's timeout is the guard that this returns at all).
     with (
-        LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=0, processes=False, dashboard_address=DASHBOARD) as cluster,
         pytest.raises(RunFailed, match="no Dask worker"),
     ):
         run_sweep(prepared, book, 4, engine="dask", scheduler=cluster.scheduler_address)
@@ -195,3 +197,47 @@ def test_a_worker_lost_during_the_odds_is_retried_and_the_answer_is_the_same(
     assert (tmp_path / "died").exists()
     assert lost["recommendation"] == serial["recommendation"]
     assert lost["options"] == serial["options"]
+
+
+def test_a_dask_worker_lost_as_the_payload_goes_out_is_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 51: a worker killed while the payload was scattered ended in a "Stream is closed"
+    traceback. The round that lost it is played again with the payload sent anew."""
+    import distributed
+    from distributed.comm.core import CommClosedError
+
+    real = distributed.Client.scatter
+    calls: list[int] = []
+
+    def lost_once(self: object, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(distributed.Client, "scatter", lost_once)
+    prepared, book = _prepared()
+    serial = run_sweep(prepared, book, 8, seed=7, workers=1)
+    assert run_sweep(prepared, book, 8, seed=7, workers=2, engine="dask") == serial
+    assert len(calls) == 2
+
+
+def test_a_dask_cluster_whose_worker_dies_as_it_starts_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51: "Nanny failed to start" was a traceback."""
+    import distributed
+
+    def nanny_died(*_: object, **__: object) -> None:
+        raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.setattr(distributed, "LocalCluster", nanny_died)
+    f = tmp_path / "lab.yaml"
+    f.write_text(SHORT)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(f), "-n", "4", "-w", "2", "--engine", "dask", "--out",
+              str(tmp_path / "s"), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "a local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in err

@@ -56,6 +56,15 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return plan_of(tmp_path_factory)
 
 
+def exit_code(args: list[str]) -> int:
+    """The exit code of one ``tco`` command run in this process (0 when it returns)."""
+    try:
+        main(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
 def plan_of(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SCENARIO planned by tco simulate into a new folder (its report in ``report/``)."""
     d = tmp_path_factory.mktemp("plan")

@@ -28,6 +28,7 @@ from tests.test_track import (
     _case,
     _planned_jobs,
     _sacct,
+    exit_code,
     plan_of,
 )
 
@@ -38,14 +39,6 @@ JOB = "|COMPLETED|{0}T00:00:00|{0}T00:00:00|{0}T01:00:00|cpu=96,gres/gpu=8,node=
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return plan_of(tmp_path_factory)
-
-
-def _exit(args: list[str]) -> int:
-    try:
-        main(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _track(folder: Path, log: Path, bill: Path | None = None, *more: str) -> list[str]:
@@ -71,7 +64,7 @@ def test_a_month_to_date_is_shown_as_such_never_read_as_a_whole_month(
     assert t.tail.planned_jobs == pytest.approx(t.plan.jobs[3] * t.usage.to_date)
     assert f.over_budget > 0.9
     capsys.readouterr()
-    assert _exit(_track(planned, log, None, "--fail-if", GATE)) == 1
+    assert exit_code(_track(planned, log, None, "--fail-if", GATE)) == 1
     out = " ".join(capsys.readouterr().out.split())
     assert "To date: 2027-04" in out and "2027-04 (to date" in out
     # Stated instead: April is a whole month of one job, as the user says (the rows read).
@@ -92,7 +85,7 @@ def test_a_bill_a_month_behind_the_log_holds_the_months_both_cover(
     assert "the bill 2027-01 to 2027-02" in t.notes[0]
     assert all(m.actual_billed_usd and m.actual_billed_usd > 0 for m in t.months)
     capsys.readouterr()
-    assert _exit(_track(planned, log, bill, "--fail-if", GATE)) == 1
+    assert exit_code(_track(planned, log, bill, "--fail-if", GATE)) == 1
     assert "the months both cover (2027-01 to 2027-02)" in " ".join(capsys.readouterr().out.split())
 
 
@@ -109,7 +102,7 @@ def test_a_stray_job_months_ahead_is_left_out_and_said(
     assert any("left out as strays" in n and "(2027-04)" in n for n in t.notes)
     assert f.over_budget > 0.9
     capsys.readouterr()
-    assert _exit(_track(planned, log, None, "--fail-if", GATE)) == 1
+    assert exit_code(_track(planned, log, None, "--fail-if", GATE)) == 1
 
 
 def test_a_bill_of_other_months_is_refused_naming_both_ranges(
@@ -120,7 +113,7 @@ def test_a_bill_of_other_months_is_refused_naming_both_ranges(
     log, bill = _case(planned, "other", 0.0, 1.0)
     old = tmp_path / "old.csv"
     old.write_text(bill.read_text().replace("2027-", "2025-"))
-    assert _exit(_track(planned, log, old)) == 2
+    assert exit_code(_track(planned, log, old)) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "(the bill 2025-01 to 2025-03, the plan 2027-01 to 2027-12)" in err
 
@@ -218,6 +211,25 @@ def test_a_bill_equal_to_the_plan_shows_no_variance_on_every_kind(
     assert {"owned", "hybrid", "on_demand", "savings_plan", "spot", "bare_metal"} <= kinds
 
 
+def test_a_queue_half_again_busier_fails_the_delay_gate_and_as_planned_passes(
+    lab: Path, tmp_path: Path
+) -> None:
+    """The lab's one owned server, its jobs as planned and half again: the replay's p95 delay
+    grows with the work (a queue), and the gate at +25 % of the plan's tells them apart."""
+    jobs = [r for r in _planned_jobs(lab, "own-8xA40") if r["wait_h"] and r["run_h"]]
+    codes, delays = [], []
+    for more in (0.0, MORE):
+        log = tmp_path / f"own{more}.sacct"
+        _sacct(jobs, 3, more, log)
+        _, f = follow(lab, log, "sacct", None, "own-8xA40", book=PriceBook("snapshot"),
+                      through=THROUGH)  # fmt: skip
+        delays.append(f.service_h["p95_delay"][1])
+        args = ["track", str(lab), "--usage", str(log), "--option", "own-8xA40", "--through",
+                THROUGH, "--fail-if", "forecast.p95_delay > +25%"]  # fmt: skip
+        codes.append(exit_code(args))
+    assert delays[1] > 1.5 * delays[0] and codes == [0, 1]
+
+
 def test_a_cash_that_does_not_move_with_the_work_is_not_over_a_budget_it_equals() -> None:
     """An owned cluster whose cash the work does not move: its total equal to the budget, but
     for the cents its monthly figures were rounded to, is not over it (0.19.0: 100 % odds)."""
@@ -249,7 +261,7 @@ def test_an_amount_no_gate_can_hold_is_refused_naming_row_and_column(
     writer.writeheader()
     writer.writerows(rows)
     bill.write_text(w.getvalue())
-    assert _exit(_track(planned, log, bill, "--fail-if", GATE)) == 2
+    assert exit_code(_track(planned, log, bill, "--fail-if", GATE)) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and f"row 4.{cell}" in err and "finite" in err
 
@@ -280,7 +292,7 @@ def test_a_plan_holding_nan_or_inf_is_refused(
     log, _ = _case(planned, "nanplan", 0.0, 1.0)
     args = ["track", str(broken), "--usage", str(log), "--scenario",
             str(planned / "tracked.yaml"), "--fail-if", GATE]  # fmt: skip
-    assert _exit(args) == 2
+    assert exit_code(args) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(broken) in err and ("nan" in err or "inf" in err)
 
@@ -295,10 +307,10 @@ def test_unreadable_usage_lines_are_said_and_past_a_tenth_refused(
     garbled = [lines[0]] + [x.replace("|COMPLETED|2027", "|COMPLETED|20x7") for x in lines[1:]]
     keep = len(lines) // 10 - 1  # fewer than a tenth kept whole
     log.write_text("\n".join(lines[: keep + 1] + garbled[keep + 1 :]) + "\n")
-    assert _exit(_track(planned, log, None, "--through", THROUGH)) == 2
+    assert exit_code(_track(planned, log, None, "--through", THROUGH)) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "more than 10%" in err and "unreadable" in err
     log.write_text("\n".join([*lines, garbled[1]]) + "\n")  # one line in hundreds
-    assert _exit(_track(planned, log, None, "--through", THROUGH)) == 0
+    assert exit_code(_track(planned, log, None, "--through", THROUGH)) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert f"1 of the usage log's {len(lines):,} lines are unreadable" in out

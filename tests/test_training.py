@@ -85,9 +85,9 @@ def test_utilisation_is_per_architecture_and_stays_in_a_believable_range() -> No
 
 
 def test_compute_is_palms_count() -> None:
-    run = run_of(model="llama-2-7b", tokens=1)
+    run = run_of(model="llama-2-7b", tokens=1e9)
     assert compute.flops_per_token(run) == 6 * 6.74e9 + 12 * 32 * 4096 * 4096
-    lora = run_of(model="llama-2-7b", method="lora", dataset_tokens=1)
+    lora = run_of(model="llama-2-7b", method="lora", dataset_tokens=1e9)
     assert compute.flops_per_token(lora) == pytest.approx(
         4 * 6.74e9 + 6 * 0.006 * 6.74e9 + 12 * 32 * 4096 * 4096
     )
@@ -100,11 +100,11 @@ def _reserved(gb: float) -> float:
 def test_the_briefs_memory_examples() -> None:
     """BERT-base in FP32 needs about 4.2 GB at a small batch and about 12 GB at batch 16;
     ResNet-50 at batch 32 does not fit 4 GB and fits 8 GB (the founding brief)."""
-    bert = dict(model="bert-base", dataset_tokens=1, method="full", precision="fp32",
+    bert = dict(model="bert-base", dataset_tokens=1e9, method="full", precision="fp32",
                 sharding="none", checkpointing=False, flash_attention=False)  # fmt: skip
     assert memory.per_gpu(run_of(**bert, micro_batch=4), 1).total == pytest.approx(4.2, rel=0.15)
     assert memory.per_gpu(run_of(**bert, micro_batch=16), 1).total == pytest.approx(12, rel=0.15)
-    resnet = run_of(model="resnet-50", dataset_tokens=1, method="full", precision="fp32",
+    resnet = run_of(model="resnet-50", dataset_tokens=1e9, method="full", precision="fp32",
                     sharding="none", checkpointing=False, micro_batch=32,
                     optimizer="sgd")  # fmt: skip
     need = memory.per_gpu(resnet, 1).total
@@ -113,7 +113,7 @@ def test_the_briefs_memory_examples() -> None:
 
 
 def test_a_7b_model_is_held_by_a_24gb_card_for_inference_not_for_adam() -> None:
-    seven = run_of(model="llama-2-7b", tokens=1, sharding="none")
+    seven = run_of(model="llama-2-7b", tokens=1e9, sharding="none")
     weights_fp16 = seven.parameters * 2 / 1e9
     assert _reserved(weights_fp16) < 24
     assert memory.per_gpu(seven, 1).total > 24
@@ -147,7 +147,7 @@ def test_never_fewer_gpus_than_deepspeed_would_allow(model: str, stage: str) -> 
     """The model states tco counts a GPU are at least DeepSpeed's estimate for the same model,
     stage and GPU count (stages 1 and 2 equal to it), so the fewest GPUs tco says hold a run
     are never fewer than DeepSpeed's own estimator would allow."""
-    run = run_of(model=model, tokens=1, sharding=stage)
+    run = run_of(model=model, tokens=1e9, sharding=stage)
     k = {"optimizer": 1, "gradients": 2, "full": 3}[stage]
     for d in (1, 2, 8, 64, 1024):
         ours = sum(memory.states_gb(run, d)) * 1e9
@@ -163,7 +163,7 @@ def test_never_fewer_gpus_than_deepspeed_would_allow(model: str, stage: str) -> 
 
 
 def test_fewest_gpus_is_the_least_count_that_holds_it() -> None:
-    run = run_of(model="llama-2-70b", tokens=1)
+    run = run_of(model="llama-2-70b", tokens=1e9)
     for gb in (24, 40, 80, 141):
         k = memory.fewest_gpus(run, gb)
         assert k is not None
@@ -192,11 +192,11 @@ def test_a_fine_tune_counts_its_epochs() -> None:
 @pytest.mark.parametrize(
     "work,needle",
     [
-        ({"model": "llama-7b", "tokens": 1}, "did you mean 'llama-2-7b'"),
+        ({"model": "llama-7b", "tokens": "1B"}, "did you mean 'llama-2-7b'"),
         ({"model": "llama-2-7b"}, "give tokens"),
         ({"model": "llama-2-7b", "tokens": "2X"}, "is not an amount"),
-        ({"model": "llama-2-7b", "tokens": 1, "epochs": 2}, "epochs go with dataset_tokens"),
-        ({"model": {"parameters": 7e9}, "tokens": 1}, "model.layers"),
+        ({"model": "llama-2-7b", "tokens": "1B", "epochs": 2}, "epochs go with dataset_tokens"),
+        ({"model": {"parameters": 7e9}, "tokens": "1B"}, "model.layers"),
     ],
 )
 def test_bad_model_work_is_one_line(work: dict[str, Any], needle: str) -> None:
@@ -244,7 +244,8 @@ def test_memory_is_not_given_beside_a_model() -> None:
     from tco.simulator.core.errors import ScenarioError
 
     sc = make_scenario().model_dump(mode="json")
-    sc["workload"]["job_classes"][0].update(work={"model": "llama-2-7b", "tokens": 1}, memory_gb=30)
+    work = {"model": "llama-2-7b", "tokens": "1B"}
+    sc["workload"]["job_classes"][0].update(work=work, memory_gb=30)
     with pytest.raises(ScenarioError, match=r"memory_gb follow from work\.model"):
         validate(sc, "<test>")
 
@@ -333,11 +334,11 @@ def test_a_one_off_run_arrives_once_at_its_month() -> None:
 @pytest.mark.parametrize(
     "run,needle",
     [
-        ({"name": "late", "month": 12, "work": {"model": "gpt-2-124m", "tokens": 1}},
+        ({"name": "late", "month": 12, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
          "runs[0].month"),
-        ({"name": "jobs", "month": 1, "work": {"model": "gpt-2-124m", "tokens": 1}},
+        ({"name": "jobs", "month": 1, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
          "two job classes or one-off runs are named 'jobs'"),
-        ({"name": "cnn", "month": 1, "work": {"model": "resnet-50", "tokens": 1}}, "CNN"),
+        ({"name": "cnn", "month": 1, "work": {"model": "resnet-50", "tokens": "1B"}}, "CNN"),
     ],
 )  # fmt: skip
 def test_bad_one_off_runs_are_one_line(run: dict[str, Any], needle: str) -> None:

@@ -174,6 +174,36 @@ def known(given: list[str] | None) -> list[str] | None:
     return given
 
 
+@functools.cache
+def _aws_regions() -> frozenset[str]:
+    """Every region of every AWS partition as botocore's bundled endpoints list them (offline;
+    the price book asks AWS only of the ones it prices)."""
+    import boto3
+
+    session = boto3.session.Session()
+    return frozenset(
+        r
+        for part in session.get_available_partitions()
+        for r in session.get_available_regions("ec2", partition_name=part)
+    )
+
+
+def known_regions(given: list[str] | None) -> list[str] | None:
+    """``given`` when each is a region AWS or one of the providers tco knows names (ValueError
+    naming the closest and the valid ones otherwise): a region no provider has would leave a
+    search no rental to propose, and say only that none fits."""
+    if not given:
+        return given
+    valid = sorted(_aws_regions().union(*(p.regions() for p in _PROVIDERS.values())))
+    for r in given:
+        if r not in valid:
+            raise ValueError(
+                f"unknown region {r!r}{closest(r, valid)}; give regions as AWS or the providers"
+                f" name them: {', '.join(valid)}"
+            )
+    return given
+
+
 def get(name: str) -> Provider:
     """A provider other than AWS (PricingError naming the valid ones)."""
     found = _PROVIDERS.get(name)

@@ -18,7 +18,6 @@ two answers' odds are read on the same futures.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from tco.simulator.advice import portfolio as mixes
 from tco.simulator.advice.race import Entry, Race
 from tco.simulator.advice.robust import MixSearch, known_start
 from tco.simulator.core.fields import OptionModel
+from tco.simulator.core.limits import env_number
 from tco.simulator.engine.findings import Odds, SearchAccount, Standing
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
@@ -59,8 +59,7 @@ FRONTIER_FLOOR = 0.8
 
 
 def budget() -> int:
-    text = os.environ.get(JOB_PLAYS_ENV, "")
-    return int(text) if text.strip().isdigit() and int(text) > 0 else JOB_PLAYS
+    return int(env_number(JOB_PLAYS_ENV, JOB_PLAYS, "job-plays a search may spend", whole=True))
 
 
 @dataclass(frozen=True)

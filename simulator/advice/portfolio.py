@@ -362,6 +362,13 @@ def _rank(p: Played) -> tuple[bool, float, float]:
     return (not c.meets_service_level, cents(c.cash_usd), c.p95_delay_h)
 
 
+def most_job_plays(prepared: Prepared) -> int:
+    """The most job-plays the search may spend on ``prepared`` (``advice.ahead``)."""
+    if prepared.scenario.search == "none":
+        return 0
+    return min(MAX_JOB_PLAYS, len(prepared.jobs) * MAX_EVALUATIONS)
+
+
 def budget(jobs: int, mixes: int) -> int:
     """Plays each of ``mixes`` mixes may use, for a scenario of ``jobs`` jobs (0: too few to
     search one)."""

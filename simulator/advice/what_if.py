@@ -179,6 +179,13 @@ def _answer(base: Result, changed: Result) -> str | None:
     return answer(base, shift, ok)
 
 
+def most_job_plays(prepared: Prepared) -> int:
+    """The most job-plays the what-ifs may spend (``advice.ahead``): each change that replays,
+    on every option at most, and the flip points' ceiling."""
+    replaying = sum(len(c.input.changes) for c in inputs().values() if c.input.replays)
+    return len(prepared.jobs) * len(prepared.plans) * replaying + FLIP_JOB_PLAYS
+
+
 def what_ifs(
     base: Prepared, result: Result, book: PriceBook
 ) -> tuple[list[WhatIf], list[FlipPoint]]:

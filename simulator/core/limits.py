@@ -18,8 +18,34 @@ running until the machine runs out of memory.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
+
+from tco.simulator.core.errors import ScenarioError
+
+
+def env_number(name: str, default: float, what: str, whole: bool = False, most: float = math.inf
+               ) -> float:  # fmt: skip
+    """``$name`` as a number above 0 (``whole``: a whole number) and at most ``most``, else
+    ``default`` when it is unset or blank. Anything else is a one-line error naming the
+    variable and what would do: a limit typed wrong ("inf", "64MB", "-1") silently ignored
+    leaves the user believing it holds."""
+    text = os.environ.get(name, "")
+    if not text.strip():
+        return default
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and 0 < v <= most) or (whole and v != int(v)):
+        kind = "a whole number" if whole else "a finite number"
+        bound = f" up to {most:,.0f}" if math.isfinite(most) else ""
+        raise ScenarioError(
+            "environment", name, f"{text!r} is not {kind} above 0{bound} ({what}); give e.g."
+            f" {int(default) if default == int(default) else default} (the default), or unset it"
+        )  # fmt: skip
+    return v
 
 
 @dataclass(frozen=True)
@@ -31,14 +57,7 @@ class Limit:
     what: str
 
     def value(self) -> float:
-        text = os.environ.get(self.env)
-        if text is None:
-            return self.default
-        try:
-            v = float(text)
-        except ValueError:
-            return self.default
-        return v if v > 0 else self.default
+        return env_number(self.env, self.default, self.what)
 
     def exceeded(self, found: str) -> str:
         """The message: what was found, the limit, and how to raise it."""

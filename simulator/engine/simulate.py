@@ -22,7 +22,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
 from tco.simulator.costs.finance import break_even_month
-from tco.simulator.engine import existing, model_fit
+from tco.simulator.engine import allowance, existing, model_fit
 from tco.simulator.engine.metrics import cannot_run_examples, measure
 from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
@@ -107,6 +107,7 @@ def play_option(
     becomes a ScenarioError naming the file and the option (``index``: its place among the
     scenario's options; by default the option of that name)."""
     option = plan.option
+    allowance.charge(len(prepared.jobs))  # the run's plays, bounded (``engine.allowance``)
     try:
         return registry.of(option).play(prepared.jobs, plan, prepared.horizon_h, rng)
     except LimitExceeded as exc:

@@ -38,6 +38,7 @@ class Candidates(Strict):
 
     _gpus = field_validator("gpus")(lambda v: [hardware.known_family(w) for w in v or []] or v)
     _providers = field_validator("providers")(lambda v: providers.known(v))
+    _regions = field_validator("regions")(lambda v: providers.known_regions(v))
 
     def gpu_models(self) -> list[str]:
         """The catalog GPU models asked for, in the catalog's order."""

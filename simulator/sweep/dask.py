@@ -11,7 +11,8 @@ time, never in a run that waits for ever):
   anew, ``RETRIES`` times; then the run stops with one line (``RunFailed``).
 - With no worker connected for ``TCO_DASK_NO_WORKER_SECONDS`` (60 s by default) the run stops
   with one line: nothing would ever run its tasks.
-- A local cluster binds no dashboard (a taken port 8787 is no reason to fail).
+- A local cluster's dashboard binds a free port the system picks (``DASHBOARD``): a taken port
+  8787 (a Jupyter or Dask user's laptop) is no reason to fail.
 An error of the work itself (an invalid draw) is raised as it is, not retried.
 """
 
@@ -19,23 +20,39 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tco.simulator.core.errors import LimitExceeded, RunFailed, ScenarioError
+from tco.simulator.core.limits import env_number
 
 RETRIES = 2  # rounds of resubmission after infrastructure failures
 POLL_SECONDS = 2.0
 _RUNS = itertools.count()
+# Where a LocalCluster's dashboard listens: port 0, a free one the system picks. ``None`` still
+# started its HTTP server on 8787 in distributed 2026.8 and, the port taken, failed the cluster
+# ("Port 8787 is already in use") wherever that warning is an error (the suite's own setting).
+DASHBOARD = ":0"
 
 
 def _no_worker_seconds() -> float:
-    try:
-        return max(1.0, float(os.environ.get("TCO_DASK_NO_WORKER_SECONDS", "60")))
-    except ValueError:
-        return 60.0
+    seconds = env_number("TCO_DASK_NO_WORKER_SECONDS", 60.0, "seconds to wait for a worker")
+    return max(1.0, seconds)
+
+
+def _lost() -> tuple[type[BaseException], ...]:
+    """What distributed raises when a worker or the scheduler goes away under a call: a closed
+    comm ("Stream is closed"), a key whose only holder died (KeyError), a nanny that died as it
+    started (RuntimeError), an OSError or a timeout. Never the work's own errors: those come
+    back as a task's exception."""
+    from distributed.comm.core import CommClosedError
+
+    return (CommClosedError, KeyError, RuntimeError, OSError, TimeoutError)
+
+
+def _said(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or "no message"
 
 
 def _run(batch: Callable[[Any, Any], Any], payload: Any, task: Any) -> Any:
@@ -58,15 +75,24 @@ class DaskRunner:
 
         self.payload, self.batch, self.label = payload, batch, label
         self.cluster = None
-        if scheduler is None:
-            self.cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-        self.client = Client(self.cluster if self.cluster is not None else scheduler)
+        try:
+            if scheduler is None:
+                self.cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=DASHBOARD,
+                    silence_logs=logging.ERROR,
+                )
+            self.client = Client(self.cluster if self.cluster is not None else scheduler)
+        except _lost() as exc:  # a worker killed as it started ("Nanny failed to start")
+            if self.cluster is not None:
+                self.cluster.close()
+            where = "a local Dask cluster" if scheduler is None else f"the scheduler {scheduler}"
+            raise RunFailed(
+                f"{label}: {where} did not start ({type(exc).__name__}: {_said(exc)}); run"
+                " again, or with --engine local"
+            ) from None
         self.shared: Any = None
         self.run = next(_RUNS)
         self.rounds = 0
@@ -112,13 +138,16 @@ class DaskRunner:
             client.wait_for_workers(1, timeout=_no_worker_seconds())
         except TimeoutError:
             raise self._no_worker(len(left)) from None
-        if self.shared is None:
-            self.shared = client.scatter(self.payload, broadcast=True, hash=False)
         self.rounds += 1
-        pending = {}
-        for i, t in left.items():
-            key = f"tco-{self.label.replace(' ', '-')}-{self.run}-{self.rounds}-{attempt}-{i}"
-            pending[client.submit(_run, self.batch, self.shared, t, pure=False, key=key)] = i
+        try:
+            if self.shared is None:
+                self.shared = client.scatter(self.payload, broadcast=True, hash=False)
+            pending = {}
+            for i, t in left.items():
+                key = f"tco-{self.label.replace(' ', '-')}-{self.run}-{self.rounds}-{attempt}-{i}"
+                pending[client.submit(_run, self.batch, self.shared, t, pure=False, key=key)] = i
+        except _lost():  # a worker lost as the payload went out ("Stream is closed", KeyError)
+            return  # this round did nothing: the tasks stay in ``left``, the payload goes anew
         alone_since: float | None = None
         while pending:
             try:
@@ -130,7 +159,10 @@ class DaskRunner:
             for f in done:
                 i = pending.pop(f)
                 if f.status == "finished":
-                    result = f.result()
+                    try:
+                        result = f.result()
+                    except _lost():  # its worker lost as the result was fetched: run again
+                        continue
                     del left[i]
                     yield i, result
                 elif f.status == "error" and isinstance(
@@ -140,7 +172,11 @@ class DaskRunner:
             if done:
                 alone_since = None
                 continue
-            if client.scheduler_info().get("workers"):
+            try:
+                workers = client.scheduler_info().get("workers")
+            except _lost():
+                workers = None
+            if workers:
                 alone_since = None
             elif alone_since is None:
                 alone_since = time.monotonic()

@@ -150,7 +150,22 @@ class ModelWork(Strict):
             raise ValueError("trainable_share is for method: lora (the others train every weight)")
         if self.method == "pretrain" and self.dataset_tokens is not None:
             raise ValueError("dataset_tokens and epochs are a fine-tune's: pretrain takes tokens")
+        self._one_sequence_at_least()
         return self
+
+    def _one_sequence_at_least(self) -> None:
+        """Fewer tokens than one training sequence is no run: most likely a unit left out ("2"
+        for 2T), which would price a run of seconds as the answer."""
+        m = self.model
+        shape_seq = training_data.model_shape(m).sequence if isinstance(m, str) else m.sequence
+        seq = self.sequence or shape_seq or 1
+        tokens = self.tokens if self.tokens is not None else (self.dataset_tokens or 0.0)
+        if tokens < seq:
+            which = "tokens" if self.tokens is not None else "dataset_tokens"
+            raise ValueError(
+                f"{which} {tokens:g} is fewer than one sequence of {seq:,} tokens; give the"
+                " run's tokens with their unit, e.g. 2T, 7e9 or 15M"
+            )
 
     @property
     def reference_gpu(self) -> str:

@@ -55,6 +55,7 @@ class RentByGpu(Strict):
 
     _model = field_validator("model")(lambda v: hardware.known_family(v))
     _providers = field_validator("providers")(lambda v: providers.known(v))
+    _regions = field_validator("regions")(lambda v: providers.known_regions(v))
 
     def wanted(self) -> list[str]:
         """The providers asked for (every one tco knows when none is named)."""
