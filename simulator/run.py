@@ -52,11 +52,12 @@ __all__ = [
 @dataclass(frozen=True)
 class OddsRun:
     """Where and how the odds of an answer are computed: ``futures`` (None: the scenario's
-    ``odds.futures``; 0: none), on ``workers`` local processes or on Dask (``engine``,
-    ``scheduler``); ``progress`` is called with the futures done so far."""
+    ``odds.futures``; 0: none), on ``workers`` local processes (None: this process until the
+    plays have taken a few seconds of CPU, then the CPUs', ``sweep.runner.GrowingRunner``) or
+    on Dask (``engine``, ``scheduler``); ``progress`` is called with the futures done so far."""
 
     futures: int | None = None
-    workers: int = 1
+    workers: int | None = 1
     engine: str = "local"
     scheduler: str | None = None
     progress: Callable[[int], None] | None = None

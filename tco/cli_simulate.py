@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,7 +39,8 @@ def odds_options(fn: F) -> F:
                 "--workers",
                 "-w",
                 type=click.IntRange(1, 1024),
-                help="Processes (or Dask workers) for the odds [default: the CPUs, at most 8]."
+                help="Processes (or Dask workers) for the odds [default: this process until the"
+                " odds' plays have taken 3 s of CPU, then the CPUs, at most 8]."
                 " The same seed gives the same bytes whatever the number.",
             ),
             click.option(
@@ -144,9 +144,7 @@ def simulate(
         begin(target)  # a folder that cannot be written fails now, not after the simulation
         _say_ahead(prepared, quiet)
         tick = stack.enter_context(progress(quiet))
-        odds = OddsRun(
-            futures, workers or min(8, os.cpu_count() or 1), engine, scheduler, _told(tick)
-        )
+        odds = OddsRun(futures, workers, engine, scheduler, _told(tick))
         result = simulate(
             prepared, progress=lambda name: tick(f"simulating {name}"), book=book, odds=odds
         )

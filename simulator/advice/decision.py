@@ -28,7 +28,7 @@ import numpy as np
 from tco.pricing.book import PriceBook
 from tco.simulator.advice import composing
 from tco.simulator.advice import portfolio as mixes
-from tco.simulator.advice.race import Entry, Race
+from tco.simulator.advice.race import CHUNK, Entry, Race
 from tco.simulator.advice.robust import MixSearch, known_start
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import env_number
@@ -176,7 +176,7 @@ def decide(
     book: PriceBook,
     found: mixes.Search | None,
     futures: int,
-    workers: int = 1,
+    workers: int | None = 1,
     engine: str = "local",
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
@@ -242,7 +242,7 @@ def _race(
     entries: list[Entry],
     known: dict[Hashable, tuple[Plan, JobRuns]],
     searches: dict[str, MixSearch],
-    how: tuple[int, str, str | None],
+    how: tuple[int | None, str, str | None],
     meanwhile: Callable[[], None] | None,
     progress: Callable[[int], None] | None,
 ) -> tuple[Race, Entry | None, Entry | None]:
@@ -260,7 +260,7 @@ def _race(
             player,
             len(prepared.jobs),
             budget(),
-            chunk=max(4, workers),
+            chunk=CHUNK,  # never the workers' count: the same rounds, the same answer, anywhere
         )
         for e in entries:
             race.add(e)

@@ -48,7 +48,7 @@ from tco.simulator.sweep.plays import Candidate, Outcome
 
 ERROR = 0.05  # alpha: the chance of dropping the cheapest candidate at all
 FIRST_STAGE = 4  # streams in common before a candidate may be dropped as dearer
-CHUNK = 4  # streams a round adds (at least the workers)
+CHUNK = 4  # streams a round adds, whatever the workers (their count must not move the answer)
 
 
 @dataclass
