@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from importlib import resources
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import ndtr
 
 EPOCH_DECAY_PER_YEAR = 0.14 * math.log(10)  # 0.14 OOM/yr as a continuous rate (0.322)
 PRIOR_SPREAD = math.log(2)  # one SD of a generation's ln k around Epoch's (ASSUMPTION)
@@ -149,6 +147,8 @@ def weight(o: Observation) -> float:
 
 def _log_likelihood(o: Observation, sigma: float) -> np.ndarray:
     """ln P(observation | ln k) on the grid: its interval of ln k through normal noise."""
+    from scipy.special import ndtr  # here: scipy's import is 0.3 s a command may not need
+
     s = sigma / math.sqrt(weight(o))
     a, b = o.log_rates()
     if b - a < 1e-9:  # a point
@@ -182,6 +182,8 @@ def observation_spread() -> float:
     """``sigma``, the noise of one full-weight observation's ln k around its generation's: the
     value in 0.05-1.5 that makes every segment's observations most likely together (Brent's
     bounded search: deterministic, and 30 evaluations where a grid took 290)."""
+    from scipy.optimize import minimize_scalar  # (lazily, as ndtr above)
+
     found = minimize_scalar(
         lambda s: -sum(_log_posterior(g, float(s))[1] for g in _segments()),
         bounds=SIGMA_BOUNDS,

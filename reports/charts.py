@@ -14,7 +14,6 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display; must precede pyplot
 
-import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.artist import Artist
@@ -24,6 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from tco.reports import decision
+from tco.reports.chart_dates import month_starts, month_ticks
 from tco.simulator.advice import what_if
 from tco.simulator.core.atomic import replacing
 from tco.simulator.costs import ledger
@@ -57,19 +57,6 @@ class Chart:
 def colours(result: Result) -> dict[str, tuple[float, ...]]:
     """One colour per option, the same in every chart."""
     return {o.name: PALETTE[i % len(PALETTE)] for i, o in enumerate(result.options)}
-
-
-def _x(result: Result) -> np.ndarray:
-    """The first day of each month of the horizon: a real date axis."""
-    return np.array([f"{m}-01" for m in result.months], dtype="datetime64[D]")
-
-
-def _month_ticks(ax: Axes, result: Result) -> None:
-    """Dates on the x axis: months, with the year written once where it changes."""
-    locator = mdates.AutoDateLocator(minticks=4, maxticks=10)  # type: ignore[no-untyped-call]
-    ax.xaxis.set_major_locator(locator)
-    formatter = mdates.ConciseDateFormatter(locator, show_offset=False)  # type: ignore[no-untyped-call]
-    ax.xaxis.set_major_formatter(formatter)
 
 
 def _legend_outside(ax: Axes, fontsize: float = 8, title: str | None = None) -> None:
@@ -107,7 +94,7 @@ def _cumulative(result: Result, names: list[str], for_decision: bool) -> Figure:
     shown = [result.option(n) for n in names]
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 5.5 + 0.13 * len(shown)))
     col = colours(result)
-    x = _x(result)
+    x = month_starts(result)
     cur = result.scenario.money
     cum = {o.name: np.cumsum(o.ledger.cash_total()) * cur.per_usd for o in shown}
     rec = decision.chosen(result)
@@ -159,7 +146,7 @@ def _cumulative(result: Result, names: list[str], for_decision: bool) -> Figure:
     ax.set_ylabel(f"cumulative cost ({cur.unit()})")
     ax.set_xlabel("month")
     ax.yaxis.set_major_formatter(FuncFormatter(cur.label))
-    _month_ticks(ax, result)
+    month_ticks(ax, result)
     # One legend, options in the left column and break-even points in the right.
     lines = ax.get_legend_handles_labels()[0]
     if handles:
@@ -185,7 +172,7 @@ def monthly_cash(result: Result) -> Chart:
         sharey=True,
         sharex=True,
     )
-    x = _x(result)
+    x = month_starts(result)
     # Month edges: each month a step of its own width (stairs: one artist per category, not
     # one rectangle per month, which made this the slowest chart).
     last = np.datetime64(result.months[-1], "M") + 1
@@ -209,7 +196,7 @@ def monthly_cash(result: Result) -> Chart:
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
         ax.yaxis.set_major_formatter(FuncFormatter(cur.label))
-        _month_ticks(ax, result)
+        month_ticks(ax, result)
     for ax in axes[:, 0]:
         ax.set_ylabel(f"cash out ({cur.unit()}; a month)")
     for i, ax in enumerate(list(axes.flat)[n:], start=n):
@@ -224,7 +211,7 @@ def utilisation(result: Result) -> Chart:
     """GPU utilisation of owned clusters and Savings Plan commitment utilisation per month."""
     fig, ax = plt.subplots(layout="constrained", figsize=(9, 4))
     col = colours(result)
-    x = _x(result)
+    x = month_starts(result)
     for o in result.options:
         if registry.get(o.kind).buys_hardware:
             ax.plot(
@@ -249,7 +236,7 @@ def utilisation(result: Result) -> Chart:
     ax.set_ylabel("utilisation (%)")
     ax.set_xlabel("month")
     ax.set_title(f"{result.scenario.name}: owned GPU and Savings Plan commitment utilisation")
-    _month_ticks(ax, result)
+    month_ticks(ax, result)
     if ax.get_legend_handles_labels()[0]:
         _legend_outside(ax, fontsize=8)
     return Chart("utilisation", "Utilisation of owned GPUs and of Savings Plan commitments", fig)
@@ -328,7 +315,7 @@ def arrivals(result: Result) -> Chart:
     ax.set_xlabel("day")
     ax.set_ylabel("jobs arriving per day")
     ax.set_title(f"{result.scenario.name}: arrivals per day ({len(result.jobs):,} jobs)")
-    _month_ticks(ax, result)
+    month_ticks(ax, result)
     _legend_outside(ax, fontsize=8, title="job class")
     return Chart("arrivals", "Jobs arriving per day, by job class or trace", fig)
 

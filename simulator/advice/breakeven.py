@@ -5,8 +5,9 @@ Computed from the simulated ledgers, not a formula typed beside them: each optio
 scaled by a factor k (GPUs and instances held, so work volume) and its kind's own ledger is
 computed again; owned cost is then affine in busy GPU-hours (the same servers, more power), cloud
 cost follows the billed instance-hours (a Savings Plan keeps its commitment). The k at which the
-two totals are equal is found by Brent's method on log k (the 0.10.0 geometric bisection took 60
-steps of two ledgers each; Brent's takes about ten for the same root); the owned cluster's
+two totals are equal is found by Brent's method on k (the 0.10.0 geometric bisection took 60
+steps of two ledgers each; Brent's on log k about fourteen; on k, where the gap is affine or
+nearly, about five, each option's ledger at the search's ends computed once); the owned cluster's
 utilisation there, and the reference GPU-hours of work a month, are the answer. Queueing is not
 re-simulated: this is the cost of the same job timing at another volume (an owned cluster past
 full load would queue).
@@ -14,7 +15,6 @@ full load would queue).
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 
@@ -23,8 +23,8 @@ from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import costing, registry
 
-MAX_SCALE = 50.0  # searched up to 50x the scenario's work
-X_TOLERANCE = 1e-12  # on log k: k to a relative 1e-12
+MIN_SCALE, MAX_SCALE = 1e-6, 50.0  # searched from a millionth to 50x the scenario's work
+X_TOLERANCE = 1e-12  # on k: to a relative 1e-12 at the scenario's volume
 MAX_STEPS = 200  # Brent's method converges in tens; a bound, never reached on a bracketed root
 
 
@@ -69,15 +69,19 @@ def brent(f: Callable[[float], float], a: float, b: float) -> float:
     return b
 
 
-def _cost_at(prepared: Prepared, o: OptionResult, index: int, k: float) -> float:
-    plan = prepared.plans[index]
-    runs = o.runs.scaled(k)
-    return float(costing.costs(plan, runs, prepared.edges).cash_total().sum())
-
-
 def break_even_volumes(prepared: Prepared, result: Result) -> list[BreakEvenVolume]:
     """For each owned option against each rented one."""
     index = {p.option.name: i for i, p in enumerate(prepared.plans)}
+    known: dict[tuple[str, float], float] = {}
+
+    def cost(o: OptionResult, k: float) -> float:
+        """The option's cash at k x the work, each computed once: the search's ends are the
+        same for every pair, and Brent's method starts from them."""
+        if (o.name, k) not in known:
+            plan, runs = prepared.plans[index[o.name]], o.runs.scaled(k)
+            known[o.name, k] = float(costing.costs(plan, runs, prepared.edges).cash_total().sum())
+        return known[o.name, k]
+
     out = []
     for own in result.options:
         if not registry.get(own.kind).buys_hardware:
@@ -87,9 +91,7 @@ def break_even_volumes(prepared: Prepared, result: Result) -> list[BreakEvenVolu
                 continue
 
             def gap(k: float, own: OptionResult = own, rent: OptionResult = rent) -> float:
-                return _cost_at(prepared, own, index[own.name], k) - _cost_at(
-                    prepared, rent, index[rent.name], k
-                )
+                return cost(own, k) - cost(rent, k)
 
             out.append(_solve(prepared, own, rent, gap))
     return out
@@ -100,14 +102,14 @@ def _solve(
 ) -> BreakEvenVolume:
     """``f(k)``: owned minus rented cost at k x the work (positive at small k: owning's fixed
     costs)."""
-    lo, hi = 1e-6, MAX_SCALE
+    lo, hi = MIN_SCALE, MAX_SCALE
     if f(lo) <= 0:
         note = "owning costs less at every volume (renting's fixed commitment costs more)"
         return BreakEvenVolume(own.name, rent.name, None, None, None, note)
     if f(hi) >= 0:
         note = f"renting costs less up to {MAX_SCALE:g}x this work"
         return BreakEvenVolume(own.name, rent.name, None, None, None, note)
-    k = math.exp(brent(lambda x: f(math.exp(x)), math.log(lo), math.log(hi)))
+    k = brent(f, lo, hi)
     paid = float(own.ledger.gpu_hours_paid.sum())
     busy = float(own.ledger.gpu_hours_busy.sum()) * k
     months = len(prepared.months)

@@ -24,6 +24,7 @@ from math import inf
 from tco.simulator.cluster import capacity
 from tco.simulator.cluster.capacity import Delivery, Event, GpuChange, ServerDown, ServerUp
 from tco.simulator.cluster.placement import Allocation, Servers
+from tco.simulator.cluster.queue_records import Floats
 
 Running = list[tuple[float, int, int]]  # (end h, units, job), sorted
 NOWHERE: Allocation = []  # a pool's allocation: its units are anywhere (never changed)
@@ -37,7 +38,7 @@ class PoolGroup:
     keeps_shadow = False  # the units spare at the head's shadow time change with each start
     counts_fragments = False  # a pool has no fragmentation
 
-    def __init__(self, index: int, hold: list[float], server_gpus: int, gpus: int) -> None:
+    def __init__(self, index: int, hold: Floats, server_gpus: int, gpus: int) -> None:
         self.index = index
         self.hold = hold
         self.free = gpus
@@ -91,7 +92,7 @@ class ServerGroup:
     keeps_shadow = True  # jobs backfilled around the head end before its shadow time
     counts_fragments = True  # GPUs idle while free but scattered over servers
 
-    def __init__(self, index: int, hold: list[float], server_gpus: int, gpus: int) -> None:
+    def __init__(self, index: int, hold: Floats, server_gpus: int, gpus: int) -> None:
         self.index = index
         self.hold = hold
         self.srv = Servers(server_gpus)

@@ -3,11 +3,24 @@ of one queue; start times and what failures, fragmentation and a cutover did to 
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 
 from tco.simulator.cluster.interruptions import Checkpointing
+
+Floats: TypeAlias = "array[float]"  # a job's figure per job, typed: 8 bytes each
+
+
+def floats(values: np.ndarray) -> Floats:
+    """A column of a queue's jobs as the scheduler reads it, one at a time: 8 bytes a job (a
+    list of Python floats took 32; for 5 million jobs the difference is 0.9 GiB), each read a
+    Python float as from a list."""
+    out = array("d")
+    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return out
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ events (``failures.outages``), not drawn apart as when jobs resume in place on a
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from tco.simulator.cluster.interruptions import Checkpointing, segment
 from tco.simulator.cluster.placement import Allocation
-from tco.simulator.cluster.queue_records import Requeued
+from tco.simulator.cluster.queue_records import Floats, Requeued
 
 
 @dataclass
@@ -28,23 +29,27 @@ class Requeue:
     current hold began, interruptions, GPU-hours lost; the gaps between holds."""
 
     checkpoints: Checkpointing
-    work_left: list[float]
+    work_left: Floats
     rng: np.random.Generator
-    restart: list[float] = field(default_factory=list)
-    began: dict[int, float] = field(default_factory=dict)
+    restart: Floats = field(default_factory=lambda: array("d"))
+    began: Floats = field(default_factory=lambda: array("d"))  # each job's, as it last started
     queued_since: dict[int, float] = field(default_factory=dict)
     interruptions: dict[int, int] = field(default_factory=dict)
     lost_gpu_h: dict[int, float] = field(default_factory=dict)
     gaps: list[tuple[int, float, float]] = field(default_factory=list)
-    base: list[float] = field(default_factory=list)  # each job's whole run where it would run
+    base: Floats = field(
+        default_factory=lambda: array("d")
+    )  # each job's whole run where it would run
     # Several groups (server models): the group each job's work left is counted in, and every
     # group's holds, to rescale the work when it restarts on another (None: one group).
     basis: list[int] | None = None
-    holds: list[list[float]] = field(default_factory=list)
+    holds: list[Floats] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.restart = [0.0] * len(self.work_left)
-        self.base = list(self.work_left)
+        # Typed arrays, 8 bytes a job: a dict of start times kept every job's (about 80).
+        self.restart = array("d", bytes(8 * len(self.work_left)))
+        self.began = array("d", bytes(8 * len(self.work_left)))
+        self.base = array("d", self.work_left)
 
     def on(self, job: int, group: int) -> None:
         """The job (re)starts on ``group``: its work left, counted in hours of the group it
@@ -76,7 +81,7 @@ class Requeue:
 
     def stop(self, job: int, now: float, gpus: int) -> None:
         """The job stops: the work up to its last checkpoint is kept."""
-        held = now - self.began.pop(job)
+        held = now - self.began[job]
         saved, lost = segment(held, self.restart[job], self.work_left[job], self.checkpoints)
         self.work_left[job] -= saved
         self.restart[job] = self.checkpoints.restart_h
@@ -84,7 +89,7 @@ class Requeue:
         self.lost_gpu_h[job] = self.lost_gpu_h.get(job, 0.0) + lost * gpus
         self.queued_since[job] = now
 
-    def to_successor(self, hold: list[float], holding: set[int]) -> None:
+    def to_successor(self, hold: Floats, holding: set[int]) -> None:
         """A refresh's cutover: every job but those ``holding`` GPUs now (they end on the retired
         servers) will run on the successor, ``hold`` its run there; the work left of one stopped
         by a failure shrinks or grows in proportion."""

@@ -47,7 +47,7 @@ from tco.simulator.cluster.capacity import Delivery, Event, GpuChange, ServerDow
 from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup
 from tco.simulator.cluster.patience import Patience
 from tco.simulator.cluster.placement import Allocation
-from tco.simulator.cluster.queue_records import Cutover, Queued, QueueInput, Requeued
+from tco.simulator.cluster.queue_records import Cutover, Queued, QueueInput, Requeued, floats
 from tco.simulator.cluster.requeue import Requeue, back_in_line, requeued
 from tco.simulator.cluster.setup import events_of, groups_of, requeue_of
 
@@ -66,7 +66,7 @@ class Cluster:
         self.inp = inp
         n = len(inp.arrival_h)
         self.start = np.full(n, np.nan)
-        self.arrival = inp.arrival_h.tolist()  # Python floats: faster to index than numpy's
+        self.arrival = floats(inp.arrival_h)  # read as Python floats: faster than numpy's
         self.units = inp.units.tolist()
         self.groups: list[Group] = groups_of(inp)
         self.active = [g for g in self.groups if g.from_h <= 0]  # the newest last
@@ -244,8 +244,10 @@ class Cluster:
         else:
             while q and (found := self.place_any(q[0])) is not None:
                 self.start_job(q.popleft(), *found)
-        if not self.backfill and not self.fragments:
-            return  # FIFO on a pool: nothing more to do in a pass
+        if not self.backfill:  # FIFO: the head blocks the rest; on servers it may strand GPUs
+            if self.fragments:
+                self.note_head(q[0] if q else None)
+            return
         # After arrivals alone the jobs looked at before still cannot start (nothing freed, the
         # head's shadow time the same, the clock later): only the new ones are looked at.
         first, seen = max(1, self.scanned * self.remember), len(q)  # seen: none can start
@@ -260,9 +262,9 @@ class Cluster:
     def note_head(self, head: int | None) -> None:
         """After a pass: the head that could not start (None: nobody waits), for each group's
         GPUs idle by fragmentation."""
-        need = None if head is None else self.units[head]
+        need, now = (None if head is None else self.units[head]), self.env.now
         for group in self.active:
-            group.note(self.env.now, head, need)
+            group.note(now, head, need)
 
     # ------------------------------------------------------------------ arrivals and capacity
 

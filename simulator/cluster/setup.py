@@ -9,7 +9,7 @@ import numpy as np
 from tco.simulator.cluster import capacity
 from tco.simulator.cluster.capacity import Event
 from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup
-from tco.simulator.cluster.queue_records import QueueInput
+from tco.simulator.cluster.queue_records import QueueInput, floats
 from tco.simulator.cluster.requeue import Requeue
 
 
@@ -18,14 +18,14 @@ def groups_of(inp: QueueInput) -> list[Group]:
     initial = sum(u for t, u in inp.capacity if t <= 0)
     make = ServerGroup if inp.server_gpus else PoolGroup
     cut = inp.cutover
-    own = make(0, inp.hold_h.tolist(), inp.server_gpus, initial)
+    own = make(0, floats(inp.hold_h), inp.server_gpus, initial)
     if cut is not None:
         own.until_h = cut.at_h
-        successor = make(1, cut.hold_h.tolist(), cut.server_gpus, 0)
+        successor = make(1, floats(cut.hold_h), cut.server_gpus, 0)
         successor.from_h = cut.at_h
         return [own, successor]
     others: list[Group] = [
-        ServerGroup(k, g.hold_h.tolist(), g.server_gpus, sum(u for t, u in g.capacity if t <= 0))
+        ServerGroup(k, floats(g.hold_h), g.server_gpus, sum(u for t, u in g.capacity if t <= 0))
         for k, g in enumerate(inp.groups, start=1)
     ]
     return [own, *others]
@@ -60,9 +60,9 @@ def requeue_of(inp: QueueInput, groups: list[Group]) -> Requeue:
     they would run fastest on (one group: its own), rescaled when they restart elsewhere."""
     rng = np.random.default_rng(inp.seed)
     if len(groups) == 1 or inp.cutover is not None:
-        return Requeue(inp.requeue, inp.hold_h.tolist(), rng)  # type: ignore[arg-type]
+        return Requeue(inp.requeue, floats(inp.hold_h), rng)  # type: ignore[arg-type]
     table = np.vstack([np.asarray(g.hold) for g in groups])
     basis = np.argmin(table, axis=0)
-    rq = Requeue(inp.requeue, table[basis, np.arange(table.shape[1])].tolist(), rng)  # type: ignore[arg-type]
+    rq = Requeue(inp.requeue, floats(table[basis, np.arange(table.shape[1])]), rng)  # type: ignore[arg-type]
     rq.basis, rq.holds = basis.tolist(), [g.hold for g in groups]
     return rq
