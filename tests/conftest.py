@@ -156,3 +156,21 @@ def _no_real_aws(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty / "credentials"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("TCO_CACHE_DIR", str(tmp_path_factory.mktemp("tco-cache")))
+
+
+SLOW_TESTS = Path(__file__).resolve().parent / "slow_tests.txt"
+
+
+def slow_test_ids() -> set[str]:
+    """The node ids tests/slow_tests.txt lists (measured: scripts/slow_tests.py)."""
+    lines = SLOW_TESTS.read_text().splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark slow what a measured run found slow, and what is heavy: ``-m "not slow"`` replaces
+    the default ``-m 'not heavy'``, so a heavy test must be slow too to stay out of it."""
+    slow = slow_test_ids()
+    for item in items:
+        if item.nodeid in slow or item.get_closest_marker("heavy") is not None:
+            item.add_marker(pytest.mark.slow)
