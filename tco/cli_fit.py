@@ -51,7 +51,8 @@ def _work(model: str, given: dict[str, Any]) -> tuple[Any, str | None]:
     note = None
     try:
         if "tokens" not in data and "dataset_tokens" not in data:
-            shape = ModelWork.model_validate({**data, "tokens": 1}).run()
+            # Any count of at least one sequence reads the shape; the run's comes from it next.
+            shape = ModelWork.model_validate({**data, "tokens": 1e12}).run()
             data["tokens"] = CHINCHILLA_TOKENS_PER_PARAMETER * shape.parameters
             if shape.architecture != "transformer":
                 return ModelWork.model_validate(data), None
@@ -81,7 +82,7 @@ def _usd(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
 
-def _print(tab: Any, top: int, note: str | None) -> None:
+def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
     from rich.table import Table
 
     from tco.simulator.training.work import short
@@ -112,8 +113,9 @@ def _print(tab: Any, top: int, note: str | None) -> None:
         )
         return
     rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
-    runs = Table(title=f"Where to train it, cheapest first ({len(rows)} of {len(tab.rows)})",
-                 title_justify="left")  # fmt: skip
+    within = "" if days is None else f" within {days:,g} days"
+    runs = Table(title=f"Where to train it{within}, cheapest first ({len(rows)} of"
+                 f" {len(tab.rows)})", title_justify="left")  # fmt: skip
     for col, most in (("place", 26), ("GPUs", 15), ("days, P10-90", 13), ("demand $", 11),
                       ("spot $", 11), ("owned $", 11), ("$/GPU-h", 7)):  # fmt: skip
         text = col in ("place", "GPUs")
@@ -125,19 +127,34 @@ def _print(tab: Any, top: int, note: str | None) -> None:
         runs.add_row(x.where + mark, f"{x.gpus} x {x.gpu}", _days_range(x), _usd(x.on_demand_usd),
                      _usd(x.spot_usd), _usd(x.owned_usd), f"{x.usd_per_gpu_hour:.2f}")  # fmt: skip
     console().print(runs)
-    best = rows[0] if rows else None
-    if best is not None:
-        cost = best.cheapest_usd or 0.0
-        say(
-            f"Cheapest: {best.where}, {best.gpus} x {best.gpu}, ${cost:,.0f} over"
-            f" {_days(best.hours)} days (USD; price as of {best.as_of}, {best.confidence})."
-        )
+    _cheapest(tab.rows, days)
     say(
         "* a price less sure than a provider's list: a marketplace median, a secondary"
         " report or an estimate (pricing/data/README.md)."
     )
     for n in tab.notes:
         say(f"- {n}")
+
+
+def _cheapest(rows: Any, days: float | None) -> None:
+    """The cheapest rental and the cheapest owned place, each on its own line: an owned floor
+    (years of full use) is not a price for one run, so the two are never ranked together."""
+    from tco.simulator.advice.gpu_fit import OWNED_YEARS
+
+    rent = next((x for x in rows if x.on_demand_usd is not None), None)
+    own = next((x for x in rows if x.owned_usd is not None), None)
+    if rent is None and own is None:
+        within = "" if days is None else f" within {days:,g} days"
+        say(f"No place in the catalogue trains it{within} (see --format json for why).")
+    if rent is not None:
+        say(f"Cheapest to rent: {rent.where} ({rent.region}), {rent.gpus} x {rent.gpu},"
+            f" ${rent.on_demand_usd:,.0f} on demand over {_days(rent.hours)} days (USD; price"
+            f" as of {rent.as_of}, {rent.confidence}).")  # fmt: skip
+    if own is not None:
+        say(f"Cheapest to own: {own.where}, {own.gpus} x {own.gpu}, ${own.owned_usd:,.0f}"
+            f" over {_days(own.hours)} days at an owned floor rate (the servers' price less"
+            f" resale over {OWNED_YEARS:g} years of full use; USD, price as of {own.as_of},"
+            f" {own.confidence}).")  # fmt: skip
 
 
 def say(text: str) -> None:
@@ -161,6 +178,8 @@ def _rows_out(tab: Any) -> list[dict[str, Any]]:
 @click.option("--sequence", type=click.IntRange(1, 10_000_000), help="Sequence length.")
 @click.option("--gpus", type=click.IntRange(1, 100_000), default=1, show_default=True,
               help="GPUs a job runs on, at least (more where the memory needs them).")  # fmt: skip
+@click.option("--days", type=click.FloatRange(min=0, min_open=True, max=3653),
+              help="Finish within these days: each place on the fewest GPUs that do.")  # fmt: skip
 @click.option("--provider", help="Only this provider's instances (no owned servers).")
 @click.option("--doubtful", is_flag=True, help="Include doubtful cloud prices.")
 @click.option("--top", type=click.IntRange(1, 10_000), default=15, show_default=True,
@@ -172,6 +191,7 @@ def fit(
     fmt: str,
     top: int,
     gpus: int,
+    days: float | None,
     provider: str | None,
     doubtful: bool,
     **given: Any,
@@ -185,6 +205,7 @@ def fit(
     \b
     Example:
       tco fit llama-2-7b --tokens 2T
+      tco fit llama-2-7b --tokens 2T --days 120
       tco fit llama-2-70b --method lora --dataset-tokens 50M --epochs 3
       tco fit '{parameters: 1.3B, layers: 24, hidden: 2048, heads: 16, sequence: 2048}'
       tco fit llama-3.1-8b --precision fp8 --format json
@@ -196,16 +217,16 @@ def fit(
     work, note = _work(model, given)
     run = work.run()
     try:
-        tab = gpu_fit.table(run, PriceBook(mode="snapshot"), provider, doubtful, gpus)
+        tab = gpu_fit.table(run, PriceBook(mode="snapshot"), provider, doubtful, gpus, days)
     except PricingError as exc:
         raise BadInput(f"tco fit: {exc}") from None
     if fmt == "table":
-        _print(tab, top, note)
+        _print(tab, top, note, days)
     else:
-        click.echo(_machine(tab, fmt, note), nl=False)
+        click.echo(_machine(tab, fmt, note, days), nl=False)
 
 
-def _machine(tab: Any, fmt: str, note: str | None) -> str:
+def _machine(tab: Any, fmt: str, note: str | None, days: float | None) -> str:
     """The table as JSON (the run, every GPU, every place) or CSV (the places)."""
     if fmt == "json":
         out = {
@@ -213,6 +234,7 @@ def _machine(tab: Any, fmt: str, note: str | None) -> str:
             "flops": tab.flops,
             "reference_gpu_hours": tab.reference_hours,
             "tokens_note": note,
+            "within_days": days,
             "gpus": [asdict(g) for g in tab.gpus],
             "places": _rows_out(tab),
             "notes": list(tab.notes),

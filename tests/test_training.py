@@ -300,6 +300,40 @@ def test_a_runs_hours_range_holds_the_published_runs_outside_the_fit(
         assert p["hours_p90"] == pytest.approx(p["hours"] * k)
 
 
+def test_tco_fit_without_tokens_takes_20_a_parameter(capsys: pytest.CaptureFixture[str]) -> None:
+    """0.21.0 refused it: the shape was read with 1 token, under one sequence."""
+    from tco.cli import main
+
+    main(["fit", "llama-2-7b", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["places"] and "20 per parameter" in json.dumps(out)
+
+
+def test_tco_fit_days_puts_each_place_on_the_fewest_gpus_that_finish_in_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 53's done-means: `tco fit llama-2-7b --tokens 2T --days 120` answers with places
+    that finish in 120 days; one unit fewer would not (the speed model's own hours)."""
+    from tco.cli import main
+    from tco.simulator.advice import gpu_fit
+    from tco.simulator.workload.speed import Hardware, run_hours
+
+    main(["fit", "llama-2-7b", "--tokens", "2T", "--days", "120", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    timed = [p for p in out["places"] if p["hours"] is not None]
+    assert len(timed) > 20 and out["within_days"] == 120
+    assert all(p["hours"] <= 120 * 24 for p in timed)
+    assert timed[0]["cheapest_usd"] <= min(p["cheapest_usd"] for p in timed)
+    run = ModelWork.model_validate({"model": "llama-2-7b", "tokens": "2T"}).run()
+    hw = Hardware("H100 SXM", 80, 8, "nvswitch_h100", "ib_ndr", 0.0)  # an HGX H100 server
+    _, units, hours, why = gpu_fit._place(run, hw, 1, 120 * 24.0)
+    assert why == "" and hours is not None and hours <= 120 * 24 and units is not None
+    fewer = run_hours(gpu_fit._job(run, (units - 1) * 8), hw)[0]
+    assert fewer > 120 * 24  # the fewest whole servers in time
+    _, _, _, why = gpu_fit._place(run, hw, 1, 0.01 * 24)
+    assert why == "cannot finish in 0.01 days on up to 16,384 GPUs"
+
+
 def test_tco_fit_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     one_line_error(*cli(["fit", "llama-7"], capsys), "no bundled model", "llama-2-7b")
     one_line_error(*cli(["fit", "llama-2-7b", "--tokens", "lots"], capsys), "tokens")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.pricing import hardware, offers_view
+from tco.pricing import hardware, offers_view, training_data
 from tco.pricing.book import PriceBook
 from tco.pricing.used_market import used_market
 from tco.simulator.core import defaults
@@ -114,16 +114,44 @@ def _job(run: Run, gpus: int) -> Jobs:
     )
 
 
-def _place(run: Run, hw: Hardware, wanted: int) -> tuple[int | None, int | None, float | None, str]:
+def most_gpus() -> int:
+    """The most GPUs a run is spread over to meet a deadline: the largest of the published runs
+    the speed model is calibrated on (Llama 3.1's 16,384 H100s); beyond, its sync is a guess."""
+    return max(r.gpus for r in training_data.published_runs())
+
+
+def _place(
+    run: Run, hw: Hardware, wanted: int, within_h: float | None = None
+) -> tuple[int | None, int | None, float | None, str]:
     """(GPUs, units, wall-clock hours, why not) of the run on ``hw``, on at least ``wanted``
-    GPUs."""
+    GPUs and, with ``within_h``, on the fewest whole units that finish it in that many hours
+    (the speed model's sync grows with the GPUs: a run that no count up to ``most_gpus``
+    finishes in time says so)."""
     fewest = memory.fewest_gpus(run, hw.gpu_memory_gb)
     if fewest is None:
         need = memory.per_gpu(run, 1)
         return None, None, None, f"needs {need.total:.0f} GB a GPU on any count"
-    units = math.ceil(max(fewest, wanted) / hw.gpus_per_unit)
-    gpus = units * hw.gpus_per_unit
-    return gpus, units, float(run_hours(_job(run, gpus), hw)[0]), ""
+    per, units = hw.gpus_per_unit, math.ceil(max(fewest, wanted) / hw.gpus_per_unit)
+
+    def hours(u: int) -> float:
+        return float(run_hours(_job(run, u * per), hw)[0])
+
+    h = hours(units)
+    if within_h is None or h <= within_h:
+        return units * per, units, h, ""
+    most = max(units, most_gpus() // per)
+    low = units  # too slow on ``low`` units; the fewest that finish in time is above it
+    high = min(most, math.ceil(units * h / within_h))  # time falls at best as 1 / GPUs
+    while hours(high) > within_h:  # on more GPUs the sync's share grows: widen until in time
+        if high >= most:
+            days = within_h / 24
+            up_to = f"{most * per:,} GPUs"
+            return None, None, None, f"cannot finish in {days:,g} days on up to {up_to}"
+        low, high = high, min(most, 2 * high)
+    while high - low > 1:  # the fewest units in time, by halving (time falls as units grow)
+        mid = (low + high) // 2
+        low, high = (low, mid) if hours(mid) <= within_h else (mid, high)
+    return high * per, high, hours(high), ""
 
 
 def _range(hours: float | None) -> tuple[float | None, float | None]:
@@ -141,7 +169,12 @@ def _gpu_fits(run: Run) -> tuple[GpuFit, ...]:
 
 
 def _rentals(
-    run: Run, book: PriceBook, provider: str | None, doubtful: bool, wanted: int
+    run: Run,
+    book: PriceBook,
+    provider: str | None,
+    doubtful: bool,
+    wanted: int,
+    within_h: float | None,
 ) -> list[Row]:
     out = []
     for o in offers_view.rows(None, provider, doubtful=doubtful):
@@ -150,7 +183,7 @@ def _rentals(
             continue
         virt = 0.0 if spec.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
         hw = Hardware.of_instance(spec, virt)
-        gpus, units, hours, why = _place(run, hw, wanted)
+        gpus, units, hours, why = _place(run, hw, wanted, within_h)
         cost = None if hours is None or units is None else hours * units
         out.append(
             Row(
@@ -176,12 +209,12 @@ def _rentals(
     return out
 
 
-def _servers(run: Run, wanted: int) -> list[Row]:
+def _servers(run: Run, wanted: int, within_h: float | None) -> list[Row]:
     out = []
     for s in hardware.servers().values():
         g = hardware.gpu(s.gpu)
         hw = Hardware(s.gpu, g.memory_gb, s.gpus_per_server, s.intra_node, s.inter_node, 0.0)
-        gpus, units, hours, why = _place(run, hw, wanted)
+        gpus, units, hours, why = _place(run, hw, wanted, within_h)
         rate = owned_rate(s)
         out.append(
             Row(
@@ -213,11 +246,15 @@ def table(
     provider: str | None = None,
     doubtful: bool = False,
     gpus: int = 1,
+    days: float | None = None,
 ) -> FitTable:
     """Every GPU's fit and every place's time and cost for ``run`` on at least ``gpus`` GPUs
-    (more where the memory needs them, rounded up to whole instances or servers), cheapest
-    first."""
-    rows = _rentals(run, book, provider, doubtful, gpus) + ([] if provider else _servers(run, gpus))
+    (more where the memory needs them, rounded up to whole instances or servers; with ``days``,
+    more again until the run finishes within them), cheapest first."""
+    within = None if days is None else days * 24.0
+    rows = _rentals(run, book, provider, doubtful, gpus, within) + (
+        [] if provider else _servers(run, gpus, within)
+    )
     rows.sort(key=lambda r: (r.cheapest_usd is None, r.cheapest_usd or 0.0, r.where))
     notes = [
         f"MFU fitted on {len(mfu.observations())} published runs (workload.mfu); a run's time"
@@ -228,6 +265,11 @@ def table(
         " power, colocation; no staff, support or idle time)",
         "spot: the spot price alone, interruptions not counted",
     ]
+    if days is not None:
+        notes.append(
+            f"each place on the fewest GPUs that finish in {days:,g} days at the median (the"
+            " P90 may be later); owned: days from delivery, the servers' lead time not counted"
+        )
     if run.method == "lora":
         notes.append(f"LoRA trains {run.trainable_share:.2%} of the parameters")
     return FitTable(
