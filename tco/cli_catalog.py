@@ -1,5 +1,6 @@
 """``tco catalog gpus GPU``: every instance with that GPU across providers, as a table that fits
-the terminal (columns dropped or cut, never words broken), or as JSON or CSV for scripts."""
+the terminal (columns dropped, never a name cut or a word broken), or as JSON or CSV for
+scripts; and any catalogue listing as JSON or CSV (:func:`listing`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,19 @@ def offers(gpu: str | None, provider: str | None, spot: bool, doubtful: bool, fm
     _table(found, gpu, today)
 
 
+def listing(kind: str, header: list[str], rows: list[list[str]], fmt: str) -> str:
+    """A catalogue listing (GPUs, servers, interconnects, AWS instances, kinds) as JSON (one
+    object a row, keyed by the table's headers) or CSV, every column and its source whole."""
+    if fmt == "json":
+        items = [dict(zip(header, row, strict=True)) for row in rows]
+        return json.dumps({"catalog": kind, "rows": items}, indent=2) + "\n"
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
 def _machine(found: list[Any], fmt: str, today: date) -> str:
     rows = [
         {
@@ -54,7 +68,8 @@ def _machine(found: list[Any], fmt: str, today: date) -> str:
 
 
 # Columns by priority (the first kept always; the rest while the terminal has room), each with
-# its header and how a row shows it. The instance's name is cut with an ellipsis, not wrapped.
+# its header and how a row shows it. The instance's name is shown whole: it is what a scenario
+# names (0.21.0 cut it with an ellipsis).
 _SHORT = {"listed": "listed", "secondary": "second", "marketplace": "market", "doubtful": "DOUBT"}
 
 
@@ -83,12 +98,11 @@ def _table(found: list[Any], gpu: str | None, today: date) -> None:
     cols = _columns(today)
     cells = [[show(r) for _, show in cols] for r in found]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, (h, _) in enumerate(cols)]
-    keep, used = [0], min(widths[0], 24) + 2  # the name may be cut to 24 characters
+    keep, used = [0], widths[0] + 2  # the name whole, then the columns the rest has room for
     for i in range(1, len(cols)):
         if used + widths[i] + 2 <= out.width:
             keep.append(i)
             used += widths[i] + 2
-    name_room = out.width - sum(widths[i] + 2 for i in keep[1:]) - 2  # the name takes the rest
     table = Table(
         title=f"GPU instances: {gpu or 'all'} (cheapest region of each type)",
         title_justify="left",
@@ -102,8 +116,7 @@ def _table(found: list[Any], gpu: str | None, today: date) -> None:
         table.add_column(
             head,
             no_wrap=True,
-            overflow="ellipsis",
-            max_width=min(widths[i], name_room) if i == 0 else None,
+            min_width=widths[i] if i == 0 else None,
             justify="left"
             if head in ("instance", "GPUs", "as of", "source", "region")
             else "right",

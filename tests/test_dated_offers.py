@@ -90,9 +90,26 @@ def test_catalog_gpus_as_json_and_csv_has_every_field(
     assert [o["usd_per_gpu_hour"] for o in offers] == sorted(o["usd_per_gpu_hour"] for o in offers)
     rows = list(csv.DictReader(io.StringIO(_catalog(capsys, "--format", "csv"))))
     assert [r["instance_type"] for r in rows] == [o["instance_type"] for o in offers]
-    with pytest.raises(SystemExit) as exc:
-        main(["catalog", "servers", "--format", "json"])
-    assert exc.value.code == 2
+    main(["catalog", "servers", "--format", "json"])  # any listing, every field (0.21.0: exit 2)
+    servers = json.loads(capsys.readouterr().out)["rows"]
+    assert servers and all(s["source"] and s["server"] for s in servers)
+
+
+def test_the_terminal_shows_every_instance_name_whole_and_no_folded_sources(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name is what a scenario must name: never cut (0.21.0: "nebius:gpu-h100-sxm_8gpu…").
+    A source is read in csv/json: the GPU table was 713 lines of folded addresses."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _catalog(capsys)
+    assert all(r.instance_type in out for r in offers_view.rows("H100:8"))
+    assert "…" not in out
+    main(["catalog", "gpus"])
+    listed = capsys.readouterr().out
+    assert len(listed.splitlines()) < 60 and "http" not in listed and "--format csv" in listed
+    main(["catalog", "gpus", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) >= 10 and all(r["source"] for r in rows)
 
 
 def _h100_fleet(**gpus: Any) -> dict[str, Any]:
