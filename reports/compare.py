@@ -127,6 +127,8 @@ def _check_shape(doc: dict[str, Any], p: Path) -> None:
 
 def _flat(x: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(x, dict):
+        if not x and prefix:
+            return {prefix: {}}  # an empty block written (candidates: {}) is a field given
         out: dict[str, Any] = {}
         for k, v in x.items():
             out.update(_flat(v, f"{prefix}.{k}" if prefix else str(k)))
@@ -138,6 +140,38 @@ def _flat(x: Any, prefix: str = "") -> dict[str, Any]:
             out.update(_flat(v, f"{prefix}[{key}]"))
         return out
     return {prefix: x}
+
+
+def _inputs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """The inputs that changed: of the fields either side's scenario gave (``written``; a
+    summary from before 0.22.0 has none: every field), an option added or removed as one row
+    (its kind), not each of its fields (0.21.0 listed 28 for --catalog's three candidates)."""
+    fa, fb = _flat(old["input"]), _flat(new["input"])
+    blocks: dict[str, tuple[Any, Any]] = {}
+    if "written" in old and "written" in new:
+        given = _flat(old["written"]) | _flat(new["written"])
+        for g in [g for g, v in given.items() if v == {}]:  # a block given empty: its defaults
+            was, now = (any(k.startswith(g + ".") for k in f) for f in (fa, fb))
+            if was != now:
+                blocks[g] = (
+                    "given, its defaults" if was else None,
+                    "given, its defaults" if now else None,
+                )
+        fa = {k: v for k, v in fa.items() if k in given}
+        fb = {k: v for k, v in fb.items() if k in given}
+    names = {o["name"]: o for o in old["input"].get("options", [])}
+    later = {o["name"]: o for o in new["input"].get("options", [])}
+    alone = {f"options[{n}]": (names.get(n), later.get(n)) for n in names.keys() ^ later.keys()}
+    rows = [
+        {"path": k, "old": fa.get(k), "new": fb.get(k)}
+        for k in sorted(fa.keys() | fb.keys())
+        if fa.get(k) != fb.get(k) and not k.startswith(tuple(p + "." for p in alone))
+    ]
+    rows += [{"path": g, "old": a, "new": b} for g, (a, b) in blocks.items()]
+    for path, (before, after) in sorted(alone.items()):
+        kinds = [None if o is None else f"{o['kind']} option" for o in (before, after)]
+        rows.append({"path": path, "old": kinds[0], "new": kinds[1]})
+    return sorted(rows, key=lambda r: r["path"])
 
 
 def _change(old: float | None, new: float | None) -> dict[str, Any]:
@@ -212,12 +246,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                         "new": qn and {k: qn[k] for k in keys},
                     }
                 )
-    fa, fb = _flat(old["scenario"]["input"]), _flat(new["scenario"]["input"])
-    inputs = [
-        {"path": k, "old": fa.get(k), "new": fb.get(k)}
-        for k in sorted(fa.keys() | fb.keys())
-        if fa.get(k) != fb.get(k)
-    ]
+    inputs = _inputs(old["scenario"], new["scenario"])
     rec = (old["recommendation"]["option"], new["recommendation"]["option"])
     return {
         "old": {"tco_version": old["tco_version"], "scenario": old["scenario"]["name"]},

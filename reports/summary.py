@@ -233,6 +233,9 @@ def to_summary(result: Result) -> dict[str, Any]:
             "reporting_currency": asdict(sc.money),
             "discount_rate": sc.discount_rate,
             "input": sc.model_dump(mode="json"),
+            # What the scenario's file (and the command line) said, defaults left out:
+            # ``tco compare`` lists changes of these, not of every default a version fills in.
+            "written": sc.model_dump(mode="json", exclude_unset=True),
         },
         "price_provenance": result.price_provenance,
         "price_warnings": list(result.price_warnings),

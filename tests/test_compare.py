@@ -177,3 +177,23 @@ def test_an_option_neither_run_has_is_refused_naming_the_valid_ones(
     assert _code(["compare", str(old), str(new), "--fail-if", "nobody.cash > +10%"]) == 2
     err = capsys.readouterr().err
     assert "'nobody' is an option of neither run; give recommended or one of: own, od" in err
+
+
+def test_inputs_are_the_ones_written_and_an_added_option_is_one_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """0.21.0 listed every default of an added option and of a `candidates: {}` block (28
+    rows for --catalog's three candidates); now what either scenario gave, an option as one."""
+    old = _write(tmp_path, "old")
+    spot = {"name": "spot", "kind": "spot", "instance_type": "p4d.24xlarge"}
+    new = _write(tmp_path, "new", options=[*_options(0.0826), spot])
+    doc = json.loads((new / "summary.json").read_text())
+    doc["scenario"]["written"]["candidates"] = {}  # as --catalog sets it
+    doc["scenario"]["input"]["candidates"] = {"most": 4, "within": 1.1}
+    (new / "summary.json").write_text(json.dumps(doc))
+    main(["compare", str(old / "summary.json"), str(new / "summary.json"), "--format", "json"])
+    rows = {i["path"]: (i["old"], i["new"]) for i in json.loads(capsys.readouterr().out)["inputs"]}
+    assert rows == {
+        "candidates": (None, "given, its defaults"),
+        "options[spot]": (None, "spot option"),
+    }  # (the new side writes the default electricity price: no change, so no row)
