@@ -54,16 +54,20 @@ def level_text(result: Result) -> str:
     """The service level in words, saying when it is the default, and over the futures when
     the answer was decided over them."""
     lvl = result.scenario.service_level
-    text = (
-        lvl.words()
-        + (" (the default, an assumption)" if lvl.is_default else "")
-        + f", at most {lvl.max_cannot_run_share:.0%} of the work unable to run"
+    unable = lvl.max_cannot_run_share
+    text = lvl.words() + (
+        ", no work unable to run"
+        if unable == 0
+        else f", at most {unable:.0%} of the work unable to run"
     )
+    defaults = ["the delay limit"] if lvl.is_default else []
     odds = result.recommendation.odds
     if odds is not None:
-        default = " (the default, an assumption)" if lvl.confidence == DEFAULT_CONFIDENCE else ""
-        text += f"; met in at least {lvl.confidence:.0%} of the job streams{default}"
-    return text
+        text += f"; met in at least {lvl.confidence:.0%} of the job streams"
+        defaults += [f"the {lvl.confidence:.0%}"] if lvl.confidence == DEFAULT_CONFIDENCE else []
+    if len(defaults) == 2:
+        return text + " (both defaults: assumptions)"
+    return text + (f" ({defaults[0]}: the default, an assumption)" if defaults else "")
 
 
 def headline(result: Result, with_level: bool = True) -> str:

@@ -38,8 +38,8 @@ def catalog(result: Result) -> list[str]:
             reasons[why] = reasons.get(why, 0) + 1
     dropped = "; ".join(f"{n} for {why}" for why, n in reasons.items())
     text = f"The catalog search (candidates:) considered {len(found)} options the scenario does"
-    text += " not list"
-    text += f"; it played {', '.join(played)}" if played else "; it played none"
+    # The ones played are named in the comparison beside this: a count here, not their names.
+    text += f" not list: it played {len(played) or 'none'}{' (in the table)' if played else ''}"
     if dropped:
-        text += f", and dropped {len(found) - len(played)} ({dropped})"
-    return [text + "; each with its reason in summary.json (candidates)."]
+        text += f" and dropped {len(found) - len(played)} ({dropped})"
+    return [text + "; each reason in summary.json (candidates)."]

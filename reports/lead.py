@@ -11,7 +11,6 @@ from tco.pricing import providers
 from tco.pricing.records import BASIS_WORDS
 from tco.reports.answer import (
     caveats,
-    cloud_sources,
     headline,
     level_text,
     reference_label,
@@ -80,14 +79,9 @@ def budget_line(result: Result) -> list[str]:
     if s is None or not s.ran_out:
         return []
     cut = [d.candidate for d in s.dropped if d.why.startswith("the budget ran out")]
-    parts = []
-    if cut:
-        parts.append(f"{len(cut):,} not played on every job stream ({'; '.join(cut[:2])}"
-                     + (", ..." if len(cut) > 2 else "") + ")")  # fmt: skip
-    if s.unplayed:
-        parts.append(f"{len(s.unplayed):,} never played ({'; '.join(s.unplayed[:2])}"
-                     + (", ..." if len(s.unplayed) > 2 else "") + ")")  # fmt: skip
-    said = ": " + ", and ".join(parts) if parts else ""
+    parts = [f"{len(cut):,} not played on every job stream"] if cut else []
+    parts += [f"{len(s.unplayed):,} never played"] if s.unplayed else []
+    said = ": " + " and ".join(parts) + " (summary.json names them)" if parts else ""
     return [
         f"The search stopped on its budget of {s.budget_job_plays:,} job-plays ({JOB_PLAYS_ENV}"
         f" raises it){said}; the answer is the best of what it played."
@@ -214,14 +208,14 @@ def same_work(result: Result) -> list[str]:
     if not big:
         return []
     big.sort(key=lambda ox: -ox[1])
+    # (when the last job ends is in jobs.csv: the first screen keeps to the money)
     named = "; ".join(
-        f"{usd(x, cur)} of {o.name}'s {usd(o.total_cash_usd, cur)}{_last_end(o, end_h)}"
-        for o, x in big[:3]
+        f"{usd(x, cur)} of {o.name}'s {usd(o.total_cash_usd, cur)}" for o, x in big[:3]
     )
     more = f"; and {len(big) - 3} more" if len(big) > 3 else ""
     return [
-        "Totals include finishing the work still running or queued at the horizon, at each"
-        f" option's prices (after_horizon: continues): {named}{more}."
+        "Totals include finishing the work running or queued at the horizon at each option's"
+        f" prices (after_horizon: continues): {named}{more}."
     ]
 
 
@@ -354,10 +348,21 @@ SHORT_SOURCES = {
 
 
 def short_sources(result: Result) -> list[str]:
-    """Where the cloud prices come from and as of when, in one short sentence."""
-    found = cloud_sources(result, lambda tag: SHORT_SOURCES.get(tag, tag), " ")
-    if not found:
+    """Where the cloud prices come from and as of when, in one short sentence: a source's
+    dates as a range ("by" a date, as the long form says, left to summary.json)."""
+    dates: dict[str, set[str]] = {}
+    for o in result.options:
+        for q in o.quotes:
+            if q.unit == "USD/h":
+                when = dates.setdefault(SHORT_SOURCES.get(q.source, q.source), set())
+                if q.as_of != "undated":
+                    when.add(q.as_of.removeprefix("by "))
+    if not dates:
         return []
+    found = [
+        label + ("" if not d else f" {min(d)}" if len(d) == 1 else f" {min(d)} to {max(d)}")
+        for label, d in sorted(dates.items())
+    ]
     return [f"Prices: {'; '.join(found)} (every source: summary.json)."]
 
 

@@ -129,7 +129,7 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
         right = header not in ("option", "kind", "level", "streams met", "break-even")
         t.add_column(header, justify="right" if right else "left", no_wrap=header != "option")
     named = chosen(result)
-    for o in sorted(result.options, key=lambda x: x.total_cash_usd):
+    for o in shown(result, details):
         cells = [cell(o) for _, cell, _ in columns]
         cells[0] = f"{MARK} {cells[0]}" if o.name == named else f"  {cells[0]}"
         t.add_row(*cells)
@@ -143,18 +143,42 @@ def _judges_delay(level: ServiceLevel) -> bool:
 
 def _judged_words(level: ServiceLevel) -> str:
     if _judges_delay(level):
-        return "delay h: p95 delay, as the level judges it"
-    return "wait h: p95 wait, as the level judges it"
+        return "delay h: p95, as judged"
+    return "wait h: p95, as judged"
+
+
+# The compact table's most rows: the first screen (40 lines at 80 columns) holds the decision;
+# a catalog search or a long list adds rows that --details still shows.
+COMPACT_ROWS = 8
+
+
+def shown(result: Result, details: bool = True) -> list[OptionResult]:
+    """The options the table shows, by cash: every one, or (compact) the cheapest
+    ``COMPACT_ROWS``, the recommended one always among them."""
+    ranked = sorted(result.options, key=lambda x: x.total_cash_usd)
+    if details or len(ranked) <= COMPACT_ROWS:
+        return ranked
+    named = chosen(result)
+    top = ranked[:COMPACT_ROWS]
+    if named is not None and all(o.name != named for o in top):
+        top = [*ranked[: COMPACT_ROWS - 1], result.option(named)]
+    return top
 
 
 def legend(result: Result) -> str:
     """What the compact table's marks and short headers mean, and where the rest is."""
     sc, cur = result.scenario, result.scenario.money
+    left = len(result.options) - len(shown(result, details=False))
     text = (
-        f"{MARK} recommended. Cash {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
+        f"{MARK} recommended. {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
         f" {sc.seed}; util: GPU-hours used/paid; {_judged_words(sc.service_level)}"
         + ("; level: over the futures" if result.recommendation.odds is not None else "")
-        + ". More: --details."
+        + ". More: --details"
+        + (
+            f" (and {left} more options)."
+            if (left := len(result.options) - len(shown(result, False)))
+            else "."
+        )
     )
     return text if cur.is_usd else f"{cur.note()} {text}"
 

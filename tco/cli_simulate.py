@@ -179,8 +179,14 @@ def _print_answer(result: Any, target: Path, written: list[Path], details: bool)
     out = console()
     terminal.print_summary(result, out, details)
     names = sorted({p.relative_to(target).parts[0] for p in written})
-    # Folded at the terminal's width like the rest (a long path breaks, not the layout).
-    out.print(f"Report in {target}/: {', '.join(names)}", highlight=False, overflow="fold")
+    first = next((n for n in ("report.html", "report.md", "summary.json") if n in names), names[0])
+    more = f" and {len(names) - 1} more: {', '.join(n for n in names if n != first)}"
+    # One line where it fits (the files' names last, cut first); folded, never cut, below 40.
+    line = f"Report: {target / first}{more}"
+    width = out.width
+    if len(line) > width and len(f"Report: {target / first}") + 20 <= width:
+        line = f"Report: {target / first} (and {len(names) - 1} more files)"
+    out.print(line, highlight=False, overflow="fold")
 
 
 def _formats(text: str) -> tuple[str, ...]:

@@ -74,3 +74,30 @@ def test_the_summary_fits_the_terminal(width: int, tmp_path: Path) -> None:
         assert "savings_plan" in text and "USD/GPU-h" in text
     else:
         assert len(lines) <= 33  # about 30: the decision, the table, what it rests on
+
+
+def test_a_long_list_shows_the_cheapest_eight_and_says_how_many_more() -> None:
+    """The first screen holds the decision (issue 53: 40 lines at 80 columns): past eight
+    options the compact table keeps the cheapest eight, the recommended one always, and the
+    legend says how many more --details lists."""
+    from rich.console import Console
+
+    from tco.reports import terminal
+    from tco.simulator.run import OddsRun, prepare, simulate
+    from tests.conftest import make_scenario
+
+    options = [
+        {"name": f"od-{i}", "kind": "on_demand", "instance_type": "p4d.24xlarge"} for i in range(11)
+    ]
+    r = simulate(prepare(make_scenario(options=options)), odds=OddsRun(futures=0))
+    shown = terminal.shown(r, details=False)
+    assert len(shown) == terminal.COMPACT_ROWS == 8
+    assert r.recommendation.option in {o.name for o in shown}
+    import io
+
+    out = Console(width=80, record=True, file=io.StringIO())
+    terminal.print_summary(r, out)
+    text = out.export_text()
+    assert sum(line.lstrip("* ").startswith("od-") for line in text.splitlines()) == 8
+    assert "(and 3 more options)" in " ".join(text.split())
+    assert len(terminal.shown(r, details=True)) == 11

@@ -254,11 +254,11 @@ def _reason(decision: Decision, on_base: str | None) -> str:
     odds = decision.odds
     assert odds is not None
     assert odds.search is not None
+    # (how often "meets" must hold is the service level's own sentence, beside this one)
     return (
-        f"the least mean cash over {odds.futures:,} futures of the candidates that meet the"
-        f" service level in at least {odds.confidence:.0%} of {odds.streams:,} job streams"
-        f" ({odds.search.candidates:,} candidates raced: the options as listed and the mixes"
-        " searched)"
+        f"the least mean cash over {odds.futures:,} futures among the {odds.search.candidates:,}"
+        " candidates raced (the options as listed and the mixes searched) that meet the level"
+        f" on {odds.streams:,} job streams"
     )
 
 
