@@ -162,10 +162,11 @@ def _inputs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     names = {o["name"]: o for o in old["input"].get("options", [])}
     later = {o["name"]: o for o in new["input"].get("options", [])}
     alone = {f"options[{n}]": (names.get(n), later.get(n)) for n in names.keys() ^ later.keys()}
+    inside = tuple(p + "." for p in alone)  # an added option's fields: its one row says it
     rows = [
         {"path": k, "old": fa.get(k), "new": fb.get(k)}
         for k in sorted(fa.keys() | fb.keys())
-        if fa.get(k) != fb.get(k) and not k.startswith(tuple(p + "." for p in alone))
+        if fa.get(k) != fb.get(k) and not k.startswith(inside)
     ]
     rows += [{"path": g, "old": a, "new": b} for g, (a, b) in blocks.items()]
     for path, (before, after) in sorted(alone.items()):

@@ -142,7 +142,7 @@ def _place(
     most = max(units, most_gpus() // per)
     low = units  # too slow on ``low`` units; the fewest that finish in time is above it
     high = min(most, math.ceil(units * h / within_h))  # time falls at best as 1 / GPUs
-    while hours(high) > within_h:  # on more GPUs the sync's share grows: widen until in time
+    while (h := hours(high)) > within_h:  # on more GPUs the sync's share grows: widen
         if high >= most:
             days = within_h / 24
             up_to = f"{most * per:,} GPUs"
@@ -150,8 +150,11 @@ def _place(
         low, high = high, min(most, 2 * high)
     while high - low > 1:  # the fewest units in time, by halving (time falls as units grow)
         mid = (low + high) // 2
-        low, high = (low, mid) if hours(mid) <= within_h else (mid, high)
-    return high * per, high, hours(high), ""
+        if (m := hours(mid)) <= within_h:
+            high, h = mid, m  # ``h`` stays the hours of ``high``: not computed again
+        else:
+            low = mid
+    return high * per, high, h, ""
 
 
 def _range(hours: float | None) -> tuple[float | None, float | None]:
