@@ -82,7 +82,26 @@ def _usd(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
 
+# Where-to-train's columns (header, most characters), in the order shown; a narrow terminal
+# leaves out the last of _DROP_FIRST first (the place, its GPUs, days and the two costs that
+# answer "rent or own" stay at 80 columns).
+_RUN_COLUMNS = (("place", 24), ("GPUs", 15), ("days, P10-90", 13), ("demand $", 9),
+                ("spot $", 9), ("owned $", 9), ("$/GPU-h", 7))  # fmt: skip
+_DROP_FIRST = ("$/GPU-h", "spot $")
+
+
+def _fitting(width: int) -> list[tuple[str, int]]:
+    """The columns that fit ``width`` (each its most characters and a space either side)."""
+    shown = list(_RUN_COLUMNS)
+    for col in _DROP_FIRST:
+        if sum(most + 2 for _, most in shown) <= width:
+            break
+        shown = [c for c in shown if c[0] != col]
+    return shown
+
+
 def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
+    from rich import box
     from rich.table import Table
 
     from tco.simulator.training.work import short
@@ -115,18 +134,26 @@ def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
     rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
     within = "" if days is None else f" within {days:,g} days"
     runs = Table(title=f"Where to train it{within}, cheapest first ({len(rows)} of"
-                 f" {len(tab.rows)})", title_justify="left")  # fmt: skip
-    for col, most in (("place", 26), ("GPUs", 15), ("days, P10-90", 13), ("demand $", 11),
-                      ("spot $", 11), ("owned $", 11), ("$/GPU-h", 7)):  # fmt: skip
+                 f" {len(tab.rows)})", title_justify="left", box=box.SIMPLE_HEAD,
+                 show_edge=False, pad_edge=False)  # fmt: skip
+    out = console()
+    shown = _fitting(out.width)
+    for col, most in shown:
         text = col in ("place", "GPUs")
         runs.add_column(col, no_wrap=True, overflow="ellipsis", max_width=most,
                         min_width=None if text else len(col),
                         justify="left" if text else "right")  # fmt: skip
     for x in rows:
         mark = "" if x.confidence in ("listed", "list", "quote") else " *"
-        runs.add_row(x.where + mark, f"{x.gpus} x {x.gpu}", _days_range(x), _usd(x.on_demand_usd),
-                     _usd(x.spot_usd), _usd(x.owned_usd), f"{x.usd_per_gpu_hour:.2f}")  # fmt: skip
-    console().print(runs)
+        cells = {"place": x.where + mark, "GPUs": f"{x.gpus} x {x.gpu}",
+                 "days, P10-90": _days_range(x), "demand $": _usd(x.on_demand_usd),
+                 "spot $": _usd(x.spot_usd), "owned $": _usd(x.owned_usd),
+                 "$/GPU-h": f"{x.usd_per_gpu_hour:.2f}"}  # fmt: skip
+        runs.add_row(*(cells[col] for col, _ in shown))
+    out.print(runs)
+    if len(shown) < len(_RUN_COLUMNS):
+        left = ", ".join(c for c, _ in _RUN_COLUMNS if (c, _) not in shown)
+        say(f"(Narrower than the table: {left} left out; --format csv has every column.)")
     _cheapest(tab.rows, days)
     say(
         "* a price less sure than a provider's list: a marketplace median, a secondary"
