@@ -23,7 +23,7 @@ from tco.simulator.core.calendar import month_edges_h, month_index
 from tco.simulator.core.quote import PRICE_FACTOR_UNIT
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
-from tco.simulator.engine.verdicts import cheapest_of, meets
+from tco.simulator.engine.verdicts import cheapest_of, meets, miss_word
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.runs import declared_measures
@@ -48,6 +48,13 @@ def break_even_cell(result: Result, o: OptionResult) -> str:
         return "-"
     m = o.break_even[other.name]
     return f"never vs {other.name}" if m is None else f"{result.months[m - 1]} vs {other.name}"
+
+
+def level_cell(result: Result, name: str) -> str:
+    """An option against the level as the rule holds it, for a table: "meets", or "misses:"
+    and why in a word (delay, wait, overdue, memory, capacity, can't run, odds)."""
+    word = miss_word(result, name)
+    return f"misses: {word}" if word else "meets"
 
 
 def level_text(result: Result) -> str:

@@ -16,11 +16,13 @@ from tco.reports.answer import (
     reference_label,
     usd,
 )
-from tco.reports.buying import catalog, servers
+from tco.reports.buying import capital, catalog, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.words import more_or_less, share
+from tco.simulator.advice.composing import OVERFLOW
 from tco.simulator.advice.decision import JOB_PLAYS_ENV
+from tco.simulator.engine.findings import Portfolio
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
@@ -38,7 +40,7 @@ def lead(result: Result) -> list[str]:
         what = rec.option
         mix = rec.portfolio
         if mix is not None and mix.added and mix.option == rec.option:
-            what = f"{rec.option} (a mix the portfolio search found)"
+            what = mix_in_words(mix)
         mean = ""
         if odds is not None:
             mean = (
@@ -51,6 +53,7 @@ def lead(result: Result) -> list[str]:
             f"Why: {rec.reason}.",
             *horizon_rule(result),
             *same_work(result),
+            *capital(result),
             *bought_to_resell(result),
             *rented_from(result),
         ]
@@ -65,10 +68,20 @@ def lead(result: Result) -> list[str]:
             f" {usd(c.cash_p10_usd, cur)} to {usd(c.cash_p90_usd, cur)} (P10-P90){outside(result)};"
             f" expected regret {usd(c.regret_mean_usd, cur)}."
         )
-        if odds.replaced is not None and rec.option is not None:
-            lines.append(replaced_line(result))
         lines += budget_line(result)
     return lines + runner_up_line(result)
+
+
+def mix_in_words(mix: Portfolio) -> str:
+    """A mix the search found as the budget owner says it: the servers, what is rented and
+    when, and its name in the table."""
+    burst = next((p.option for p in mix.parts if p.role == OVERFLOW), None)
+    if not mix.base_words or burst is None:
+        return f"{mix.option} (a mix the portfolio search found)"
+    return (
+        f"{mix.base_words}, with {burst} for jobs that wait over {mix.wait_before_burst_h:g} h"
+        f" and until the servers are in service (the search's mix, in the table as {mix.option})"
+    )
 
 
 def budget_line(result: Result) -> list[str]:

@@ -29,9 +29,10 @@ def summary(result: Result) -> pd.DataFrame:
 def comparison(result: Result) -> pd.DataFrame:
     """The comparison a reader scans: one row per option, the figures that decide, break-even
     against the cheapest other option that meets the service level (the terminal's columns)."""
-    from tco.reports.answer import break_even_cell
+    from tco.reports.answer import break_even_cell, level_cell
 
     full = result.comparison_frame()
+    judged = "p95 delay (h)" if result.scenario.service_level.judges_delay else "p95 wait (h)"
     frame = pd.DataFrame(
         {
             "option": full["option"],
@@ -40,9 +41,9 @@ def comparison(result: Result) -> pd.DataFrame:
             "NPV of cash (USD)": full["NPV of cash (USD)"],
             "USD per delivered GPU-hour": full["USD per delivered GPU-hour"],
             "GPU utilisation": full["GPU utilisation"],
-            "p95 wait (h)": full["p95 wait (h)"],
+            judged: full[judged],
             "jobs that cannot run": full["jobs that cannot run"],
-            "service level": ["meets" if m else "misses" for m in full["meets service level"]],
+            "service level": [level_cell(result, o.name) for o in result.options],
             "break-even": [break_even_cell(result, o) for o in result.options],
         }
     )

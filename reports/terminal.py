@@ -18,6 +18,7 @@ from rich.table import Table
 from tco.reports.answer import (
     break_even_cell,
     hours,
+    level_cell,
     pct,
     reference_label,
     sentences,
@@ -25,9 +26,8 @@ from tco.reports.answer import (
 )
 from tco.reports.decision import chosen
 from tco.reports.how_sure import odds
-from tco.reports.lead import key_sentences, lead
+from tco.reports.lead import key_sentences, lead, replaced_lines
 from tco.simulator.engine.result import OptionResult, Result
-from tco.simulator.engine.verdicts import meets
 from tco.simulator.scenario.service_level import ServiceLevel
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
@@ -47,7 +47,7 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
     full = width >= FULL_WIDTH
     cur = result.scenario.money
     level = result.scenario.service_level
-    if _judges_delay(level):
+    if level.judges_delay:
         judged = ("p95 delay h" if full else "delay h", lambda o: hours(o.metrics.delays.p95_h))
     else:
         judged = ("p95 wait h" if full else "wait h", lambda o: hours(o.waits.p95_h))
@@ -63,10 +63,10 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
             ),
             FULL_WIDTH,
         ),
-        ("GPU util" if full else "util", lambda o: pct(o.gpu_utilisation), 0),
+        ("util", lambda o: pct(o.gpu_utilisation), 0),
         (*judged, 0),
         ("can't run", lambda o: f"{sum(o.cannot_run.values()):,}", FULL_WIDTH),
-        ("level", lambda o: "meets" if meets(result, o.name) else "misses", 0),
+        ("level", lambda o: level_cell(result, o.name), 0),
         ("streams met", lambda o: streams_met(result, o.name), FULL_WIDTH),
         (
             "break-even",
@@ -125,24 +125,29 @@ def table(result: Result, width: int = FULL_WIDTH, details: bool = True) -> Tabl
     columns = [c for c in _columns(result, width) if width >= c[2]]
     if not details:
         columns = [c for c in columns if c[0] != "break-even"]
-    for header, _, _ in columns:
-        right = header not in ("option", "kind", "level", "streams met", "break-even")
-        t.add_column(header, justify="right" if right else "left", no_wrap=header != "option")
+    rows = shown(result, details)
     named = chosen(result)
-    for o in shown(result, details):
-        cells = [cell(o) for _, cell, _ in columns]
-        cells[0] = f"{MARK} {cells[0]}" if o.name == named else f"  {cells[0]}"
-        t.add_row(*cells)
+    cells = [[cell(o) for _, cell, _ in columns] for o in rows]
+    for o, row in zip(rows, cells, strict=True):
+        row[0] = f"{MARK} {row[0]}" if o.name == named else f"  {row[0]}"
+    # No figure and no name is ever cut (a name is what a user pastes): each column is at least
+    # as wide as its widest cell; the words of the level and break-even wrap.
+    for k, (header, _, _) in enumerate(columns):
+        right = header not in ("option", "kind", "level", "streams met", "break-even")
+        words = header in ("level", "break-even")
+        widest = max(
+            (len(x) for r in cells for x in (r[k].split() if words else [r[k]])), default=0
+        )
+        t.add_column(
+            header, justify="right" if right else "left", min_width=widest, no_wrap=not words
+        )
+    for row in cells:
+        t.add_row(*row)
     return t
 
 
-def _judges_delay(level: ServiceLevel) -> bool:
-    """Whether the level holds the delay (finish - arrival - run; the default) or the wait only."""
-    return level.p95_delay_hours is not None or level.p95_wait_hours is None
-
-
 def _judged_words(level: ServiceLevel) -> str:
-    if _judges_delay(level):
+    if level.judges_delay:
         return "delay h: p95, as judged"
     return "wait h: p95, as judged"
 
@@ -206,7 +211,7 @@ def print_summary(result: Result, console: Console | None = None, details: bool 
     the sentences it needs; ``details``: every column that fits and every sentence."""
     if console is None:
         console = terminal_console()
-    first = [*lead(result), *(odds(result)[1:] if details else [])]
+    first = [*lead(result), *(replaced_lines(result) + odds(result)[1:] if details else [])]
     for s in first:
         console.print(s, highlight=False, soft_wrap=False)
     console.print(table(result, console.width, details))

@@ -214,11 +214,15 @@ def _left_out(t: Tracked) -> str:
     u, b = t.usage, t.bill
     rows = b.outside if b is not None else 0
     parts = [
-        f"{u.before:,} jobs submitted before" if u.before else "",
-        f"{u.after:,} jobs submitted after" if u.after else "",
-        f"{rows:,} bill rows charged outside" if rows else "",
+        f"{_count(u.before, 'job')} submitted before" if u.before else "",
+        f"{_count(u.after, 'job')} submitted after" if u.after else "",
+        f"{_count(rows, 'bill row')} charged outside" if rows else "",
     ]
     return ", ".join(x for x in parts if x)
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n:,} {thing}{'' if n == 1 else 's'}"
 
 
 def _growth(f: Forecast) -> str:

@@ -66,7 +66,7 @@ def test_the_base_streams_pick_says_why_the_futures_do_not_pick_it() -> None:
     picked = "mix: own-hgx-h100 + h100-gpu-clouds (bursting after 126 h)"
     odds = replace(odds, replaced=picked, replaced_meets=0.8, replaced_streams=5)
     r = replace(r, recommendation=replace(r.recommendation, odds=odds))
-    line = next(s for s in lead.lead(r) if s.startswith("On the base job stream alone"))
+    line = next(s for s in lead.replaced_lines(r) if s.startswith("On the base job stream alone"))
     assert picked in line and "meets the level in 4 of the 5 job streams" in line
     assert "(80%, 90% needed)" in line
 
@@ -90,5 +90,5 @@ def test_a_real_run_whose_futures_replace_the_base_streams_pick_says_so() -> Non
     r = simulate(prepare(sc, file=path, sha256=digest), odds=OddsRun(futures=20))
     odds = r.recommendation.odds
     assert odds is not None and odds.replaced is not None
-    line = next(s for s in lead.lead(r) if s.startswith("On the base job stream alone"))
+    line = next(s for s in lead.replaced_lines(r) if s.startswith("On the base job stream alone"))
     assert odds.replaced in line and "needed)" in line

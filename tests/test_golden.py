@@ -68,3 +68,15 @@ def test_every_scenario_has_a_golden_file_and_every_golden_a_scenario() -> None:
     assert len(SCENARIOS) >= 4
     stored = {p.name.removesuffix(".summary.json") for p in GOLDEN.glob("*.summary.json")}
     assert stored == set(SCENARIOS) | {f"{n}.odds" for n in ODDS_GOLDEN}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.heavy) if n in HEAVY else n for n in SCENARIOS]
+)
+def test_the_first_screen_holds_the_answer(name: str) -> None:
+    """At 80 columns the answer fits one screen: at most 40 lines, none wider (issue 53); with
+    its odds where the golden runs have them, as a user sees it."""
+    r = shipped_with_odds(name) if name in ODDS_GOLDEN else shipped(name)
+    lines = terminal.render(r, width=80, details=False).splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    assert max(len(x) for x in lines) <= 80

@@ -275,7 +275,7 @@ def test_fail_if_exits_1_past_the_line_and_0_before_it(
     out, err = capsys.readouterr()
     assert out.startswith("Forecast: $") and "odds of landing over it" in out
     assert "Commitment sp-2027 is under-used" in out
-    assert "1 jobs submitted before, 1 bill rows charged outside" in " ".join(out.split())
+    assert "1 job submitted before, 1 bill row charged outside" in " ".join(out.split())
     assert "--fail-if forecast.cash > +5%" in err
     main([*base, "--fail-if", "forecast.cash > +500%"])  # returns: exit 0
     doc = json.loads((planned / "t" / "track.json").read_text())

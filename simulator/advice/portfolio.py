@@ -83,6 +83,7 @@ class Portfolio:
     config: Config
     evaluations: int
     words: str  # the mix in a sentence
+    base_words: str  # its base part alone (the servers), for the answer's first line
 
 
 @dataclass(frozen=True)
@@ -334,6 +335,7 @@ class Mixer:
             config=best.config,
             evaluations=self.spent,
             words=words,
+            base_words=base_plan.description,
         )
 
     def ordered_later(self, found: Portfolio) -> Portfolio:

@@ -101,6 +101,7 @@ def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> P
             p95_delay_h=o.metrics.delays.p95_h,
             meets=result.verdicts[pick.name].meets,
             added=True,
+            base_words=_base_words(result, pick.name),
         )
     best_mix = None if found is None else found.best()
     if best_mix is None:
@@ -124,6 +125,7 @@ def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> P
         p95_delay_h=c.p95_delay_h,
         meets=c.meets_service_level,
         added=any(o.name == best_mix.option.name for o in result.options),
+        base_words=best_mix.base_words,
     )
 
 
@@ -136,9 +138,14 @@ def _words(result: Result, pick: Pick) -> str:
     until = "until they are in service"
     if order is not None:
         until = f"until they are in service (ordered in month {int(order) + 1})"
-    head = plan.split("; jobs waiting")[0]
+    head = _base_words(result, pick.name)
     burst = plan.split(" burst to ", 1)[-1]
     return f"{head}; {burst} for the jobs that wait {wait:g} h for them and for every job {until}"
+
+
+def _base_words(result: Result, name: str) -> str:
+    """A mix's base part in words: its plan's description up to where the burst begins."""
+    return result.option(name).description.split("; jobs waiting")[0]
 
 
 def _named(odds: Odds | None, decision: Decision) -> Odds | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tco.simulator.scenario.service_level import Miss
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -14,7 +16,7 @@ class Verdict:
 
     option: str
     meets: bool
-    reasons: tuple[str, ...]
+    reasons: tuple[Miss, ...]
     shortfall: float  # relative excess over the limits; 0 when met
 
 
@@ -71,6 +73,7 @@ class Portfolio:
     p95_delay_h: float
     meets: bool
     added: bool
+    base_words: str = ""  # the base part alone in words (its servers), for a headline
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import numpy as np
 from tco.simulator.costs.finance import npv
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.runs import JobRuns, declared_measures
-from tco.simulator.scenario.service_level import ServiceLevel
+from tco.simulator.scenario.service_level import Miss, ServiceLevel
 from tco.simulator.workload.jobs import Jobs
 
 EXAMPLES_PER_REASON = 5
@@ -150,7 +150,7 @@ class Metrics:
         w = self.work
         return w.finished if self.project_ends else w.demanded - w.cannot_run
 
-    def misses(self, level: ServiceLevel) -> list[str]:
+    def misses(self, level: ServiceLevel) -> list[Miss]:
         """Why these figures miss ``level`` (empty: they meet it): the one verdict the
         recommendation, the optimiser, sweeps and the comparison all use."""
         return level.misses(

@@ -249,6 +249,7 @@ class Result:
                     "p50 wait (h)": o.waits.p50_h,
                     "p95 wait (h)": o.waits.p95_h,
                     "max wait (h)": o.waits.max_h,
+                    "p95 delay (h)": o.metrics.delays.p95_h,
                     "jobs completed": o.jobs_completed,
                     "jobs that cannot run": sum(o.cannot_run.values()),
                     "jobs queued at horizon": o.jobs_queued_at_horizon,

@@ -30,7 +30,8 @@ from tco.simulator.engine.rule import (
     meets_with_confidence,
     needed,
 )
-from tco.simulator.scenario.service_level import ServiceLevel
+from tco.simulator.kinds.runs import REASON_MEMORY, REASON_SIZE
+from tco.simulator.scenario.service_level import CANNOT_RUN, ServiceLevel
 
 __all__ = [
     "answer",
@@ -41,6 +42,7 @@ __all__ = [
     "choose",
     "meets",
     "meets_with_confidence",
+    "miss_word",
     "needed",
     "standing",
     "verdict",
@@ -99,6 +101,29 @@ def standing(result: Result, name: str) -> Standing:
 def meets(result: Result, name: str) -> bool:
     """Whether the rule holds option ``name`` to meet the level (``standing``)."""
     return standing(result, name).meets
+
+
+# A can't-run named by what stops the jobs, when one thing stops them all.
+_CANNOT_RUN_WORDS = {REASON_MEMORY: "memory", REASON_SIZE: "capacity"}
+
+
+def miss_word(result: Result, name: str) -> str:
+    """Why the rule holds option ``name`` to miss the level, in a word ('' when it meets it):
+    the first reason on the base job stream (delay, wait, overdue, can't run: memory or
+    capacity when that alone stops its jobs), or "odds" when it meets the level there but not
+    in enough of the futures."""
+    if meets(result, name):
+        return ""
+    reasons = result.verdicts[name].reasons
+    if not reasons:
+        return "odds"
+    word = reasons[0].word
+    if word == CANNOT_RUN:
+        runs = result.option(name).runs
+        codes = set(runs.reason[~runs.runnable].tolist())
+        if len(codes) == 1:
+            word = _CANNOT_RUN_WORDS.get(codes.pop(), word)
+    return word
 
 
 def answer(

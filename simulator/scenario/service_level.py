@@ -25,6 +25,24 @@ from pydantic import Field, model_validator
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Strict
 
+
+class Miss(str):
+    """One reason an option misses the level: its sentence (what it is as a string) and
+    ``word``, what kind of miss it is, for a table cell ("delay", "wait", "can't run",
+    "overdue"; a reading of the run may name a can't-run more closely: memory, capacity)."""
+
+    word: str
+
+    def __new__(cls, text: str, word: str) -> Miss:
+        self = super().__new__(cls, text)
+        self.word = word
+        return self
+
+    def __reduce__(self) -> tuple[type[Miss], tuple[str, str]]:  # a str subclass's own pickle
+        return (Miss, (str(self), self.word))
+
+
+CANNOT_RUN = "can't run"
 DEFAULT_P95_DELAY_HOURS = 72.0
 DEFAULT_CONFIDENCE = 0.9
 # The confidences the answer's frontier shows (cost against the chance of meeting the level).
@@ -86,6 +104,12 @@ class ServiceLevel(Strict):
             parts.append(f"p95 wait at most {self.p95_wait_hours:g} h")
         return " and ".join(parts)
 
+    @property
+    def judges_delay(self) -> bool:
+        """Whether the level holds the delay (finish - arrival - run; the default) or the wait
+        only: the p95 a table shows beside it."""
+        return self.p95_delay_hours is not None or self.p95_wait_hours is None
+
     def shortfall(self, p95_wait_h: float, p95_delay_h: float) -> float:
         """How far over its time limits an option is, relative (0: within them)."""
         over = 0.0
@@ -103,36 +127,39 @@ class ServiceLevel(Strict):
         p95_delay_h: float | None = None,
         class_p95_delay_h: Mapping[str, float] | None = None,
         class_cannot_run_share: Mapping[str, float] | None = None,
-    ) -> list[str]:
+    ) -> list[Miss]:
         """Why an option misses the level (empty: it meets it). ``p95_delay_h`` None: the
         option's delays are not known (then its wait stands for them: no job finishes sooner
         than it starts)."""
-        out = []
+        out: list[Miss] = []
         delay = p95_wait_h if p95_delay_h is None else p95_delay_h
         if self.p95_delay_hours is not None and delay > self.p95_delay_hours:
-            out.append(f"p95 delay {delay:,.1f} h > {self.p95_delay_hours:g} h")
+            out.append(Miss(f"p95 delay {delay:,.1f} h > {self.p95_delay_hours:g} h", "delay"))
         if self.p95_wait_hours is not None and p95_wait_h > self.p95_wait_hours:
-            out.append(f"p95 wait {p95_wait_h:,.1f} h > {self.p95_wait_hours:g} h")
+            out.append(Miss(f"p95 wait {p95_wait_h:,.1f} h > {self.p95_wait_hours:g} h", "wait"))
         for name, limit in self.p95_delay_hours_by_class.items():
             got = (class_p95_delay_h or {}).get(name, 0.0)
             if got > limit:
-                out.append(f"{name}: p95 delay {got:,.1f} h > {limit:g} h")
+                out.append(Miss(f"{name}: p95 delay {got:,.1f} h > {limit:g} h", "delay"))
         if cannot_run_share > self.max_cannot_run_share:
-            out.append(
+            text = (
                 f"{cannot_run_share:.1%} of the work cannot run > {self.max_cannot_run_share:.1%}"
             )
+            out.append(Miss(text, CANNOT_RUN))
         for name, share in (class_cannot_run_share or {}).items():
             # A class is a promise of its own: a small one that never runs hides in the total.
             if share > self.max_cannot_run_share and share > cannot_run_share:
-                out.append(
+                text = (
                     f"{name}: {share:.1%} of its work cannot run > {self.max_cannot_run_share:.1%}"
                 )
+                out.append(Miss(text, CANNOT_RUN))
         if unfinished_share > self.max_unfinished_share:
-            out.append(
+            text = (
                 f"{unfinished_share:.1%} of the work overdue at the horizon (still queued, or"
                 f" unfinished when the project ends there, over {self.allowed_h:g} h late)"
                 f" > {self.max_unfinished_share:.1%}"
             )
+            out.append(Miss(text, "overdue"))
         return out
 
 
