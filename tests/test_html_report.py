@@ -34,6 +34,8 @@ LAYOUT = """({
   cells: document.querySelectorAll("table.cards td").length,
   scrolling: [...document.querySelectorAll("#comparison .scroll, #break-even .scroll")].filter(
     d => d.scrollWidth > d.clientWidth + 1).length,
+  charts_wider: [...document.querySelectorAll(".chart img")].filter(i =>
+    i.getBoundingClientRect().width > document.documentElement.clientWidth + 0.5).length,
   wide_tables: [...document.querySelectorAll("table")].filter(t =>
     t.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map(t =>
     t.querySelector("th").textContent),
@@ -105,6 +107,8 @@ def test_phone_width_never_scrolls_the_page_and_shows_every_figure(
     assert got["page"] <= got["width"], got  # wide tables scroll inside their own box
     assert got["cells"] == 10 * len(lab.options)  # the comparison: one card per option
     assert got["cells_off_screen"] == 0, got
+    # Each chart whole at the width of the phone (issue 53: it showed its left half).
+    assert got["images"] >= 6 and got["charts_wider"] == 0, got
 
 
 def test_print_layout_clips_no_table(html: str, tmp_path: Path) -> None:
@@ -146,6 +150,14 @@ def test_printed_pdf_keeps_every_column_on_landscape_pages(html: str, tmp_path: 
         for t in re.findall(r"<thead>.*?</thead>", shown, flags=re.S)
     ]
     assert len(last_headers) > 5
-    assert len(pdf.pages) <= 12  # the short print: the decision, its budgets, the sources
+    assert len(pdf.pages) <= 10  # the short print: the decision, its budgets, the sources
+    # A section folded whole on screen is not printed as a page of folded headings: it is
+    # named in one line at the end (issue 53).
+    folded = re.findall(r'<section id="[^"]*" class="[^"]*folded[^"]*">\n<h2>([^<]*)</h2>', html)
+    assert len(folded) >= 5 and "Budget: p4d-on-demand" in folded
+    at = text.index("leftoutofthisprint")
+    for title in (re.sub(r"\s+", "", unescape(f)) for f in folded):
+        alone = re.escape(title) + r"(?![\w-])"  # own-8xA40, not own-8xA40-burst
+        assert not re.search(alone, text[:at]) and re.search(alone, text[at:]), title
     missing = {h for h in last_headers if re.sub(r"\s+", "", h) not in text}
     assert missing == set()
