@@ -202,25 +202,36 @@ def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], l
     " 'recommended.cash > 5000', 'own-8xA40.p95_wait > 12', 'recommendation changed'"
     " (repeatable; grammar: tco.reports.gate).",
 )
-def compare(old: Path, new: Path, fmt: str, fail_if: tuple[str, ...]) -> None:
+@click.option(
+    "--monthly",
+    is_flag=True,
+    help="Add the recommendation's cash month by month on each side, with the change and its"
+    " running sum (months lined up by calendar month).",
+)
+def compare(old: Path, new: Path, fmt: str, fail_if: tuple[str, ...], monthly: bool) -> None:
     """What changed between two runs: totals, recommendation, prices, inputs.
 
     OLD and NEW are summary.json files or report folders. With --fail-if the command exits 1
-    when any condition holds (2 for bad input), so a build can gate on a budget.
+    when any condition holds (2 for bad input), so a build can gate on a budget. --monthly
+    adds the recommendation's cash month by month on each side, the change and its sum.
 
     \b
     Example:
       tco compare tco-report/research-lab-2026 tco-report/research-lab
       tco compare old/ new/ --format github --fail-if 'cash > +10%'
+      tco compare old/ new/ --monthly
     """
     import json
 
     from tco.reports import compare as diff
-    from tco.reports import gate
+    from tco.reports import compare_monthly, gate
 
     try:
         gates = [gate.parse(g) for g in fail_if]
-        result = diff.compare(diff.load(old), diff.load(new))
+        docs = diff.load(old), diff.load(new)
+        result = diff.compare(*docs)
+        if monthly:
+            result["monthly"] = compare_monthly.monthly(*docs, old, new)
         failed = [f"{g.text}: {', '.join(h)}" for g in gates if (h := gate.hits(result, g))]
     except (diff.CompareError, gate.GateError) as exc:
         raise BadInput(str(exc)) from None

@@ -197,3 +197,36 @@ def test_inputs_are_the_ones_written_and_an_added_option_is_one_row(
         "candidates": (None, "given, its defaults"),
         "options[spot]": (None, "spot option"),
     }  # (the new side writes the default electricity price: no change, so no row)
+
+
+def test_monthly_lines_up_the_months_and_sums_to_the_change(
+    pair: tuple[Path, Path, dict[str, float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--monthly: the recommendation's cash month by month on each side; the running change
+    ends at the change of its total (to the cent per month), and a month only one run covers
+    counts as no cash on the other side."""
+    old, new, _ = pair
+    main(["compare", str(old), str(new), "--monthly", "--format", "json"])
+    diff = json.loads(capsys.readouterr().out)
+    rows = diff["monthly"]["months"]
+    months = json.loads((old / "summary.json").read_text())["months"]
+    assert [r["month"] for r in rows] == months
+    end = rows[-1]["cumulative_change_usd"]
+    assert end == pytest.approx(diff["recommended"]["cash_usd"]["delta"], abs=0.01 * len(rows))
+    assert all(r["change_usd"] == pytest.approx(r["new_usd"] - r["old_usd"]) for r in rows)
+    longer = _write(tmp_path, "longer", horizon_months=len(months) + 2)
+    main(["compare", str(old), str(longer), "--monthly"])
+    md = capsys.readouterr().out
+    last = md.rstrip("\n").split("## The recommendation's cash by month")[1].split("\n## ")[0]
+    assert last.strip().splitlines()[-1].split(" | ")[1] == "-"  # no cash old in the new month
+    # A summary whose months are damaged is named by file and field (exit 2, one line).
+    doc = json.loads((new / "summary.json").read_text())
+    rec = doc["recommendation"]["option"]
+    o = next(o for o in doc["options"] if o["name"] == rec)
+    first = next(iter(o["monthly"]["cash_usd"]))
+    o["monthly"]["cash_usd"][first] = o["monthly"]["cash_usd"][first][:-1]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert _code(["compare", str(old), str(bad), "--monthly"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"monthly.cash_usd.{first}" in err and str(bad) in err
