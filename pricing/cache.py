@@ -119,6 +119,3 @@ class PriceCache:
             Path(tmp).unlink(missing_ok=True)
             raise
         return p
-
-    def is_fresh(self, cached: Cached, now: dt.datetime) -> bool:
-        return cached.age(now) <= self.ttl

@@ -43,3 +43,23 @@ def test_a_catalog_price_declines_from_its_own_date() -> None:
 def test_resale_none_counts_nothing_back() -> None:
     assert _own(resale_value="none").ledger.cash["resale"].sum() == 0
     assert _own().ledger.cash["resale"].sum() < 0  # book value, credited
+
+
+def test_a_stated_price_of_zero_is_the_price_everywhere() -> None:
+    """A server given for free (``price_usd: 0``) costs nothing in the ledger and in every
+    quote: its spare GPUs were quoted at the catalogue's price (an ``or`` took 0 for none)."""
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "8x A40 NVLink server",
+        "servers": 1,
+        "price_usd": 0,
+        "failures": {"maintenance": "self", "spare_gpus": 2},
+    }
+    r = run(make_scenario(options=[own], odds={"futures": 0}))
+    o = r.option("own")
+    assert float(o.ledger.cash["capex"].sum()) == 0.0  # no server, no spare bought
+    (spares,) = [q for q in o.quotes if q.item == "spare GPUs"]
+    assert spares.value == 2 and "bought with the first servers at 0 USD each" in spares.detail
+    (bought,) = [q for q in o.quotes if q.item.endswith("purchase price")]
+    assert bought.value == 0 and bought.source == "scenario"

@@ -255,7 +255,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         )
         in_service_within_horizon(option, deliveries, ctx)
         gpu = hardware.gpu(server.gpu)
-        price = option.price_usd if option.price_usd is not None else server.price_usd
+        price = option.new_price_usd()
         check_quote(option.resale_value, price, ctx.file, f"{ctx.where}.resale_value")
         kw = option.max_kw if option.max_kw is not None else server.max_kw
         deliveries, mix, mix_quotes = generations.newer_servers(

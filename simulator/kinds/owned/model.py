@@ -124,6 +124,11 @@ class Owned(OptionModel):
     def existing_servers(self) -> int:
         return 0 if self.existing is None else self.existing.servers
 
+    def new_price_usd(self) -> float:
+        """What one server bought in the horizon costs: as the scenario says (0 included: a
+        gift is a price), else the server's catalog price. The one place this is decided."""
+        return self.server_model().price_usd if self.price_usd is None else self.price_usd
+
     def existing_price_usd(self) -> float:
         """What one existing server cost when bought: as the scenario says, else the server's
         catalog price."""

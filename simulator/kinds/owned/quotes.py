@@ -57,20 +57,23 @@ def plan_quotes(
         input_quote(
             "salvage value", o.depreciation.salvage_fraction, "fraction of cost", "salvage_fraction"
         ),
-        *_failure_quotes(o, server),
+        *_failure_quotes(o, server, price),
         *sale_quotes(o, selling),
     )
 
 
-def _failure_quotes(o: Owned, server: hardware.ServerModel) -> tuple[Quote, ...]:
-    """The failure rate, the repair by swap and the spare pool, when GPUs fail."""
+def _failure_quotes(
+    o: Owned, server: hardware.ServerModel, server_usd: float
+) -> tuple[Quote, ...]:
+    """The failure rate, the repair by swap and the spare pool, when GPUs fail; spares priced
+    from ``server_usd``, the server's price as the plan decided it (``Owned.new_price_usd``)."""
     f, given = o.upkeep, o.failures
     if f is None or given is None:
         return ()
     gps = server.gpus_per_server
     gpus = (sum(t.servers for t in o.purchase_plan()) + o.existing_servers()) * gps
     spares = spare_gpus(o, gpus, gps)
-    price = spare_price(o.price_usd or server.price_usd, gps)
+    price = spare_price(server_usd, gps)
     rma = mean_repair_h(f.repair_days) / 24
     return (
         input_quote(
