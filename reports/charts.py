@@ -379,9 +379,12 @@ def frontier(result: Result) -> Chart | None:
         shown = f.words
         short = f.words.split(" (", 1)[1].rstrip(")") if " (" in f.words else f.words
         ax.annotate(
-            short, (xi, yi), textcoords="offset points", xytext=(4, 8 if i % 2 else -14),
+            short,
+            (xi, yi),
+            textcoords="offset points",
+            xytext=(4, 8 if i % 2 else -14),
             fontsize=7,
-        )  # fmt: skip
+        )
     ax.axvline(100 * odds.confidence, color="0.4", linestyle="--", linewidth=1)
     ax.set_xlabel("share of job streams in which the level must be met (%)")
     ax.set_ylabel(f"mean cash over the futures ({cur.code})")

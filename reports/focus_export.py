@@ -65,9 +65,12 @@ def rows(result: Result) -> list[dict[str, Any]]:
                 charge = "Usage" if covered else c.focus_charge()
                 months_paid = int((abs(monthly) >= 0.005).sum())
                 frequency = (
-                    "Usage-Based" if charge != "Purchase"
-                    else "Recurring" if months_paid > 1 else "One-Time"
-                )  # fmt: skip
+                    "Usage-Based"
+                    if charge != "Purchase"
+                    else "Recurring"
+                    if months_paid > 1
+                    else "One-Time"
+                )
                 for month, usd in zip(result.months, monthly, strict=True):
                     if abs(usd) < 0.005:
                         continue
@@ -75,29 +78,41 @@ def rows(result: Result) -> list[dict[str, Any]]:
                     cents = round(float(usd), 2)
                     # A commitment's payment is billed, its cost counted where it is used.
                     effective = cents if covered or not c.commitment else 0.0
-                    out.append({
-                        "ProviderName": provider, "PublisherName": provider,
-                        "InvoiceIssuerName": provider, "BillingAccountId": result.scenario.name,
-                        "BillingAccountName": result.scenario.name,
-                        "BillingPeriodStart": start, "BillingPeriodEnd": end,
-                        "ChargePeriodStart": start, "ChargePeriodEnd": end,
-                        "BillingAccountType": "Plan (tco)",
-                        "ChargeCategory": charge,
-                        "ChargeDescription": f"{o.name}: {c.label} (planned by tco)",
-                        "ChargeFrequency": frequency,
-                        "BilledCost": 0.0 if covered else cents,
-                        "EffectiveCost": effective, "PricingCurrencyEffectiveCost": effective,
-                        "ListCost": cents, "ContractedCost": cents,
-                        "BillingCurrency": "USD", "PricingCurrency": "USD",
-                        "ServiceName": c.label, "ServiceCategory": service,
-                        "ServiceSubcategory": sub,
-                        "CommitmentDiscountId": o.name if c.commitment else "",
-                        "CommitmentDiscountName": o.name if c.commitment else "",
-                        "CommitmentDiscountStatus": c.commitment.capitalize()
-                        if covered else "",
-                        "x_TcoOption": o.name, "x_TcoCategory": name,
-                        "x_TcoVersion": result.version,
-                    })  # fmt: skip
+                    out.append(
+                        {
+                            "ProviderName": provider,
+                            "PublisherName": provider,
+                            "InvoiceIssuerName": provider,
+                            "BillingAccountId": result.scenario.name,
+                            "BillingAccountName": result.scenario.name,
+                            "BillingPeriodStart": start,
+                            "BillingPeriodEnd": end,
+                            "ChargePeriodStart": start,
+                            "ChargePeriodEnd": end,
+                            "BillingAccountType": "Plan (tco)",
+                            "ChargeCategory": charge,
+                            "ChargeDescription": f"{o.name}: {c.label} (planned by tco)",
+                            "ChargeFrequency": frequency,
+                            "BilledCost": 0.0 if covered else cents,
+                            "EffectiveCost": effective,
+                            "PricingCurrencyEffectiveCost": effective,
+                            "ListCost": cents,
+                            "ContractedCost": cents,
+                            "BillingCurrency": "USD",
+                            "PricingCurrency": "USD",
+                            "ServiceName": c.label,
+                            "ServiceCategory": service,
+                            "ServiceSubcategory": sub,
+                            "CommitmentDiscountId": o.name if c.commitment else "",
+                            "CommitmentDiscountName": o.name if c.commitment else "",
+                            "CommitmentDiscountStatus": c.commitment.capitalize()
+                            if covered
+                            else "",
+                            "x_TcoOption": o.name,
+                            "x_TcoCategory": name,
+                            "x_TcoVersion": result.version,
+                        }
+                    )
     return out
 
 

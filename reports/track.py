@@ -125,8 +125,11 @@ def rows(t: Tracked, f: Forecast) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     p = t.plan
     plan_cash = p.billed() + p.unbilled()
-    low, high = (f.monthly_fan_usd[0], f.monthly_fan_usd[-1]) if f.monthly_fan_usd else (
-        f.monthly_usd, f.monthly_usd)  # fmt: skip
+    low, high = (
+        (f.monthly_fan_usd[0], f.monthly_fan_usd[-1])
+        if f.monthly_fan_usd
+        else (f.monthly_usd, f.monthly_usd)
+    )
     for i, month in enumerate(p.months):
         planned = float(plan_cash[i])
         if i < t.recorded:
@@ -135,17 +138,26 @@ def rows(t: Tracked, f: Forecast) -> list[dict[str, Any]]:
             continue
         cash = float(f.monthly_usd[i])
         row = {
-            "kind": "forecast", "month": month, "planned_jobs": float(p.jobs[i]),
-            "planned_gpu_hours": float(p.gpu_hours[i]), "planned_cash_usd": planned,
-            "actual_cash_usd": cash, "variance_usd": round(cash - planned, 2),
-            "forecast_at_p10_work_usd": float(low[i]), "forecast_at_p90_work_usd": float(high[i]),
-        }  # fmt: skip
+            "kind": "forecast",
+            "month": month,
+            "planned_jobs": float(p.jobs[i]),
+            "planned_gpu_hours": float(p.gpu_hours[i]),
+            "planned_cash_usd": planned,
+            "actual_cash_usd": cash,
+            "variance_usd": round(cash - planned, 2),
+            "forecast_at_p10_work_usd": float(low[i]),
+            "forecast_at_p90_work_usd": float(high[i]),
+        }
         if t.tail is not None and i == t.recorded:
-            row.update({
-                "kind": "forecast, to date", "to_date_share": round(t.usage.to_date, 4),
-                "to_date_jobs": t.tail.actual_jobs, "to_date_gpu_hours": t.tail.actual_gpu_hours,
-                "to_date_planned_cash_usd": t.tail.planned_cash_usd,
-            })  # fmt: skip
+            row.update(
+                {
+                    "kind": "forecast, to date",
+                    "to_date_share": round(t.usage.to_date, 4),
+                    "to_date_jobs": t.tail.actual_jobs,
+                    "to_date_gpu_hours": t.tail.actual_gpu_hours,
+                    "to_date_planned_cash_usd": t.tail.planned_cash_usd,
+                }
+            )
         out.append(row)
     return out
 
@@ -302,6 +314,9 @@ def to_html(t: Tracked, f: Forecast) -> str:
     chart = Section("chart", "Month by month", charts=["track"])
     rest = Section("basis", "What it rests on", text=lines[1:])
     return render_page(
-        f"{t.plan.option}: plan against actuals", "tco track", "", [part, chart, rest],
+        f"{t.plan.option}: plan against actuals",
+        "tco track",
+        "",
+        [part, chart, rest],
         {"track": (CHART_TITLE, chart_png(t, f))},
-    )  # fmt: skip
+    )

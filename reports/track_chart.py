@@ -38,10 +38,18 @@ def chart_png(t: Tracked, f: Forecast) -> bytes:
         low, mid, high = (shaped(v) for v in fan)
         # Each future is a replay of its own: a month alone may cross, so the band spans them.
         band = np.vstack([low, mid, high])
-        ax.fill_between(x[r:], band.min(0)[r:], band.max(0)[r:], color=forecast_c, alpha=0.2,
-                        linewidth=0, label="forecast at P10-P90 of the work")  # fmt: skip
-        ax.plot(x[max(r - 1, 0):], mid[max(r - 1, 0):], color=forecast_c,
-                label="forecast (median)")  # fmt: skip
+        ax.fill_between(
+            x[r:],
+            band.min(0)[r:],
+            band.max(0)[r:],
+            color=forecast_c,
+            alpha=0.2,
+            linewidth=0,
+            label="forecast at P10-P90 of the work",
+        )
+        ax.plot(
+            x[max(r - 1, 0) :], mid[max(r - 1, 0) :], color=forecast_c, label="forecast (median)"
+        )
         ax.plot(x[:r], mid[:r], color=actual_c, marker="o", label="actual")
         ax.yaxis.set_major_formatter(usd)
     cum.axhline(f.budget_usd, color="black", linewidth=0.8, label="budget")

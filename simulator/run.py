@@ -111,9 +111,16 @@ def _advised(
         futures = 0  # nothing is uncertain: the futures would all be the base run
     found = search(prepared, frozen, result)
     decision = decide(
-        prepared, result, frozen, found, futures, how.workers, how.engine, how.scheduler,
+        prepared,
+        result,
+        frozen,
+        found,
+        futures,
+        how.workers,
+        how.engine,
+        how.scheduler,
         how.progress,
-    )  # fmt: skip
+    )
     prepared, result = with_picks(prepared, result, decision, frozen)
     result = replace(result, standings=decision.standings)
     changes, flips = what_ifs(prepared, result, frozen)

@@ -14,7 +14,6 @@ import click
 from tco.cli_common import (
     EXIT_BAD_INPUT,
     BadInput,
-    console,
     one_line,
 )
 from tco.cli_fit import fit
@@ -109,8 +108,14 @@ def validate(scenario: Path) -> None:
 @click.option("--provider", help="Only this provider's instances (with GPU).")
 @click.option("--spot", is_flag=True, help="Only instances with a spot price, sorted by it.")
 @click.option("--doubtful", is_flag=True, help="Show doubtful prices too (marked).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True, help="A table, or JSON or CSV with every field.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="A table, or JSON or CSV with every field.",
+)
 def catalog(
     kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool, fmt: str
 ) -> None:
@@ -132,8 +137,6 @@ def catalog(
       tco catalog gpus H100:8 --format json
       tco catalog kinds
     """
-    from rich.table import Table
-
     from tco.pricing import views
 
     if gpu is not None or provider is not None or spot or doubtful:
@@ -149,22 +152,12 @@ def catalog(
     header, rows = _kinds() if kind == "kinds" else views.catalog_rows(kind)
     if kind == "gpus":
         header, rows = _with_speeds(header, rows)
-    if fmt != "table":
-        from tco.cli_catalog import listing
+    from tco.cli_catalog import listing, print_listing
 
+    if fmt != "table":
         click.echo(listing(kind, header, rows, fmt), nl=False)
         return
-    # A source is a citation with its address: in --format csv or json, where it reads whole,
-    # not folded a few letters a line down a terminal (0.21.0: 713 lines for 16 GPUs).
-    shown = [i for i, col in enumerate(header) if col != "source"]
-    table = Table(title=f"tco catalog: {kind}")
-    for i in shown:
-        table.add_column(header[i], no_wrap=i == 0)  # a name whole; other cells wrap at spaces
-    for row in rows:
-        table.add_row(*(row[i] for i in shown))
-    console().print(table)
-    if len(shown) < len(header):
-        click.echo(f"Each row's source: tco catalog {kind} --format csv (or json).")
+    print_listing(kind, header, rows)
 
 
 def _with_speeds(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:

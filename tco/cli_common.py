@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -128,3 +128,18 @@ def console() -> Console:
     from tco.reports.terminal import terminal_console
 
     return terminal_console()
+
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def options(group: list[Callable[[Any], Any]]) -> Callable[[_Command], _Command]:
+    """Several click options as one decorator (a group of them named once), so a command reads
+    as what it does."""
+
+    def apply(f: _Command) -> _Command:
+        for option in reversed(group):
+            f = option(f)
+        return f
+
+    return apply

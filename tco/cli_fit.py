@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from tco.cli_common import BadInput, console
+from tco.cli_common import BadInput, console, options
 
 CHINCHILLA_TOKENS_PER_PARAMETER = 20  # Hoffmann et al. 2022 (arXiv:2203.15556): compute-optimal
 
@@ -85,8 +85,15 @@ def _usd(x: float | None) -> str:
 # Where-to-train's columns (header, most characters), in the order shown; a narrow terminal
 # leaves out the last of _DROP_FIRST first (the place, its GPUs, days and the two costs that
 # answer "rent or own" stay at 80 columns).
-_RUN_COLUMNS = (("place", 24), ("GPUs", 15), ("days, P10-90", 13), ("demand $", 9),
-                ("spot $", 9), ("owned $", 9), ("$/GPU-h", 7))  # fmt: skip
+_RUN_COLUMNS = (
+    ("place", 24),
+    ("GPUs", 15),
+    ("days, P10-90", 13),
+    ("demand $", 9),
+    ("spot $", 9),
+    ("owned $", 9),
+    ("$/GPU-h", 7),
+)
 _DROP_FIRST = ("$/GPU-h", "spot $")
 
 
@@ -101,15 +108,16 @@ def _fitting(width: int) -> list[tuple[str, int]]:
 
 
 def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
-    from rich import box
     from rich.table import Table
 
     from tco.simulator.training.work import short
 
     r = tab.run
     if r.architecture != "transformer":
-        say(f"{r.name}: {short(r.parameters)} parameters, micro-batch {r.micro_batch},"
-            f" {r.precision.upper()}.")  # fmt: skip
+        say(
+            f"{r.name}: {short(r.parameters)} parameters, micro-batch {r.micro_batch},"
+            f" {r.precision.upper()}."
+        )
     else:
         say(
             f"{r.name}: {short(r.parameters)} parameters, {short(r.tokens)} tokens, {r.method},"
@@ -131,29 +139,7 @@ def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
             " (the utilisation is calibrated on transformers), so no time or cost is given."
         )
         return
-    rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
-    within = "" if days is None else f" within {days:,g} days"
-    runs = Table(title=f"Where to train it{within}, cheapest first ({len(rows)} of"
-                 f" {len(tab.rows)})", title_justify="left", box=box.SIMPLE_HEAD,
-                 show_edge=False, pad_edge=False)  # fmt: skip
-    out = console()
-    shown = _fitting(out.width)
-    for col, most in shown:
-        text = col in ("place", "GPUs")
-        runs.add_column(col, no_wrap=True, overflow="ellipsis", max_width=most,
-                        min_width=None if text else len(col),
-                        justify="left" if text else "right")  # fmt: skip
-    for x in rows:
-        mark = "" if x.confidence in ("listed", "list", "quote") else " *"
-        cells = {"place": x.where + mark, "GPUs": f"{x.gpus} x {x.gpu}",
-                 "days, P10-90": _days_range(x), "demand $": _usd(x.on_demand_usd),
-                 "spot $": _usd(x.spot_usd), "owned $": _usd(x.owned_usd),
-                 "$/GPU-h": f"{x.usd_per_gpu_hour:.2f}"}  # fmt: skip
-        runs.add_row(*(cells[col] for col, _ in shown))
-    out.print(runs)
-    if len(shown) < len(_RUN_COLUMNS):
-        left = ", ".join(c for c, _ in _RUN_COLUMNS if (c, _) not in shown)
-        say(f"(Narrower than the table: {left} left out; --format csv has every column.)")
+    _print_places(tab, top, days)
     _cheapest(tab.rows, days)
     say(
         "* a price less sure than a provider's list: a marketplace median, a secondary"
@@ -161,6 +147,50 @@ def _print(tab: Any, top: int, note: str | None, days: float | None) -> None:
     )
     for n in tab.notes:
         say(f"- {n}")
+
+
+def _print_places(tab: Any, top: int, days: float | None) -> None:
+    """Where to train it: the cheapest ``top`` places, with the columns the terminal holds."""
+    from rich import box
+    from rich.table import Table
+
+    rows = [x for x in tab.rows if x.cheapest_usd is not None][:top]
+    within = "" if days is None else f" within {days:,g} days"
+    runs = Table(
+        title=f"Where to train it{within}, cheapest first ({len(rows)} of {len(tab.rows)})",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
+    out = console()
+    shown = _fitting(out.width)
+    for col, most in shown:
+        text = col in ("place", "GPUs")
+        runs.add_column(
+            col,
+            no_wrap=True,
+            overflow="ellipsis",
+            max_width=most,
+            min_width=None if text else len(col),
+            justify="left" if text else "right",
+        )
+    for x in rows:
+        mark = "" if x.confidence in ("listed", "list", "quote") else " *"
+        cells = {
+            "place": x.where + mark,
+            "GPUs": f"{x.gpus} x {x.gpu}",
+            "days, P10-90": _days_range(x),
+            "demand $": _usd(x.on_demand_usd),
+            "spot $": _usd(x.spot_usd),
+            "owned $": _usd(x.owned_usd),
+            "$/GPU-h": f"{x.usd_per_gpu_hour:.2f}",
+        }
+        runs.add_row(*(cells[col] for col, _ in shown))
+    out.print(runs)
+    if len(shown) < len(_RUN_COLUMNS):
+        left = ", ".join(c for c, _ in _RUN_COLUMNS if (c, _) not in shown)
+        say(f"(Narrower than the table: {left} left out; --format csv has every column.)")
 
 
 def _cheapest(rows: Any, days: float | None) -> None:
@@ -174,14 +204,18 @@ def _cheapest(rows: Any, days: float | None) -> None:
         within = "" if days is None else f" within {days:,g} days"
         say(f"No place in the catalogue trains it{within} (see --format json for why).")
     if rent is not None:
-        say(f"Cheapest to rent: {rent.where} ({rent.region}), {rent.gpus} x {rent.gpu},"
+        say(
+            f"Cheapest to rent: {rent.where} ({rent.region}), {rent.gpus} x {rent.gpu},"
             f" ${rent.on_demand_usd:,.0f} on demand over {_days(rent.hours)} days (USD; price"
-            f" as of {rent.as_of}, {rent.confidence}).")  # fmt: skip
+            f" as of {rent.as_of}, {rent.confidence})."
+        )
     if own is not None:
-        say(f"Cheapest to own: {own.where}, {own.gpus} x {own.gpu}, ${own.owned_usd:,.0f}"
+        say(
+            f"Cheapest to own: {own.where}, {own.gpus} x {own.gpu}, ${own.owned_usd:,.0f}"
             f" over {_days(own.hours)} days at an owned floor rate (the servers' price less"
             f" resale over {OWNED_YEARS:g} years of full use; USD, price as of {own.as_of},"
-            f" {own.confidence}).")  # fmt: skip
+            f" {own.confidence})."
+        )
 
 
 def say(text: str) -> None:
@@ -192,27 +226,51 @@ def _rows_out(tab: Any) -> list[dict[str, Any]]:
     return [{**asdict(x), "cheapest_usd": x.cheapest_usd} for x in tab.rows]
 
 
+# How the run trains (as a scenario's work: takes it); each default is the model's own.
+_WORK_OPTIONS = [
+    click.option("--tokens", help="Tokens to train on (7e9, 2T); default 20 per parameter."),
+    click.option("--dataset-tokens", help="A fine-tune's dataset, in tokens (with --epochs)."),
+    click.option("--epochs", type=float, help="Passes over --dataset-tokens."),
+    click.option("--method", type=click.Choice(["pretrain", "full", "lora"])),
+    click.option("--precision", type=click.Choice(["fp32", "bf16", "fp16", "fp8", "fp4"])),
+    click.option("--optimizer", type=click.Choice(["adam", "sgd"])),
+    click.option("--sharding", type=click.Choice(["none", "optimizer", "gradients", "full"])),
+    click.option("--micro-batch", type=click.IntRange(1, 100_000), help="Sequences a GPU a step."),
+    click.option("--sequence", type=click.IntRange(1, 10_000_000), help="Sequence length."),
+]
+
+
 @click.command()
 @click.argument("model")
-@click.option("--tokens", help="Tokens to train on (7e9, 2T); default 20 per parameter.")
-@click.option("--dataset-tokens", help="A fine-tune's dataset, in tokens (with --epochs).")
-@click.option("--epochs", type=float, help="Passes over --dataset-tokens.")
-@click.option("--method", type=click.Choice(["pretrain", "full", "lora"]))
-@click.option("--precision", type=click.Choice(["fp32", "bf16", "fp16", "fp8", "fp4"]))
-@click.option("--optimizer", type=click.Choice(["adam", "sgd"]))
-@click.option("--sharding", type=click.Choice(["none", "optimizer", "gradients", "full"]))
-@click.option("--micro-batch", type=click.IntRange(1, 100_000), help="Sequences a GPU a step.")
-@click.option("--sequence", type=click.IntRange(1, 10_000_000), help="Sequence length.")
-@click.option("--gpus", type=click.IntRange(1, 100_000), default=1, show_default=True,
-              help="GPUs a job runs on, at least (more where the memory needs them).")  # fmt: skip
-@click.option("--days", type=click.FloatRange(min=0, min_open=True, max=3653),
-              help="Finish within these days: each place on the fewest GPUs that do.")  # fmt: skip
+@options(_WORK_OPTIONS)
+@click.option(
+    "--gpus",
+    type=click.IntRange(1, 100_000),
+    default=1,
+    show_default=True,
+    help="GPUs a job runs on, at least (more where the memory needs them).",
+)
+@click.option(
+    "--days",
+    type=click.FloatRange(min=0, min_open=True, max=3653),
+    help="Finish within these days: each place on the fewest GPUs that do.",
+)
 @click.option("--provider", help="Only this provider's instances (no owned servers).")
 @click.option("--doubtful", is_flag=True, help="Include doubtful cloud prices.")
-@click.option("--top", type=click.IntRange(1, 10_000), default=15, show_default=True,
-              help="Places shown in the terminal.")  # fmt: skip
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True)  # fmt: skip
+@click.option(
+    "--top",
+    type=click.IntRange(1, 10_000),
+    default=15,
+    show_default=True,
+    help="Places shown in the terminal.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
 def fit(
     model: str,
     fmt: str,

@@ -22,8 +22,14 @@ def prices() -> None:
 @prices.command("show")
 @click.argument("instance_type")
 @click.option("--region", default="us-east-1", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True, help="A table, or the rows as JSON or CSV.")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="A table, or the rows as JSON or CSV.",
+)
 @PRICES_OPTION
 @OFFLINE_OPTION
 def prices_show(instance_type: str, region: str, fmt: str, prices: str, offline: bool) -> None:

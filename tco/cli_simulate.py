@@ -168,8 +168,11 @@ def _say_ahead(prepared: Any, quiet: bool) -> None:
 
     total, parts = ahead.most(prepared)
     if SAY_AHEAD_JOB_PLAYS <= total <= MAX_RUN_JOB_PLAYS.value():  # (past it: refused, said)
-        click.echo(f"tco: this run may play up to {total:,} job-plays ({parts}): about"
-                   f" {minutes(total)} of CPU at most", err=True)  # fmt: skip
+        click.echo(
+            f"tco: this run may play up to {total:,} job-plays ({parts}): about"
+            f" {minutes(total)} of CPU at most",
+            err=True,
+        )
 
 
 def _print_answer(result: Any, target: Path, written: list[Path], details: bool) -> None:

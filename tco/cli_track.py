@@ -13,20 +13,13 @@ from tco.cli_common import (
     PRICES_OPTION,
     BadInput,
     console,
+    options,
     price_book,
     warn,
 )
 
 if TYPE_CHECKING:
     from tco.reports.gate import Gate
-
-
-def _inputs(f: Any) -> Any:
-    """The options naming what happened (the usage log, how it is written, the bill): one
-    decorator, so the command reads as what it does."""
-    for option in reversed(_INPUT_OPTIONS):
-        f = option(f)
-    return f
 
 
 _INPUT_OPTIONS = [
@@ -66,25 +59,53 @@ _INPUT_OPTIONS = [
 ]
 
 
+# What to hold the plan to, and what to do with the forecast.
+_PLAN_OPTIONS = [
+    click.option(
+        "--option", default=None, help="The plan's option to track [default: its recommendation]."
+    ),
+    click.option(
+        "--scenario",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="The plan's scenario file [default: the one its summary names].",
+    ),
+    click.option(
+        "--through",
+        metavar="YYYY-MM",
+        default=None,
+        help="The last whole month the logs and the bill cover [default: as they end: a"
+        " month they end inside is read to date].",
+    ),
+    click.option(
+        "--budget",
+        type=click.FloatRange(min=0, min_open=True, max=1e15),
+        default=None,
+        callback=lambda _c, _p, v: _finite(v),
+        help="USD over the horizon [default: the plan's total].",
+    ),
+    click.option(
+        "--fail-if",
+        "fail_if",
+        multiple=True,
+        metavar="CONDITION",
+        help="Exit 1 when the forecast crosses a line: 'forecast.cash > +5%' (of the"
+        " budget), 'forecast.cash > 20000' (USD above it), 'forecast.p95_delay > 24'"
+        " (hours over the plan's; p95_wait too) or 'CLASS.p95_delay > +50%'.",
+    ),
+    click.option(
+        "--out",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Write track.csv, track.json, track.md and track.html here.",
+    ),
+]
+
+
 @click.command()
 @click.argument("plan", type=click.Path(file_okay=False, path_type=Path))
-@_inputs
-@click.option("--option", default=None, help="The plan's option to track [default: its"
-              " recommendation].")  # fmt: skip
-@click.option("--scenario", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The plan's scenario file [default: the one its summary names].")  # fmt: skip
-@click.option("--through", metavar="YYYY-MM", default=None,
-              help="The last whole month the logs and the bill cover [default: as they end: a"
-              " month they end inside is read to date].")  # fmt: skip
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True, max=1e15), default=None,
-              callback=lambda _c, _p, v: _finite(v),
-              help="USD over the horizon [default: the plan's total].")  # fmt: skip
-@click.option("--fail-if", "fail_if", multiple=True, metavar="CONDITION",
-              help="Exit 1 when the forecast crosses a line: 'forecast.cash > +5%' (of the"
-              " budget), 'forecast.cash > 20000' (USD above it), 'forecast.p95_delay > 24'"
-              " (hours over the plan's; p95_wait too) or 'CLASS.p95_delay > +50%'.")  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write track.csv, track.json, track.md and track.html here.")  # fmt: skip
+@options(_INPUT_OPTIONS)
+@options(_PLAN_OPTIONS)
 @PRICES_OPTION
 @OFFLINE_OPTION
 def track(
@@ -118,9 +139,18 @@ def track(
     gates = _gates(fail_if)
     with price_book(prices, offline) as book:
         tracked, fc = follow(
-            plan, usage_log, usage_format, bill, option, scenario, budget, book, sacct_format,
-            utc_offset, through,
-        )  # fmt: skip
+            plan,
+            usage_log,
+            usage_format,
+            bill,
+            option,
+            scenario,
+            budget,
+            book,
+            sacct_format,
+            utc_offset,
+            through,
+        )
         warn(book)
     failed = _failed(gates, tracked, fc)  # a gate naming no class of the plan: before any file
     show.print_track(tracked, fc, console())

@@ -24,10 +24,15 @@ from tests.conftest import ROOT, make_scenario
 
 SMALL = {
     "job_classes": [
-        {"name": "ft", "arrivals_per_month": 30, "gpus": {"choices": [1, 2, 8]},
-         "memory_gb": 40, "work": {"reference_gpu": "A100 SXM 80GB", "gpu_hours": 30}},
+        {
+            "name": "ft",
+            "arrivals_per_month": 30,
+            "gpus": {"choices": [1, 2, 8]},
+            "memory_gb": 40,
+            "work": {"reference_gpu": "A100 SXM 80GB", "gpu_hours": 30},
+        },
     ]
-}  # fmt: skip
+}
 LISTED = [
     {"name": "own", "kind": "owned", "server": "HGX A100 8x80GB", "servers": 1},
     {"name": "p4de", "kind": "on_demand", "instance_type": "p4de.24xlarge"},

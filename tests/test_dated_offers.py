@@ -118,10 +118,15 @@ def _h100_fleet(**gpus: Any) -> dict[str, Any]:
 
 H100_JOB = {
     "job_classes": [
-        {"name": "train", "arrivals_per_month": 4, "gpus": 8, "memory_gb": 40,
-         "work": {"reference_gpu": "H100 SXM", "gpu_hours": 400}}
+        {
+            "name": "train",
+            "arrivals_per_month": 4,
+            "gpus": 8,
+            "memory_gb": 40,
+            "work": {"reference_gpu": "H100 SXM", "gpu_hours": 400},
+        }
     ]
-}  # fmt: skip
+}
 
 
 def test_offers_since_keeps_prices_known_to_hold_then() -> None:

@@ -22,10 +22,15 @@ DGX = "DGX A100 320GB"
 PRICE = 199000.0  # what each cost in January 2024, as an asset register would say
 JOBS = {
     "job_classes": [
-        {"name": "jobs", "arrivals_per_month": 60, "gpus": {"choices": [1, 8]},
-         "memory_gb": 30, "work": {"reference_gpu": "A100 SXM 40GB", "gpu_hours": 20}}
+        {
+            "name": "jobs",
+            "arrivals_per_month": 60,
+            "gpus": {"choices": [1, 8]},
+            "memory_gb": 30,
+            "work": {"reference_gpu": "A100 SXM 40GB", "gpu_hours": 20},
+        }
     ]
-}  # fmt: skip
+}
 
 
 def _keep(**over: Any) -> dict[str, Any]:
@@ -74,8 +79,13 @@ def test_an_existing_clusters_ledger_has_no_purchase_and_its_running_costs_to_th
 
 def test_an_option_that_does_not_keep_them_is_credited_their_sale_at_the_start() -> None:
     rent = {"name": "rent", "kind": "on_demand", "instance_type": "p4d.24xlarge"}
-    burst = {"name": "burst", "kind": "hybrid", "owned": "keep", "burst": "rent",
-             "burst_after_wait_hours": 12}  # fmt: skip
+    burst = {
+        "name": "burst",
+        "kind": "hybrid",
+        "owned": "keep",
+        "burst": "rent",
+        "burst_after_wait_hours": 12,
+    }
     keep, rented, hybrid = run(make_scenario(workload=JOBS, options=[_keep(), rent, burst])).options
     share = market_share("market", hardware.server(DGX).gpu, None)((36 + MONTHS_TO_SELL) / 12)
     share *= SELLER_SHARE
@@ -111,14 +121,23 @@ def test_the_search_grows_the_existing_servers_by_servers_bought_at_the_start() 
 @pytest.mark.parametrize(
     ("over", "field", "says"),
     [
-        ({"existing": {"servers": 2, "bought": "2027-06", "source": "x"}},
-         "options[0].existing.bought", "is after the start (2027-01)"),
-        ({"financing": {"kind": "loan", "annual_rate": 0.08, "term_months": 36}}, "options[0]",
-         "existing servers are paid for"),
-        ({"existing": {"servers": 2, "bought": "2024-01"}}, "options[0].existing.source",
-         "required field is missing"),
+        (
+            {"existing": {"servers": 2, "bought": "2027-06", "source": "x"}},
+            "options[0].existing.bought",
+            "is after the start (2027-01)",
+        ),
+        (
+            {"financing": {"kind": "loan", "annual_rate": 0.08, "term_months": 36}},
+            "options[0]",
+            "existing servers are paid for",
+        ),
+        (
+            {"existing": {"servers": 2, "bought": "2024-01"}},
+            "options[0].existing.source",
+            "required field is missing",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_existing_servers_are_refused_on_one_line(
     over: dict[str, Any], field: str, says: str
 ) -> None:

@@ -244,8 +244,13 @@ def test_a_vendor_maintained_single_server_buys_no_spare_and_waits_the_response(
     from tco.pricing import hardware
     from tco.simulator.kinds.owned.model import Owned
 
-    dgx = {"name": "own", "kind": "owned", "server": "DGX A100 320GB", "servers": 1,
-           "support_pct_per_year": 10}  # fmt: skip
+    dgx = {
+        "name": "own",
+        "kind": "owned",
+        "server": "DGX A100 320GB",
+        "servers": 1,
+        "support_pct_per_year": 10,
+    }
     vendor = Owned.model_validate(dgx)
     assert vendor.failures is not None and vendor.failures.maintenance == "auto"
     f = vendor.upkeep

@@ -113,9 +113,14 @@ def _spot(**over: Any) -> dict[str, Any]:
 def test_capacity_waits_reproduce_the_stated_mean() -> None:
     short, wait = defaults.spot_capacity(8)
     c = Checkpointing(
-        interval_h=1, write_h=0, restart_h=0, wait_h=0, fallback_after=None,
-        short_p=short, short_wait_h=wait,
-    )  # fmt: skip
+        interval_h=1,
+        write_h=0,
+        restart_h=0,
+        wait_h=0,
+        fallback_after=None,
+        short_p=short,
+        short_wait_h=wait,
+    )
     rng = np.random.default_rng(7)
     draws = np.array([capacity_wait(c, rng)[0] for _ in range(20_000)])
     mean = short * wait

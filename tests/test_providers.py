@@ -64,8 +64,12 @@ def test_the_snapshot_holds_eight_providers_and_refuses_a_broken_offer() -> None
 
 
 def test_a_lambda_instance_bills_its_snapshot_price_times_hours() -> None:
-    lam = {"name": "lambda", "kind": "on_demand", "provider": "lambda",
-           "instance_type": "gpu_8x_h100_sxm5"}  # fmt: skip
+    lam = {
+        "name": "lambda",
+        "kind": "on_demand",
+        "provider": "lambda",
+        "instance_type": "gpu_8x_h100_sxm5",
+    }
     p5 = {"name": "p5", "kind": "on_demand", "instance_type": "p5.48xlarge"}
     r = run(make_scenario(workload=H100_JOBS, options=[lam, p5]))
     a, b = r.options
@@ -79,14 +83,24 @@ def test_a_lambda_instance_bills_its_snapshot_price_times_hours() -> None:
 
 
 def test_a_fleet_across_three_providers_puts_each_job_where_it_is_cheapest() -> None:
-    types = ["p5.48xlarge", "lambda:gpu_8x_h100_sxm5", "nebius:gpu-h100-sxm_8gpu-128vcpu-1600gb",
-             "gcp:a3-highgpu-8g", "g6e.xlarge"]  # fmt: skip
+    types = [
+        "p5.48xlarge",
+        "lambda:gpu_8x_h100_sxm5",
+        "nebius:gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "gcp:a3-highgpu-8g",
+        "g6e.xlarge",
+    ]
     fleet = {"name": "fleet", "kind": "on_demand", "instance_types": types}
     workload = copy.deepcopy(H100_JOBS)
     workload["job_classes"].append(
-        {"name": "small", "arrivals_per_month": 60, "gpus": 1, "memory_gb": 16,
-         "work": {"reference_gpu": "A40", "gpu_hours": 8, "distribution": "exponential"}}
-    )  # fmt: skip
+        {
+            "name": "small",
+            "arrivals_per_month": 60,
+            "gpus": 1,
+            "memory_gb": 16,
+            "work": {"reference_gpu": "A40", "gpu_hours": 8, "distribution": "exponential"},
+        }
+    )
     sc = make_scenario(workload=workload, options=[fleet])
     book = PriceBook("snapshot")
     plan = prepare(sc, book).plans[0]
@@ -114,25 +128,45 @@ def _refused(option: dict[str, Any], says: str) -> None:
 
 def test_doubtful_prices_unknown_providers_and_unsourced_commitments_are_refused() -> None:
     base = {"name": "x", "kind": "on_demand"}
-    _refused({**base, "provider": "gcp", "region": "us-central1",
-              "instance_type": "a3-highgpu-1g"}, r"doubtful \(tagged SUSPECT")  # fmt: skip
-    _refused({**base, "provider": "lamda", "instance_type": "x"},
-             r"unknown provider 'lamda'; valid: aws, azure")  # fmt: skip
+    _refused(
+        {**base, "provider": "gcp", "region": "us-central1", "instance_type": "a3-highgpu-1g"},
+        r"doubtful \(tagged SUSPECT",
+    )
+    _refused(
+        {**base, "provider": "lamda", "instance_type": "x"},
+        r"unknown provider 'lamda'; valid: aws, azure",
+    )
     _refused({**base, "instance_types": ["nebius:nope"]}, r"Nebius has no instance type 'nope'")
-    plan = {"name": "sp", "kind": "savings_plan", "provider": "lambda",
-            "instance_type": "gpu_8x_h100_sxm5", "plan": "Compute", "term_years": 1,
-            "payment": "No Upfront", "commitment_usd_per_hour": 10}  # fmt: skip
+    plan = {
+        "name": "sp",
+        "kind": "savings_plan",
+        "provider": "lambda",
+        "instance_type": "gpu_8x_h100_sxm5",
+        "plan": "Compute",
+        "term_years": 1,
+        "payment": "No Upfront",
+        "commitment_usd_per_hour": 10,
+    }
     _refused(plan, "a Savings Plan is AWS's; lambda has no sourced commitment rate")
-    spot = {"name": "s", "kind": "spot", "provider": "nebius",
-            "instance_type": "gpu-h100-sxm_8gpu-128vcpu-1600gb"}  # fmt: skip
+    spot = {
+        "name": "s",
+        "kind": "spot",
+        "provider": "nebius",
+        "instance_type": "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+    }
     _refused(spot, "the Spot Instance Advisor covers AWS only")
 
 
 def test_nebius_spot_runs_at_its_quoted_price() -> None:
-    spot = {"name": "s", "kind": "spot", "provider": "nebius",
-            "instance_type": "gpu-h100-sxm_8gpu-128vcpu-1600gb",
-            "interruptions_per_instance_month": 0, "capacity_short_probability": 0,
-            "checkpoint_write_minutes": 0}  # fmt: skip
+    spot = {
+        "name": "s",
+        "kind": "spot",
+        "provider": "nebius",
+        "instance_type": "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "interruptions_per_instance_month": 0,
+        "capacity_short_probability": 0,
+        "checkpoint_write_minutes": 0,
+    }
     o = run(make_scenario(workload=H100_JOBS, options=[spot])).options[0]
     assert o.total_cash_usd == pytest.approx(10.00 * _hours(o), rel=1e-9)  # eu-north1 spot $10/h
 
@@ -165,8 +199,12 @@ def test_renting_away_from_the_data_pays_to_copy_it_out_of_s3() -> None:
     # (5 - 0.1) x 1,024 x 0.09 = $451.584 in the first month, (0.5 - 0.1) x 1,024 x 0.09 =
     # $36.864 in each later one; renting on AWS moves nothing.
     data = {"stored_tb": 5, "stored_tb_added_per_month": 0.5}
-    lam = {"name": "lambda", "kind": "on_demand", "provider": "lambda",
-           "instance_type": "gpu_8x_h100_sxm5"}  # fmt: skip
+    lam = {
+        "name": "lambda",
+        "kind": "on_demand",
+        "provider": "lambda",
+        "instance_type": "gpu_8x_h100_sxm5",
+    }
     p5 = {"name": "p5", "kind": "on_demand", "instance_type": "p5.48xlarge"}
     a, b = run(make_scenario(workload=H100_JOBS, options=[lam, p5], data=data)).options
     moved = a.ledger.cash["egress"] - b.ledger.cash["egress"]

@@ -25,16 +25,35 @@ from tests.conftest import ROOT, make_scenario
 
 MIXED_JOBS = {
     "job_classes": [
-        {"name": "small", "arrivals_per_month": 60, "gpus": 1, "memory_gb": 30,
-         "work": {"reference_gpu": "H100 SXM", "gpu_hours": 6, "distribution": "exponential"}},
-        {"name": "mid", "arrivals_per_month": 20, "gpus": {"choices": [2, 4]}, "memory_gb": 60,
-         "work": {"reference_gpu": "H100 SXM", "gpu_hours": 40, "distribution": "lognormal",
-                  "sigma": 0.5}},
-        {"name": "big", "arrivals_per_month": 4, "gpus": {"choices": [8, 16, 32]},
-         "memory_gb": 70, "comm_share": 0.1,
-         "work": {"reference_gpu": "H100 SXM", "gpu_hours": 2000, "distribution": "fixed"}},
+        {
+            "name": "small",
+            "arrivals_per_month": 60,
+            "gpus": 1,
+            "memory_gb": 30,
+            "work": {"reference_gpu": "H100 SXM", "gpu_hours": 6, "distribution": "exponential"},
+        },
+        {
+            "name": "mid",
+            "arrivals_per_month": 20,
+            "gpus": {"choices": [2, 4]},
+            "memory_gb": 60,
+            "work": {
+                "reference_gpu": "H100 SXM",
+                "gpu_hours": 40,
+                "distribution": "lognormal",
+                "sigma": 0.5,
+            },
+        },
+        {
+            "name": "big",
+            "arrivals_per_month": 4,
+            "gpus": {"choices": [8, 16, 32]},
+            "memory_gb": 70,
+            "comm_share": 0.1,
+            "work": {"reference_gpu": "H100 SXM", "gpu_hours": 2000, "distribution": "fixed"},
+        },
     ]
-}  # fmt: skip
+}
 
 
 def _by_gpu(**over: Any) -> dict[str, Any]:
@@ -100,9 +119,11 @@ def test_each_job_runs_on_the_cheapest_shape_that_can_run_it_recomputed_by_hand(
 
 
 def test_a_fleet_by_gpu_costs_no_more_than_the_fleet_a_user_would_list() -> None:
-    listed = {"name": "listed", "kind": "on_demand",
-              "instance_types": ["nebius:gpu-h100-sxm_8gpu-128vcpu-1600gb",
-                                 "lambda:gpu_8x_h100_sxm5"]}  # fmt: skip
+    listed = {
+        "name": "listed",
+        "kind": "on_demand",
+        "instance_types": ["nebius:gpu-h100-sxm_8gpu-128vcpu-1600gb", "lambda:gpu_8x_h100_sxm5"],
+    }
     r = run(make_scenario(workload=MIXED_JOBS, options=[_by_gpu(), listed]))
     by_gpu, by_name = r.options
     assert by_gpu.total_cash_usd < 0.9 * by_name.total_cash_usd
@@ -123,14 +144,20 @@ def test_shapes_a_kind_cannot_rent_are_left_out_and_said() -> None:
     ("option", "field", "says"),
     [
         (_by_gpu(gpus={"model": "H1000"}), "options[0].gpus.model", "did you mean 'H100'"),
-        (_by_gpu(gpus={"model": "H100", "providers": ["lamda"]}), "options[0].gpus.providers",
-         "unknown provider 'lamda'"),
+        (
+            _by_gpu(gpus={"model": "H100", "providers": ["lamda"]}),
+            "options[0].gpus.providers",
+            "unknown provider 'lamda'",
+        ),
         (_by_gpu(usd_per_hour=2.0, price_source="x"), "options[0]", "usd_per_hour prices one"),
         (_by_gpu(instance_type="p5.48xlarge"), "options[0]", "give one of instance_type"),
-        (_by_gpu(kind="spot", gpus={"model": "H100", "providers": ["lambda"]}),
-         "options[0].gpus", "no H100 instance at lambda can be rented as cloud spot"),
+        (
+            _by_gpu(kind="spot", gpus={"model": "H100", "providers": ["lambda"]}),
+            "options[0].gpus",
+            "no H100 instance at lambda can be rented as cloud spot",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_rentals_by_gpu_are_refused_on_one_line(
     option: dict[str, Any], field: str, says: str
 ) -> None:
@@ -143,7 +170,10 @@ def test_bad_rentals_by_gpu_are_refused_on_one_line(
 def test_links_between_instances_are_the_providers_own_or_said_to_be_assumed() -> None:
     nebius = links.link("nebius", "gpu-h100-sxm_8gpu-128vcpu-1600gb")
     assert (nebius.inter_node, nebius.fabric, nebius.status) == (
-        "ib_ndr", "InfiniBand", "documented")  # fmt: skip
+        "ib_ndr",
+        "InfiniBand",
+        "documented",
+    )
     assert "docs.nebius.com" in nebius.source
     lam = links.link("lambda", "gpu_8x_h100_sxm5")
     assert lam.status == "assumed" and lam.inter_node == "eth_25g"

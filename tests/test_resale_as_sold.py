@@ -23,8 +23,15 @@ NETWORK = 36_000.0  # a 64-port 400G InfiniBand switch (fs.com, shared costs.md 
 
 
 def _owned(**over: Any) -> dict[str, Any]:
-    return {"name": "own", "kind": "owned", "server": "HGX H100 8-GPU", "servers": 1,
-            "price_usd": PRICE, "failures": None, **over}  # fmt: skip
+    return {
+        "name": "own",
+        "kind": "owned",
+        "server": "HGX H100 8-GPU",
+        "servers": 1,
+        "price_usd": PRICE,
+        "failures": None,
+        **over,
+    }
 
 
 def _run(months: int, **over: Any) -> Any:
@@ -50,8 +57,11 @@ def test_a_seller_receives_a_broker_s_share_after_the_months_a_sale_takes() -> N
 
 
 def test_a_market_set_by_the_scenario_sells_on_its_terms() -> None:
-    sc = make_scenario(horizon_months=12, options=[_owned()],
-                       market={"resale_received_share": 0.65, "months_to_sell": 1})  # fmt: skip
+    sc = make_scenario(
+        horizon_months=12,
+        options=[_owned()],
+        market={"resale_received_share": 0.65, "months_to_sell": 1},
+    )
     own = simulate(prepare(sc), advise=False).option("own")
     k = used_market("H100 SXM").per_year
     assert -own.ledger.cash["resale"][-1] == pytest.approx(
@@ -82,10 +92,23 @@ def test_an_answer_bought_to_be_resold_says_so_first() -> None:
     first lines say what they cost, what comes back and that the lead rests on it."""
     from tco.reports.lead import lead
 
-    jobs = {"job_classes": [{"name": "train", "arrivals_per_month": 80, "gpus": 8,
-            "work": {"reference_gpu": "A100 SXM 80GB", "gpu_hours": 80}}]}  # fmt: skip
-    own = {"name": "own", "kind": "owned", "server": "HGX A100 8x80GB", "servers": 2,
-           "failures": None}  # fmt: skip
+    jobs = {
+        "job_classes": [
+            {
+                "name": "train",
+                "arrivals_per_month": 80,
+                "gpus": 8,
+                "work": {"reference_gpu": "A100 SXM 80GB", "gpu_hours": 80},
+            }
+        ]
+    }
+    own = {
+        "name": "own",
+        "kind": "owned",
+        "server": "HGX A100 8x80GB",
+        "servers": 2,
+        "failures": None,
+    }
     rent = {"name": "p4d", "kind": "on_demand", "instance_type": "p4d.24xlarge"}
     sc = make_scenario(horizon_months=6, after_horizon="ends", workload=jobs, options=[own, rent])
     r = simulate(prepare(sc), advise=False)

@@ -63,8 +63,7 @@ def test_a_long_run_says_what_it_may_play_before_it_starts(
     monkeypatch.setattr(cli_simulate, "SAY_AHEAD_JOB_PLAYS", 1)
     short = LAB.read_text().replace("horizon_months: 36", "horizon_months: 3")
     (f := tmp_path / "lab.yaml").write_text(short)  # type: ignore[operator]
-    main(["simulate", str(f), "--prices", "snapshot", "--format", "json", "--out",
-          f"{tmp_path}/r"])  # fmt: skip
+    main(["simulate", str(f), "--prices", "snapshot", "--format", "json", "--out", f"{tmp_path}/r"])
     err = capsys.readouterr().err
     assert "tco: this run may play up to " in err and "of CPU at most" in err
 
@@ -136,8 +135,20 @@ def test_an_interrupt_lost_while_the_report_is_written_leaves_no_manifest(
 
     monkeypatch.setattr(files, "write_data", interrupted)
     out = tmp_path / "r"  # type: ignore[operator]
-    code, err = cli(["simulate", str(LAB), "--prices", "snapshot", "--format", "json,md",
-                     "--quiet", "--out", str(out)], capsys)  # fmt: skip
+    code, err = cli(
+        [
+            "simulate",
+            str(LAB),
+            "--prices",
+            "snapshot",
+            "--format",
+            "json,md",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
     assert code == 1 and "Aborted." in err, err
     assert (out / "summary.json").exists() and not (out / "manifest.json").exists()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

@@ -23,16 +23,23 @@ PROJECT: dict[str, Any] = {
     "horizon_months": 4,  # 2027-01 to 2027-04: 2,880 hours
     "workload": {
         "runs": [
-            {"name": "pretrain-7b", "month": 0, "gpus": 64,
-             "work": {"model": "llama-2-7b", "tokens": "2T"}},
+            {
+                "name": "pretrain-7b",
+                "month": 0,
+                "gpus": 64,
+                "work": {"model": "llama-2-7b", "tokens": "2T"},
+            },
         ]
     },
     "options": [
         {"name": "p5", "kind": "on_demand", "instance_type": "p5.48xlarge"},
-        {"name": "a100-lambda", "kind": "on_demand",
-         "gpus": {"model": "A100 SXM 40GB", "providers": ["lambda"]}},
+        {
+            "name": "a100-lambda",
+            "kind": "on_demand",
+            "gpus": {"model": "A100 SXM 40GB", "providers": ["lambda"]},
+        },
     ],
-}  # fmt: skip
+}
 HORIZON_H = 2880.0
 
 

@@ -238,10 +238,18 @@ def test_snapshot_covers_every_region_of_the_research_file() -> None:
 
 def _held_h(job: dict[str, Any], **spot: Any) -> float:
     """Instance-hours one job holds on calm spot p4d (no interruption, no capacity wait)."""
-    opt = _spot(instance_types=["p4d.24xlarge"], interruptions_per_instance_month=0,
-                capacity_short_probability=0, **spot)  # fmt: skip
-    cls = {"name": "jobs", "arrivals_per_month": 1, "work": {"reference_gpu": "A100 SXM 40GB",
-           "gpu_hours": 80, "distribution": "fixed"}, **job}  # fmt: skip
+    opt = _spot(
+        instance_types=["p4d.24xlarge"],
+        interruptions_per_instance_month=0,
+        capacity_short_probability=0,
+        **spot,
+    )
+    cls = {
+        "name": "jobs",
+        "arrivals_per_month": 1,
+        "work": {"reference_gpu": "A100 SXM 40GB", "gpu_hours": 80, "distribution": "fixed"},
+        **job,
+    }
     from tco.simulator.engine.simulate import prepare, simulate_options
 
     sc = make_scenario(options=[opt], workload={"job_classes": [cls]})
@@ -270,8 +278,9 @@ def test_a_model_job_checkpoints_its_weights_and_optimizer_once() -> None:
     work = {"model": "llama-2-7b", "tokens": "2B"}
     run7b = ModelWork.model_validate(work).run()
     assert memory.checkpoint_gb(run7b) == pytest.approx(6.74e9 * 14 / 1e9)  # 2 + 12 bytes
-    lora = ModelWork.model_validate({**work, "method": "lora", "tokens": None,
-                                     "dataset_tokens": "1B"}).run()  # fmt: skip
+    lora = ModelWork.model_validate(
+        {**work, "method": "lora", "tokens": None, "dataset_tokens": "1B"}
+    ).run()
     assert memory.checkpoint_gb(lora) == pytest.approx(6.74e9 * 0.006 * 14 / 1e9)
     free = _held_h({"gpus": 8, "work": work}, checkpoint_write_minutes=0)
     held = _held_h({"gpus": 8, "work": work})

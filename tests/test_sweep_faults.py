@@ -236,8 +236,21 @@ def test_a_dask_cluster_whose_worker_dies_as_it_starts_is_one_line(
     f = tmp_path / "lab.yaml"
     f.write_text(SHORT)
     with pytest.raises(SystemExit) as exit_info:
-        main(["sweep", str(f), "-n", "4", "-w", "2", "--engine", "dask", "--out",
-              str(tmp_path / "s"), "--quiet"])  # fmt: skip
+        main(
+            [
+                "sweep",
+                str(f),
+                "-n",
+                "4",
+                "-w",
+                "2",
+                "--engine",
+                "dask",
+                "--out",
+                str(tmp_path / "s"),
+                "--quiet",
+            ]
+        )
     err = capsys.readouterr().err
     assert exit_info.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
     assert "a local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in err

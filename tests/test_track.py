@@ -69,8 +69,21 @@ def plan_of(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SCENARIO planned by tco simulate into a new folder (its report in ``report/``)."""
     d = tmp_path_factory.mktemp("plan")
     (d / "tracked.yaml").write_text(SCENARIO)
-    main(["simulate", str(d / "tracked.yaml"), "--out", str(d / "report"), "--quiet",
-          "--format", "json,csv", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(d / "tracked.yaml"),
+            "--out",
+            str(d / "report"),
+            "--quiet",
+            "--format",
+            "json,csv",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     return d
 
 
@@ -108,9 +121,19 @@ def _sacct(jobs: list[dict[str, str]], months: int, more: float, path: Path) -> 
     path.write_text("\n".join(lines) + "\n")
 
 
-FOCUS_COLUMNS = ["BilledCost", "EffectiveCost", "BillingCurrency", "ChargeCategory",
-                 "ChargePeriodStart", "ChargePeriodEnd", "ServiceName", "ProviderName", "SkuId",
-                 "CommitmentDiscountName", "CommitmentDiscountStatus"]  # fmt: skip
+FOCUS_COLUMNS = [
+    "BilledCost",
+    "EffectiveCost",
+    "BillingCurrency",
+    "ChargeCategory",
+    "ChargePeriodStart",
+    "ChargePeriodEnd",
+    "ServiceName",
+    "ProviderName",
+    "SkuId",
+    "CommitmentDiscountName",
+    "CommitmentDiscountStatus",
+]
 
 
 def _bill(planned_billed: list[float], gpu_ratio: list[float], price: float, path: Path) -> None:
@@ -121,16 +144,36 @@ def _bill(planned_billed: list[float], gpu_ratio: list[float], price: float, pat
     w.writeheader()
     for i, (usd, r) in enumerate(zip(planned_billed, gpu_ratio, strict=True)):
         day, end = f"2027-{i + 1:02d}-01T00:00:00Z", f"2027-{i + 2:02d}-01T00:00:00Z"
-        w.writerow({"BilledCost": f"{usd * r * price:.2f}", "EffectiveCost": "",
-                    "BillingCurrency": "USD", "ChargeCategory": "Usage", "ChargePeriodStart": day,
-                    "ChargePeriodEnd": end, "ServiceName": "Amazon Elastic Compute Cloud",
-                    "ProviderName": "AWS", "SkuId": "p4d.24xlarge", "CommitmentDiscountName": "",
-                    "CommitmentDiscountStatus": ""})  # fmt: skip
-        w.writerow({"BilledCost": f"{UNUSED:.2f}", "EffectiveCost": f"{UNUSED:.2f}",
-                    "BillingCurrency": "USD", "ChargeCategory": "Usage", "ChargePeriodStart": day,
-                    "ChargePeriodEnd": end, "ServiceName": "Savings Plans", "ProviderName": "AWS",
-                    "SkuId": "ComputeSavingsPlans", "CommitmentDiscountName": "sp-2027",
-                    "CommitmentDiscountStatus": "Unused"})  # fmt: skip
+        w.writerow(
+            {
+                "BilledCost": f"{usd * r * price:.2f}",
+                "EffectiveCost": "",
+                "BillingCurrency": "USD",
+                "ChargeCategory": "Usage",
+                "ChargePeriodStart": day,
+                "ChargePeriodEnd": end,
+                "ServiceName": "Amazon Elastic Compute Cloud",
+                "ProviderName": "AWS",
+                "SkuId": "p4d.24xlarge",
+                "CommitmentDiscountName": "",
+                "CommitmentDiscountStatus": "",
+            }
+        )
+        w.writerow(
+            {
+                "BilledCost": f"{UNUSED:.2f}",
+                "EffectiveCost": f"{UNUSED:.2f}",
+                "BillingCurrency": "USD",
+                "ChargeCategory": "Usage",
+                "ChargePeriodStart": day,
+                "ChargePeriodEnd": end,
+                "ServiceName": "Savings Plans",
+                "ProviderName": "AWS",
+                "SkuId": "ComputeSavingsPlans",
+                "CommitmentDiscountName": "sp-2027",
+                "CommitmentDiscountStatus": "Unused",
+            }
+        )
     path.write_text(buf.getvalue())
 
 
@@ -169,8 +212,9 @@ def test_each_variance_to_the_cent_and_the_forecast_moves_the_right_way(planned:
         compute = float(p.billed()[i]) * used.gpu_hours[i] / p.gpu_hours[i] * PRICE
         want = round(compute, 2) + UNUSED + float(p.unbilled()[i])
         assert m.actual_cash_usd == pytest.approx(want, abs=0.005)
-        assert m.variance_usd == pytest.approx(want - float(p.billed()[i] + p.unbilled()[i]),
-                                               abs=0.005)  # fmt: skip
+        assert m.variance_usd == pytest.approx(
+            want - float(p.billed()[i] + p.unbilled()[i]), abs=0.005
+        )
         # Waits as the log records them: the plan's own (each job started when it did).
         assert m.actual_p95_wait_h == pytest.approx(m.planned_p95_wait_h, abs=1e-3)
     # The unused commitment is named, with what it will waste by the horizon's end.
@@ -239,8 +283,21 @@ def test_a_mix_the_search_composed_is_made_again_and_tracked(tmp_path: Path) -> 
     same seed, the same jobs); tracked on the plan's own jobs, the forecast is the plan's."""
     (tmp_path / "small.yaml").write_text(SMALL_MIX)
     report = tmp_path / "report"
-    main(["simulate", str(tmp_path / "small.yaml"), "--out", str(report), "--quiet",
-          "--format", "json,csv", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(tmp_path / "small.yaml"),
+            "--out",
+            str(report),
+            "--quiet",
+            "--format",
+            "json,csv",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     book = PriceBook("snapshot")
     p = plan.load(report)
     assert p.option.startswith("mix: ") and [r for r, _, _ in p.mix_parts] == ["base", "overflow"]
@@ -266,9 +323,18 @@ def test_fail_if_exits_1_past_the_line_and_0_before_it(
     log.write_text(log.read_text() + early + "\n")
     late = bill.read_text().splitlines()[-1].replace("2027-03-01", "2028-06-01")
     bill.write_text(bill.read_text() + late + "\n")
-    base = ["track", str(planned / "report"), "--usage", str(log), "--bill", str(bill),
-            "--through", THROUGH,
-            "--prices", "snapshot"]  # fmt: skip
+    base = [
+        "track",
+        str(planned / "report"),
+        "--usage",
+        str(log),
+        "--bill",
+        str(bill),
+        "--through",
+        THROUGH,
+        "--prices",
+        "snapshot",
+    ]
     with pytest.raises(SystemExit) as exc:
         main([*base, "--fail-if", "forecast.cash > +5%", "--out", str(planned / "t")])
     assert exc.value.code == 1
@@ -282,8 +348,12 @@ def test_fail_if_exits_1_past_the_line_and_0_before_it(
     page = (planned / "t" / "track.html").read_text()
     assert "<html" in page and "Forecast: $" in page and "2027-03" in page
     assert doc["recorded_months"] == 3 and len(doc["months"]) == 12
-    assert doc["left_out"] == {"jobs_before_start": 1, "jobs_after_horizon": 0,
-                               "jobs_after_a_gap": 0, "bill_rows_outside": 1}  # fmt: skip
+    assert doc["left_out"] == {
+        "jobs_before_start": 1,
+        "jobs_after_horizon": 0,
+        "jobs_after_a_gap": 0,
+        "bill_rows_outside": 1,
+    }
     assert [m["kind"] for m in doc["months"]] == ["actual"] * 3 + ["forecast"] * 9
     rows = list(csv.DictReader(io.StringIO((planned / "t" / "track.csv").read_text())))
     assert np.isclose(float(rows[0]["actual_cash_usd"]), doc["months"][0]["actual_cash_usd"])
@@ -312,10 +382,12 @@ def test_a_bad_bill_is_one_line_naming_the_file_and_the_column(
 
 
 def test_focus_reads_the_charge_categories_and_the_months() -> None:
-    text = (",".join(FOCUS_COLUMNS) + "\n"
-            "10.5,10.5,USD,Usage,2027-02-03T00:00:00Z,,EC2,AWS,x,,\n"
-            "-2.25,,USD,Credit,2027-02-10,,EC2,AWS,x,,\n"
-            "99,,USD,Purchase,2026-12-01,,SP,AWS,x,,\n")  # fmt: skip
+    text = (
+        ",".join(FOCUS_COLUMNS) + "\n"
+        "10.5,10.5,USD,Usage,2027-02-03T00:00:00Z,,EC2,AWS,x,,\n"
+        "-2.25,,USD,Credit,2027-02-10,,EC2,AWS,x,,\n"
+        "99,,USD,Purchase,2026-12-01,,SP,AWS,x,,\n"
+    )
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
@@ -354,8 +426,21 @@ def test_the_plan_as_focus_has_the_providers_columns_and_reads_back_to_the_cent(
 ) -> None:
     """--format focus: every column the providers' FOCUS 1.2 files have, the values FOCUS
     requires, and each option's rows read back as a bill give its planned cash a month."""
-    main(["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(tmp_path / "lab"),
-          "--quiet", "--format", "json,focus", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(ROOT / "scenarios" / "lab.yaml"),
+            "--out",
+            str(tmp_path / "lab"),
+            "--quiet",
+            "--format",
+            "json,focus",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     text = (tmp_path / "lab" / "focus.csv").read_text()
     rows = list(csv.DictReader(io.StringIO(text)))
     header = text.splitlines()[0].split(",")
@@ -364,16 +449,29 @@ def test_the_plan_as_focus_has_the_providers_columns_and_reads_back_to_the_cent(
         assert set(theirs.splitlines()[0].split(",")) <= set(header)
     for r in rows:
         assert r["ChargeCategory"] in focus.CHARGE_CATEGORIES
-        for column in ("BilledCost", "EffectiveCost", "BillingCurrency", "ChargePeriodStart",
-                       "ChargePeriodEnd", "ProviderName", "ServiceName", "ServiceCategory",
-                       "ServiceSubcategory", "BillingAccountType", "ChargeFrequency"):  # fmt: skip
+        for column in (
+            "BilledCost",
+            "EffectiveCost",
+            "BillingCurrency",
+            "ChargePeriodStart",
+            "ChargePeriodEnd",
+            "ProviderName",
+            "ServiceName",
+            "ServiceCategory",
+            "ServiceSubcategory",
+            "BillingAccountType",
+            "ChargeFrequency",
+        ):
             assert r[column] != "", (column, r)
         if r["ChargeCategory"] == "Purchase":
             assert r["ChargeFrequency"] in ("One-Time", "Recurring")
     # Who bills each row, as the kinds declare what they rent: a hybrid's burst by its cloud,
     # its servers' costs by the owner; an option renting on AWS alone, by AWS.
-    burst = {(r["x_TcoCategory"], r["ProviderName"]) for r in rows
-             if r["x_TcoOption"] == "own-8xA40-burst"}  # fmt: skip
+    burst = {
+        (r["x_TcoCategory"], r["ProviderName"])
+        for r in rows
+        if r["x_TcoOption"] == "own-8xA40-burst"
+    }
     assert {p for _, p in burst} == {"AWS", "Owned (on premises)"}
     assert all((p == "AWS") == category(c).billed for c, p in burst), burst
     assert {r["ProviderName"] for r in rows if r["x_TcoOption"] == "p4d-on-demand"} == {"AWS"}
@@ -410,9 +508,11 @@ def test_a_plan_another_scenario_or_a_log_of_other_months_is_refused(
         ([*base, str(log), "--fail-if", "p4d.cash > 5"], "tco track knows forecast.cash"),
     ]
     old = tmp_path / "old.sacct"
-    old.write_text("JobID|State|Submit|Start|End|AllocTRES\n"
-                   "1|COMPLETED|2020-01-01T00:00:00|2020-01-01T01:00:00|2020-01-01T02:00:00"
-                   "|gres/gpu=8\n")  # fmt: skip
+    old.write_text(
+        "JobID|State|Submit|Start|End|AllocTRES\n"
+        "1|COMPLETED|2020-01-01T00:00:00|2020-01-01T01:00:00|2020-01-01T02:00:00"
+        "|gres/gpu=8\n"
+    )
     cases.append(([*base, str(old)], "last record in 2020-01, before the plan's start"))
     bare = tmp_path / "bare"
     bare.mkdir()

@@ -132,11 +132,22 @@ def _rows(entries: list[tuple[float, str, str, str]]) -> str:
     for usd, month, service, name in entries:
         y, m = int(month[:4]), int(month[5:])
         end = f"{y + m // 12}-{m % 12 + 1:02d}-01T00:00:00Z"
-        w.writerow({"BilledCost": f"{usd:.2f}", "EffectiveCost": "", "BillingCurrency": "USD",
-                    "ChargeCategory": "Usage", "ChargePeriodStart": f"{month}-01T00:00:00Z",
-                    "ChargePeriodEnd": end, "ServiceName": name, "ProviderName": "AWS",
-                    "SkuId": "x", "CommitmentDiscountName": "", "CommitmentDiscountStatus": "",
-                    "ServiceCategory": service})  # fmt: skip
+        w.writerow(
+            {
+                "BilledCost": f"{usd:.2f}",
+                "EffectiveCost": "",
+                "BillingCurrency": "USD",
+                "ChargeCategory": "Usage",
+                "ChargePeriodStart": f"{month}-01T00:00:00Z",
+                "ChargePeriodEnd": end,
+                "ServiceName": name,
+                "ProviderName": "AWS",
+                "SkuId": "x",
+                "CommitmentDiscountName": "",
+                "CommitmentDiscountStatus": "",
+                "ServiceCategory": service,
+            }
+        )
     return buf.getvalue()
 
 
@@ -144,8 +155,21 @@ def test_storage_and_egress_on_the_bill_are_counted_once(tmp_path: Path) -> None
     """A bill of compute 10 % dearer and storage and egress as planned: the month's actual is
     the bill (0.19.0 added storage and egress again as "taken as planned": x1.21 a GPU-hour)."""
     (tmp_path / "stored.yaml").write_text(STORED)
-    main(["simulate", str(tmp_path / "stored.yaml"), "--out", str(tmp_path / "report"),
-          "--quiet", "--format", "json,csv", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(tmp_path / "stored.yaml"),
+            "--out",
+            str(tmp_path / "report"),
+            "--quiet",
+            "--format",
+            "json,csv",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     report = tmp_path / "report"
     p = plan.load(report)
     assert p.cash["storage"][:3].min() > 0 and p.cash["egress"][:3].min() > 0
@@ -173,8 +197,21 @@ def test_storage_and_egress_on_the_bill_are_counted_once(tmp_path: Path) -> None
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("lab")
-    main(["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(d / "report"), "--quiet",
-          "--format", "json,csv,focus", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(ROOT / "scenarios" / "lab.yaml"),
+            "--out",
+            str(d / "report"),
+            "--quiet",
+            "--format",
+            "json,csv,focus",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     return d / "report"
 
 
@@ -221,11 +258,22 @@ def test_a_queue_half_again_busier_fails_the_delay_gate_and_as_planned_passes(
     for more in (0.0, MORE):
         log = tmp_path / f"own{more}.sacct"
         _sacct(jobs, 3, more, log)
-        _, f = follow(lab, log, "sacct", None, "own-8xA40", book=PriceBook("snapshot"),
-                      through=THROUGH)  # fmt: skip
+        _, f = follow(
+            lab, log, "sacct", None, "own-8xA40", book=PriceBook("snapshot"), through=THROUGH
+        )
         delays.append(f.service_h["p95_delay"][1])
-        args = ["track", str(lab), "--usage", str(log), "--option", "own-8xA40", "--through",
-                THROUGH, "--fail-if", "forecast.p95_delay > +25%"]  # fmt: skip
+        args = [
+            "track",
+            str(lab),
+            "--usage",
+            str(log),
+            "--option",
+            "own-8xA40",
+            "--through",
+            THROUGH,
+            "--fail-if",
+            "forecast.p95_delay > +25%",
+        ]
         codes.append(exit_code(args))
     assert delays[1] > 1.5 * delays[0] and codes == [0, 1]
 
@@ -240,8 +288,13 @@ def test_a_cash_that_does_not_move_with_the_work_is_not_over_a_budget_it_equals(
     assert _over((0.8, 1.0, 1.2), (budget + 5.0,) * 3, budget, volume, weight) == 1.0
 
 
-NOT_FINITE = [("BilledCost", "inf"), ("BilledCost", "nan"), ("BilledCost", "1e308"),
-              ("BilledCost", "-1e308"), ("EffectiveCost", "inf")]  # fmt: skip
+NOT_FINITE = [
+    ("BilledCost", "inf"),
+    ("BilledCost", "nan"),
+    ("BilledCost", "1e308"),
+    ("BilledCost", "-1e308"),
+    ("EffectiveCost", "inf"),
+]
 
 
 @pytest.mark.parametrize(("cell", "value"), NOT_FINITE)
@@ -290,8 +343,16 @@ def test_a_plan_holding_nan_or_inf_is_refused(
         lines[row] = ",".join(cells)
         (broken / "monthly.csv").write_text("\n".join(lines) + "\n")
     log, _ = _case(planned, "nanplan", 0.0, 1.0)
-    args = ["track", str(broken), "--usage", str(log), "--scenario",
-            str(planned / "tracked.yaml"), "--fail-if", GATE]  # fmt: skip
+    args = [
+        "track",
+        str(broken),
+        "--usage",
+        str(log),
+        "--scenario",
+        str(planned / "tracked.yaml"),
+        "--fail-if",
+        GATE,
+    ]
     assert exit_code(args) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(broken) in err and ("nan" in err or "inf" in err)

@@ -32,8 +32,16 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _base(planned: Path, log: Path, bill: Path | None = None) -> list[str]:
-    args = ["track", str(planned / "report"), "--usage", str(log), "--through", THROUGH,
-            "--prices", "snapshot"]  # fmt: skip
+    args = [
+        "track",
+        str(planned / "report"),
+        "--usage",
+        str(log),
+        "--through",
+        THROUGH,
+        "--prices",
+        "snapshot",
+    ]
     return args + (["--bill", str(bill)] if bill else [])
 
 
@@ -86,8 +94,21 @@ def test_a_commitments_name_is_shown_as_written_in_track_md(planned: Path, tmp_p
 def test_focus_csv_writes_a_name_a_spreadsheet_would_run_as_text(tmp_path: Path) -> None:
     yaml = SCENARIO.replace("name: p4d", "name: '=HYPERLINK(\"http://evil.example\")'")
     (tmp_path / "s.yaml").write_text(yaml.replace("name: tracked", "name: '@SUM(1)'"))
-    main(["simulate", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "r"), "--quiet",
-          "--format", "focus", "--prices", "snapshot", "--odds", "0"])  # fmt: skip
+    main(
+        [
+            "simulate",
+            str(tmp_path / "s.yaml"),
+            "--out",
+            str(tmp_path / "r"),
+            "--quiet",
+            "--format",
+            "focus",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
     rows = list(csv.DictReader(io.StringIO((tmp_path / "r" / "focus.csv").read_text())))
     assert rows and all(r["x_TcoOption"] == '\'=HYPERLINK("http://evil.example")' for r in rows)
     assert all(r["BillingAccountName"] == "'@SUM(1)" for r in rows)
@@ -129,12 +150,14 @@ def test_gates_on_the_forecasts_wait_and_a_classs_delay_and_their_errors(
     )
     assert exit_code([*base, "--fail-if", "train.p95_delay > -1"]) == 1
     for bad, says in [
-        ("nope.p95_delay > 1", "'nope' is not a job class of the plan; give forecast or one of:"
-         " train"),
+        (
+            "nope.p95_delay > 1",
+            "'nope' is not a job class of the plan; give forecast or one of: train",
+        ),
         ("forecast.npv > 1", "tco track knows forecast.cash, forecast.p95_delay"),
         ("train.cash > 1", "a job class is held to its p95_delay"),
         ("recommendation changed", "tco track knows"),
-    ]:  # fmt: skip
+    ]:
         capsys.readouterr()
         assert exit_code([*base, "--fail-if", bad]) == 2, bad
         err = capsys.readouterr().err.strip()

@@ -100,13 +100,27 @@ def _reserved(gb: float) -> float:
 def test_the_briefs_memory_examples() -> None:
     """BERT-base in FP32 needs about 4.2 GB at a small batch and about 12 GB at batch 16;
     ResNet-50 at batch 32 does not fit 4 GB and fits 8 GB (the founding brief)."""
-    bert = dict(model="bert-base", dataset_tokens=1e9, method="full", precision="fp32",
-                sharding="none", checkpointing=False, flash_attention=False)  # fmt: skip
+    bert = dict(
+        model="bert-base",
+        dataset_tokens=1e9,
+        method="full",
+        precision="fp32",
+        sharding="none",
+        checkpointing=False,
+        flash_attention=False,
+    )
     assert memory.per_gpu(run_of(**bert, micro_batch=4), 1).total == pytest.approx(4.2, rel=0.15)
     assert memory.per_gpu(run_of(**bert, micro_batch=16), 1).total == pytest.approx(12, rel=0.15)
-    resnet = run_of(model="resnet-50", dataset_tokens=1e9, method="full", precision="fp32",
-                    sharding="none", checkpointing=False, micro_batch=32,
-                    optimizer="sgd")  # fmt: skip
+    resnet = run_of(
+        model="resnet-50",
+        dataset_tokens=1e9,
+        method="full",
+        precision="fp32",
+        sharding="none",
+        checkpointing=False,
+        micro_batch=32,
+        optimizer="sgd",
+    )
     need = memory.per_gpu(resnet, 1).total
     assert 4 < need < 8
     assert memory.fewest_gpus(resnet, 4) is None and memory.fewest_gpus(resnet, 8) == 1
@@ -157,8 +171,14 @@ def test_never_fewer_gpus_than_deepspeed_would_allow(model: str, stage: str) -> 
             assert ours == pytest.approx(theirs, rel=1e-9)
     for gb in (24, 40, 80, 141):
         fewest = memory.fewest_gpus(run, gb)
-        ds = next((d for d in range(1, 4097) if _deepspeed_gpu_bytes(k, run.parameters,
-                   CONFIGS[model], d) <= gb * 1e9), None)  # fmt: skip
+        ds = next(
+            (
+                d
+                for d in range(1, 4097)
+                if _deepspeed_gpu_bytes(k, run.parameters, CONFIGS[model], d) <= gb * 1e9
+            ),
+            None,
+        )
         assert fewest is None or (ds is not None and fewest >= ds), (gb, fewest, ds)
 
 
@@ -351,11 +371,28 @@ def test_a_one_off_run_arrives_once_at_its_month() -> None:
     from tco.simulator.engine.simulate import prepare
 
     sc = validate(
-        _with_runs([{"name": "pretrain-1b", "month": 3, "day": 2, "gpus": 8,
-                     "work": {"model": {"parameters": "1.3B", "layers": 24, "hidden": 2048,
-                                        "heads": 16, "sequence": 2048}, "tokens": "26B"}}]),
+        _with_runs(
+            [
+                {
+                    "name": "pretrain-1b",
+                    "month": 3,
+                    "day": 2,
+                    "gpus": 8,
+                    "work": {
+                        "model": {
+                            "parameters": "1.3B",
+                            "layers": 24,
+                            "hidden": 2048,
+                            "heads": 16,
+                            "sequence": 2048,
+                        },
+                        "tokens": "26B",
+                    },
+                }
+            ]
+        ),
         "<test>",
-    )  # fmt: skip
+    )
     jobs = prepare(sc).jobs
     mine = jobs.job_class == jobs.class_names.index("pretrain-1b")
     assert mine.sum() == 1
@@ -368,13 +405,17 @@ def test_a_one_off_run_arrives_once_at_its_month() -> None:
 @pytest.mark.parametrize(
     "run,needle",
     [
-        ({"name": "late", "month": 12, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
-         "runs[0].month"),
-        ({"name": "jobs", "month": 1, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
-         "two job classes or one-off runs are named 'jobs'"),
+        (
+            {"name": "late", "month": 12, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
+            "runs[0].month",
+        ),
+        (
+            {"name": "jobs", "month": 1, "work": {"model": "gpt-2-124m", "tokens": "1B"}},
+            "two job classes or one-off runs are named 'jobs'",
+        ),
         ({"name": "cnn", "month": 1, "work": {"model": "resnet-50", "tokens": "1B"}}, "CNN"),
     ],
-)  # fmt: skip
+)
 def test_bad_one_off_runs_are_one_line(run: dict[str, Any], needle: str) -> None:
     from tco.pricing.book import PriceBook
     from tco.simulator.core.errors import ScenarioError
@@ -395,8 +436,16 @@ def test_the_odds_draw_the_work_of_a_model_as_the_fit_scatters() -> None:
     from tco.simulator.engine.simulate import prepare
     from tco.simulator.sweep.known import MODEL_HOURS, inputs
 
-    data = _with_runs([{"name": "pretrain-1b", "month": 1, "gpus": 8,
-                        "work": {"model": "gpt-2-124m", "tokens": "2B"}}])  # fmt: skip
+    data = _with_runs(
+        [
+            {
+                "name": "pretrain-1b",
+                "month": 1,
+                "gpus": 8,
+                "work": {"model": "gpt-2-124m", "tokens": "2B"},
+            }
+        ]
+    )
     base = prepare(validate(data, "<test>"))
     drawn = {i.path: i for i in inputs(base)}
     d = drawn[MODEL_HOURS].uncertain.distribution

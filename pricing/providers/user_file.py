@@ -163,9 +163,21 @@ def write(rows: list[Row], provider: str, source: str, as_of: str) -> str:
     for r in sorted(rows, key=lambda r: (r.region, r.instance_type)):
         spot = "" if r.spot_usd_per_hour is None else f"{r.spot_usd_per_hour:.10g}"
         w.writerow(
-            [provider, r.instance_type, r.region, r.gpu, r.gpu_count, f"{r.gpu_memory_gb:g}",
-             r.vcpus, f"{r.memory_gib:g}", f"{r.usd_per_hour:.10g}", spot, source, as_of]
-        )  # fmt: skip
+            [
+                provider,
+                r.instance_type,
+                r.region,
+                r.gpu,
+                r.gpu_count,
+                f"{r.gpu_memory_gb:g}",
+                r.vcpus,
+                f"{r.memory_gib:g}",
+                f"{r.usd_per_hour:.10g}",
+                spot,
+                source,
+                as_of,
+            ]
+        )
     return buf.getvalue()
 
 

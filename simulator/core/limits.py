@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from tco.simulator.core.errors import ScenarioError
 
 
-def env_number(name: str, default: float, what: str, whole: bool = False, most: float = math.inf
-               ) -> float:  # fmt: skip
+def env_number(
+    name: str, default: float, what: str, whole: bool = False, most: float = math.inf
+) -> float:
     """``$name`` as a number above 0 (``whole``: a whole number) and at most ``most``, else
     ``default`` when it is unset or blank. Anything else is a one-line error naming the
     variable and what would do: a limit typed wrong ("inf", "64MB", "-1") silently ignored
@@ -42,9 +43,11 @@ def env_number(name: str, default: float, what: str, whole: bool = False, most: 
         kind = "a whole number" if whole else "a finite number"
         bound = f" up to {most:,.0f}" if math.isfinite(most) else ""
         raise ScenarioError(
-            "environment", name, f"{text!r} is not {kind} above 0{bound} ({what}); give e.g."
-            f" {int(default) if default == int(default) else default} (the default), or unset it"
-        )  # fmt: skip
+            "environment",
+            name,
+            f"{text!r} is not {kind} above 0{bound} ({what}); give e.g."
+            f" {int(default) if default == int(default) else default} (the default), or unset it",
+        )
     return v
 
 

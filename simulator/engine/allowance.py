@@ -66,10 +66,12 @@ def charge(jobs: int) -> None:
     a.spent += jobs
     if a.spent > a.ceiling:
         raise ScenarioError(
-            a.file, "", MAX_RUN_JOB_PLAYS.exceeded(
+            a.file,
+            "",
+            MAX_RUN_JOB_PLAYS.exceeded(
                 f"this run has played {a.spent:,} job-plays (about {minutes(a.spent)} of CPU)"
             ),
-        )  # fmt: skip
+        )
 
 
 def refuse_beyond(file: str, most: int, parts: str) -> None:
@@ -77,8 +79,11 @@ def refuse_beyond(file: str, most: int, parts: str) -> None:
     limit: before it starts, with the figure."""
     if most > MAX_RUN_JOB_PLAYS.value():
         raise ScenarioError(
-            file, "", MAX_RUN_JOB_PLAYS.exceeded(
+            file,
+            "",
+            MAX_RUN_JOB_PLAYS.exceeded(
                 f"this run may play up to {most:,} job-plays ({parts}; about {minutes(most)} of"
                 " CPU)"
-            ) + "; or give fewer jobs (a shorter horizon, a sample of the trace) or options",
-        )  # fmt: skip
+            )
+            + "; or give fewer jobs (a shorter horizon, a sample of the trace) or options",
+        )

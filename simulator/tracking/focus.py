@@ -189,9 +189,11 @@ def read(path: str | Path, months: tuple[str, ...]) -> Bill:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise ScenarioError(
-            file, missing[0], f"a FOCUS bill (versions {', '.join(VERSIONS)}) has the columns"
-            f" {', '.join(REQUIRED)}; this file lacks {', '.join(missing)}"
-        )  # fmt: skip
+            file,
+            missing[0],
+            f"a FOCUS bill (versions {', '.join(VERSIONS)}) has the columns"
+            f" {', '.join(REQUIRED)}; this file lacks {', '.join(missing)}",
+        )
     tally = _Tally(file, months)
     for line, r in _rows(file, reader):
         tally.add(line, r)
@@ -227,15 +229,17 @@ class _Tally:
             self.ends.append(_cell(file, line, r, "ChargePeriodEnd"))
         if (r.get("BillingCurrency") or "").strip() not in ("USD", ""):
             raise ScenarioError(
-                file, f"row {line}.BillingCurrency", f"{r['BillingCurrency']!r}: the plan is in"
-                " USD; export the bill in USD"
-            )  # fmt: skip
+                file,
+                f"row {line}.BillingCurrency",
+                f"{r['BillingCurrency']!r}: the plan is in USD; export the bill in USD",
+            )
         charge = (r.get("ChargeCategory") or "").strip()
         if charge not in CHARGE_CATEGORIES:
             raise ScenarioError(
-                file, f"row {line}.ChargeCategory", f"{charge!r}; give one of"
-                f" {', '.join(CHARGE_CATEGORIES)}"
-            )  # fmt: skip
+                file,
+                f"row {line}.ChargeCategory",
+                f"{charge!r}; give one of {', '.join(CHARGE_CATEGORIES)}",
+            )
         self.seen.append(month)
         if month not in self.at:
             self.outside += 1
@@ -257,16 +261,25 @@ class _Tally:
         months, seen = self.months, self.seen
         if self.rows and not self.last:
             raise ScenarioError(
-                self.file, "ChargePeriodStart", f"every charge falls outside the plan's months"
+                self.file,
+                "ChargePeriodStart",
+                f"every charge falls outside the plan's months"
                 f" (the bill {min(seen)} to {max(seen)}, the plan {months[0]} to {months[-1]});"
-                " give the bill of the months since the plan started"
-            )  # fmt: skip
+                " give the bill of the months since the plan started",
+            )
         return Bill(
-            self.file, self.billed, dict(self.by_cat), dict(self.unused),
-            tuple(sorted(self.providers)), self.rows, self.outside, self.last,
-            dict(self.by_cover), _whole_months(self.ends, self.at, self.last),
+            self.file,
+            self.billed,
+            dict(self.by_cat),
+            dict(self.unused),
+            tuple(sorted(self.providers)),
+            self.rows,
+            self.outside,
+            self.last,
+            dict(self.by_cover),
+            _whole_months(self.ends, self.at, self.last),
             (min(seen), max(seen)) if seen else ("", ""),
-        )  # fmt: skip
+        )
 
 
 def _rows(file: str, reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -278,16 +291,26 @@ def _rows(file: str, reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[st
     try:
         for line, r in enumerate(reader, start=2):
             if None in r:
-                raise ScenarioError(file, f"row {line}", f"more cells than the header's {width}"
-                                    " columns; give the export as written")  # fmt: skip
+                raise ScenarioError(
+                    file,
+                    f"row {line}",
+                    f"more cells than the header's {width} columns; give the export as written",
+                )
             if None in r.values():
                 have = sum(v is not None for v in r.values())
-                raise ScenarioError(file, f"row {line}", f"{have} cells where the header has"
-                                    f" {width} columns; give the export as written")  # fmt: skip
+                raise ScenarioError(
+                    file,
+                    f"row {line}",
+                    f"{have} cells where the header has"
+                    f" {width} columns; give the export as written",
+                )
             yield line, r
     except csv.Error as exc:
-        raise ScenarioError(file, f"row {line + 1}", f"not CSV the csv module reads ({exc})"
-                            "; give a FOCUS CSV export") from None  # fmt: skip
+        raise ScenarioError(
+            file,
+            f"row {line + 1}",
+            f"not CSV the csv module reads ({exc}); give a FOCUS CSV export",
+        ) from None
 
 
 def _whole_months(ends: list[str], at: dict[str, int], last: int) -> int:

@@ -26,20 +26,26 @@ def scenario_of(p: plan.Plan, given: str | Path | None, book: PriceBook) -> Prep
     ``tco simulate``, else beside the plan folder's parent); it must be the same file (SHA-256),
     or the forecast would replay another plan."""
     where = "--scenario"
-    candidates = [Path(given)] if given else [Path(p.scenario_file), Path(p.folder).parent.parent
-                                              / Path(p.scenario_file).name]  # fmt: skip
+    candidates = (
+        [Path(given)]
+        if given
+        else [Path(p.scenario_file), Path(p.folder).parent.parent / Path(p.scenario_file).name]
+    )
     found = next((c for c in candidates if c.is_file()), None)
     if found is None:
         raise ScenarioError(
-            p.folder, where, f"the plan's scenario {p.scenario_file} is not found; give it with"
-            " --scenario FILE"
-        )  # fmt: skip
+            p.folder,
+            where,
+            f"the plan's scenario {p.scenario_file} is not found; give it with --scenario FILE",
+        )
     scenario, digest = load_file(found, book)
     if digest != p.sha256:
         raise ScenarioError(
-            str(found), where, f"not the file the plan was made from (SHA-256 {digest[:12]}...,"
-            f" the plan's {p.sha256[:12]}...); give the plan's scenario, or plan again"
-        )  # fmt: skip
+            str(found),
+            where,
+            f"not the file the plan was made from (SHA-256 {digest[:12]}...,"
+            f" the plan's {p.sha256[:12]}...); give the plan's scenario, or plan again",
+        )
     return prepare(scenario, book, str(found), digest)
 
 
@@ -68,9 +74,14 @@ def follow(
     book = book or PriceBook("snapshot")
     p = plan.load(plan_dir, option)
     jobs, report = read_trace(
-        Path(usage_log), usage_format, timestamps=True, utc_offset_hours=utc_offset_hours,
-        field_name="--usage", sacct_format=sacct_format, allow_empty=True,
-    )  # fmt: skip
+        Path(usage_log),
+        usage_format,
+        timestamps=True,
+        utc_offset_hours=utc_offset_hours,
+        field_name="--usage",
+        sacct_format=sacct_format,
+        allow_empty=True,
+    )
     unreadable = _unreadable(report, str(usage_log))
     used = usage.of(jobs, p, _through(through, p))
     billed = None if bill is None else focus.read(bill, p.months)
@@ -82,10 +93,12 @@ def follow(
         if billed is not None:
             inputs += f", the bill whole to {p.months[billed.whole - 1] if billed.whole else '-'}"
         raise ScenarioError(
-            str(usage_log), "--usage", f"no whole month of the plan ({p.months[0]} to"
+            str(usage_log),
+            "--usage",
+            f"no whole month of the plan ({p.months[0]} to"
             f" {p.months[-1]}) is covered ({inputs}); give the logs of the months since the plan"
-            " started, or --through YYYY-MM"
-        )  # fmt: skip
+            " started, or --through YYYY-MM",
+        )
     return tracked, forecast(tracked, scenario_of(p, scenario, book), book, budget)
 
 
@@ -102,9 +115,11 @@ def _unreadable(report: LoadReport, file: str) -> str:
     )
     if share > MAX_UNREADABLE:
         raise ScenarioError(
-            file, "--usage", f"{said}: more than {MAX_UNREADABLE:.0%}, so what is read does not"
-            " stand for what the cluster ran (tco workload stats FILE says why each is)"
-        )  # fmt: skip
+            file,
+            "--usage",
+            f"{said}: more than {MAX_UNREADABLE:.0%}, so what is read does not"
+            " stand for what the cluster ran (tco workload stats FILE says why each is)",
+        )
     return f"{said}: left out"
 
 
@@ -114,9 +129,11 @@ def _through(text: str | None, p: plan.Plan) -> int | None:
         return None
     if text not in p.months:
         raise ScenarioError(
-            p.folder, "--through", f"{text!r} is not a month of the plan; give YYYY-MM from"
-            f" {p.months[0]} to {p.months[-1]}"
-        )  # fmt: skip
+            p.folder,
+            "--through",
+            f"{text!r} is not a month of the plan; give YYYY-MM from"
+            f" {p.months[0]} to {p.months[-1]}",
+        )
     return p.months.index(text) + 1
 
 

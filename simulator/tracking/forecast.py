@@ -104,9 +104,11 @@ def _plan_option(t: Tracked, base: Prepared) -> dict[str, Any] | None:
     made = rebuilt(base.scenario.options, p.option, p.mix_parts, p.mix_wait_h)
     if made is None:
         raise ScenarioError(
-            p.folder, "--option", f"{p.option!r} is a mix whose parts the plan's scenario no"
-            " longer lists; track one of its parts with --option, or plan again"
-        )  # fmt: skip
+            p.folder,
+            "--option",
+            f"{p.option!r} is a mix whose parts the plan's scenario no"
+            " longer lists; track one of its parts with --option, or plan again",
+        )
     return made.model_dump()
 
 
@@ -155,10 +157,18 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
     line = t.plan.total_usd if budget is None else budget
     g = f.growth_quantiles(QUANTILES)
     return Forecast(
-        ms, (g[0], g[1], g[2]), f.growth_sd, ratio, (totals[0], totals[1], totals[2]),
-        futures[1], line, _over(ms, totals, line, volume, f.weight), waste, tuple(futures),
+        ms,
+        (g[0], g[1], g[2]),
+        f.growth_sd,
+        ratio,
+        (totals[0], totals[1], totals[2]),
+        futures[1],
+        line,
+        _over(ms, totals, line, volume, f.weight),
+        waste,
+        tuple(futures),
         {k: tuple(s[k] for s in service) for k in service[0]},
-    )  # fmt: skip
+    )
 
 
 def service_of(m: Metrics) -> dict[str, float]:

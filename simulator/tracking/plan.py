@@ -87,9 +87,11 @@ def load(folder: str | Path, option: str | None = None) -> Plan:
         return _load(path, option)
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, StopIteration) as exc:
         raise ScenarioError(
-            str(path), "summary.json, monthly.csv, jobs.csv", f"not a report folder tco simulate"
-            f" wrote ({type(exc).__name__}: {exc}); give the --out folder of a run"
-        ) from None  # fmt: skip
+            str(path),
+            "summary.json, monthly.csv, jobs.csv",
+            f"not a report folder tco simulate"
+            f" wrote ({type(exc).__name__}: {exc}); give the --out folder of a run",
+        ) from None
 
 
 def _load(path: Path, option: str | None) -> Plan:
@@ -122,10 +124,23 @@ def _load(path: Path, option: str | None) -> Plan:
         raise ValueError(f"summary.json: {chosen}'s totals_usd.cash is {total!r}")
     kind = registry.get(o["kind"]) if o.get("kind") in registry.names() else None
     return Plan(
-        str(path), chosen, sc["start"], months, cash, jobs, hours, waits,
-        total, sc["file"], sc["sha256"], summary["tco_version"],
-        parts, wait, bool(kind is not None and kind.buys_hardware), _service(o),
-    )  # fmt: skip
+        str(path),
+        chosen,
+        sc["start"],
+        months,
+        cash,
+        jobs,
+        hours,
+        waits,
+        total,
+        sc["file"],
+        sc["sha256"],
+        summary["tco_version"],
+        parts,
+        wait,
+        bool(kind is not None and kind.buys_hardware),
+        _service(o),
+    )
 
 
 def _service(o: dict[str, Any]) -> dict[str, float]:

@@ -32,14 +32,23 @@ class Derived:
             f" x{f.spread:.2f})"
         )
         return [
-            ("work from the model: FLOPs a job", f"{self.flops:.4g}",
-             "6N + 12 L s h a token (PaLM, Appendix B; LoRA 4N + 6 x adapters)"),
-            (f"work from the model: {REFERENCE_GPU} GPU-hours a job",
-             f"{self.reference_gpu_hours:,.1f}", fitted),
-            (f"memory from the model: GB a GPU on {self.gpus}", f"{self.memory_gb:.1f}",
-             "ZeRO model states sharded by stage, activations (Korthikanti et al. 2022),"
-             " reserve (training.memory)"),
-        ]  # fmt: skip
+            (
+                "work from the model: FLOPs a job",
+                f"{self.flops:.4g}",
+                "6N + 12 L s h a token (PaLM, Appendix B; LoRA 4N + 6 x adapters)",
+            ),
+            (
+                f"work from the model: {REFERENCE_GPU} GPU-hours a job",
+                f"{self.reference_gpu_hours:,.1f}",
+                fitted,
+            ),
+            (
+                f"memory from the model: GB a GPU on {self.gpus}",
+                f"{self.memory_gb:.1f}",
+                "ZeRO model states sharded by stage, activations (Korthikanti et al. 2022),"
+                " reserve (training.memory)",
+            ),
+        ]
 
 
 def derived(workload: Workload) -> list[Derived]:

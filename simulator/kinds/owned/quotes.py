@@ -62,9 +62,7 @@ def plan_quotes(
     )
 
 
-def _failure_quotes(
-    o: Owned, server: hardware.ServerModel, server_usd: float
-) -> tuple[Quote, ...]:
+def _failure_quotes(o: Owned, server: hardware.ServerModel, server_usd: float) -> tuple[Quote, ...]:
     """The failure rate, the repair by swap and the spare pool, when GPUs fail; spares priced
     from ``server_usd``, the server's price as the plan decided it (``Owned.new_price_usd``)."""
     f, given = o.upkeep, o.failures
