@@ -23,7 +23,7 @@ from tco.simulator.core.calendar import month_edges_h, month_index
 from tco.simulator.core.quote import PRICE_FACTOR_UNIT
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
-from tco.simulator.engine.verdicts import cheapest_of, meets, miss_word
+from tco.simulator.engine.verdicts import by_cash, cents, cheapest_of, meets, miss_word
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.runs import declared_measures
@@ -180,7 +180,7 @@ def resizes(result: Result) -> list[str]:
                 f" {z.p95_delay_h:,.1f} h at the largest tried): {_held_back_by(result, z)}."
             )
             continue
-        cheaper = rec.cash_usd is None or z.cash_usd < rec.cash_usd
+        cheaper = rec.cash_usd is None or cents(z.cash_usd) < cents(rec.cash_usd)
         out.append(
             f"{'Cheaper and meeting the level: ' if cheaper else 'Meeting the level: '}"
             f"{z.option} with {_size(result, z)} at {usd(z.cash_usd, cur)} (p95 delay"
@@ -231,7 +231,7 @@ def cheapest(result: Result) -> list[str]:
     cur = result.scenario.money
     verdicts = result.verdicts
     best = result.cheapest()
-    ranked = sorted(result.options, key=lambda o: o.total_cash_usd)
+    ranked = by_cash(result.options, lambda o: o.total_cash_usd)
     line = (
         f"Cheapest over {result.scenario.horizon_months} months: {best.name} at "
         f"{usd(best.total_cash_usd, cur)} (cash, {cur.code})"
@@ -239,8 +239,9 @@ def cheapest(result: Result) -> list[str]:
     if len(ranked) > 1:
         nxt = ranked[1]
         line += f", {usd(nxt.total_cash_usd - best.total_cash_usd, cur)} less than {nxt.name}"
-    if not verdicts[best.name].meets:
-        line += f", but it misses the service level ({'; '.join(verdicts[best.name].reasons)})"
+    if not meets(result, best.name):  # as the rule holds it: over the futures where drawn
+        why = "; ".join(verdicts[best.name].reasons) or "in too few of the futures"
+        line += f", but it misses the service level ({why})"
     return [line + "."]
 
 

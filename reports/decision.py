@@ -46,5 +46,6 @@ def options(result: Result) -> list[str]:
     for owns in (True, False):
         side = [o for o in result.options if registry.get(o.kind).buys_hardware == owns]
         if side:
-            named.add(min(side, key=lambda o: o.total_cash_usd).name)
+            found = cheapest_of(side, lambda o: o.total_cash_usd, lambda o: True)
+            named.add(found.name if found is not None else side[0].name)
     return [o.name for o in result.options if o.name in named]

@@ -22,6 +22,7 @@ from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
 from tco.simulator.engine.result import Result
+from tco.simulator.engine.verdicts import by_cash
 from tco.simulator.kinds import registry
 
 
@@ -92,7 +93,7 @@ def _comparison(result: Result) -> Section:
     code = result.scenario.money.code
     frame = tables.comparison(result)
     named = decision.chosen(result)
-    order = sorted(range(len(result.options)), key=lambda i: result.options[i].total_cash_usd)
+    order = by_cash(range(len(result.options)), lambda i: result.options[i].total_cash_usd)
     frame = frame.iloc[order].reset_index(drop=True)  # by cost, the cheapest first
     rows = [result.options[i].name for i in order]
     marked = rows.index(named) if named in rows else None
@@ -205,7 +206,8 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
     # The budgets of the recommendation and its runner-up open; the others folded (a reader
     # opens one; the print keeps to the decision).
     shown = {decision.chosen(result), decision.runner_up(result)}
-    for o in sorted(result.options, key=lambda x: (x.name not in shown, x.total_cash_usd)):
+    ordered = by_cash(result.options, lambda x: x.total_cash_usd)
+    for o in [x for x in ordered if x.name in shown] + [x for x in ordered if x.name not in shown]:
         s = _budget(result, o.name)
         if o.name not in shown:
             s.folded = f"Quarters, fiscal years and what {o.name} holds (folded)"

@@ -17,6 +17,7 @@ from tco.reports.formatting import sheet_text
 from tco.simulator.advice.optimize import GIVEN, Config, best
 from tco.simulator.core.atomic import write_text
 from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.verdicts import by_cash
 from tco.simulator.kinds import registry
 
 FILES = ("frontier.csv", "optimize.json", "optimize.html", MANIFEST)  # the manifest last
@@ -138,7 +139,8 @@ def optimize_html(prepared: Prepared, configs: list[Config], doc: dict[str, Any]
         f" horizon (p95 delay {b['p95_delay_h']:,.1f} h), the cheapest of {doc['evaluated']:,}"
         " configurations that meets the service level."
     )
-    front = sorted((c for c in configs if c.on_frontier), key=lambda c: (c.option, c.cash_usd))
+    cheapest_first = by_cash((c for c in configs if c.on_frontier), lambda c: c.cash_usd)
+    front = sorted(cheapest_first, key=lambda c: c.option)  # by option, each cheapest first
     code = cur.code
     frame = pd.DataFrame(
         {

@@ -28,6 +28,7 @@ from tco.reports.decision import chosen
 from tco.reports.how_sure import odds
 from tco.reports.lead import key_sentences, lead, replaced_lines
 from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.engine.verdicts import by_cash
 from tco.simulator.scenario.service_level import ServiceLevel
 
 # The comparison's columns: header, cell, and the narrowest terminal that shows the column.
@@ -160,7 +161,7 @@ COMPACT_ROWS = 8
 def shown(result: Result, details: bool = True) -> list[OptionResult]:
     """The options the table shows, by cash: every one, or (compact) the cheapest
     ``COMPACT_ROWS``, the recommended one always among them."""
-    ranked = sorted(result.options, key=lambda x: x.total_cash_usd)
+    ranked = by_cash(result.options, lambda x: x.total_cash_usd)
     if details or len(ranked) <= COMPACT_ROWS:
         return ranked
     named = chosen(result)

@@ -306,3 +306,39 @@ def test_each_kind_declares_exactly_the_capabilities_it_implements() -> None:
     listed = registry.capabilities()
     assert len(listed) == len(registry.names()) * len(Can)
     assert ("owned", Can.EXISTING, "") in listed
+
+
+# The one place candidates are ordered by cash (issue 54: four searches ranked four ways).
+RULE = ROOT / "simulator" / "engine" / "rule.py"
+RANKERS = ("rank(", "rank_closest(")
+
+
+def _orderings_by_cash(path: Path) -> list[str]:
+    """Calls of sorted/min/max whose key reads cash without the rule's ``rank``: each a
+    ranking of its own (``by_cash`` is the rule's order for a list shown cheapest first)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id not in ("sorted", "min", "max"):
+            continue
+        for kw in node.keywords:
+            key = ast.unparse(kw.value) if kw.arg == "key" else ""
+            if "cash" in key and not any(r in key for r in RANKERS):
+                found.append(f"{path}:{node.lineno}: {key}")
+    return found
+
+
+def test_candidates_are_ordered_by_the_rule_only() -> None:
+    """No search, race, odds summary or report orders options by cash itself: it calls the
+    rule's ``rank``, ``rank_closest``, ``by_cash`` or ``cheapest_of`` (``engine.rule``)."""
+    own = [f for p in MODULES if p != RULE for f in _orderings_by_cash(p)]
+    assert own == []
+
+
+def test_the_ordering_check_sees_a_ranking_of_its_own(tmp_path: Path) -> None:
+    bad = tmp_path / "probe.py"
+    bad.write_text("def f(xs):\n    return min(xs, key=lambda x: x.total_cash_usd)\n")
+    assert len(_orderings_by_cash(bad)) == 1
+    bad.write_text("def f(xs):\n    return min(xs, key=lambda x: rank(1, x.cash_usd))\n")
+    assert _orderings_by_cash(bad) == []

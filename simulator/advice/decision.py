@@ -35,7 +35,7 @@ from tco.simulator.core.limits import env_number
 from tco.simulator.engine.findings import Odds, SearchAccount, Standing
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.verdicts import cents
+from tco.simulator.engine.verdicts import rank_closest
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
@@ -287,7 +287,13 @@ def _finalists(race: Race, plan: Design, confidence: float) -> tuple[Entry | Non
         contenders = [e for e in race.entries.values() if e.played]
         if not contenders:
             return None, None
-        best = max(contenders, key=lambda e: (e.meets() / len(e.played), -e.mean_cash()))
+        order = list(race.entries)
+        best = min(
+            contenders,
+            key=lambda e: rank_closest(
+                -e.meets() / len(e.played), e.mean_cash(), order.index(e.key)
+            ),
+        )
         race.finish([best.key])
         chosen = _rule(race.done(), plan, confidence)
         if chosen is None:
@@ -303,9 +309,9 @@ def _finalists(race: Race, plan: Design, confidence: float) -> tuple[Entry | Non
     pool = meeting or others
     second = min(
         pool,
-        key=lambda e: (
+        key=lambda e: rank_closest(
             -e.meets() / len(e.played) if not meeting else 0.0,
-            cents(e.mean_cash()),
+            e.mean_cash(),
             list(race.entries).index(e.key),
         ),
     )

@@ -45,7 +45,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.verdicts import cents, cheapest_of
+from tco.simulator.engine.verdicts import by_cash, cents, cheapest_of, rank
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
@@ -359,9 +359,9 @@ class Mixer:
 
 
 def _rank(p: Played) -> tuple[bool, float, float]:
-    """Meeting the level first, then the cheapest (to the cent), then the least late."""
+    """The rule's order (``engine.rule.rank``), a tie going to the least late."""
     c = p.config
-    return (not c.meets_service_level, cents(c.cash_usd), c.p95_delay_h)
+    return rank(c.meets_service_level, c.cash_usd, c.p95_delay_h)
 
 
 def most_job_plays(prepared: Prepared) -> int:
@@ -386,9 +386,9 @@ def rentals(pairs_: list[tuple[Any, Mix]], result: Result) -> list[tuple[Any, Mi
     out = []
     for base in dict.fromkeys(m.base.name for _, m in pairs_):
         mine = [(c, m) for c, m in pairs_ if m.base.name == base]
-        ranked = sorted(
+        ranked = by_cash(
             (x for x in mine if result.verdicts[x[1].target.name].meets),
-            key=lambda x: cents(result.option(x[1].target.name).total_cash_usd),
+            lambda x: result.option(x[1].target.name).total_cash_usd,
         )
         out += ranked[:TARGETS]
     return [x for x in pairs_ if x in out]  # in the scenario's order

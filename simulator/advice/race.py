@@ -43,7 +43,7 @@ from typing import Protocol
 import numpy as np
 
 from tco.simulator.engine.findings import Dropped
-from tco.simulator.engine.verdicts import cents, needed
+from tco.simulator.engine.verdicts import by_cash, needed, rank
 from tco.simulator.sweep.plays import Candidate, Outcome
 
 ERROR = 0.05  # alpha: the chance of dropping the cheapest candidate at all
@@ -224,7 +224,7 @@ class Race:
             for e in self.entries.values()
             if e.state != "out" and e.played and self.feasible_so_far(e)
         ]
-        return min(live, key=lambda e: (cents(e.mean_cash()), str(e.key)), default=None)
+        return min(live, key=lambda e: rank(True, e.mean_cash(), str(e.key)), default=None)
 
     def excess(self, e: Entry) -> float | None:
         """How much dearer ``e`` is than the leader, as a share of the leader's cash (mean
@@ -270,9 +270,9 @@ class Race:
 
     def _drop_dearer(self, news: list[tuple[Entry, str]]) -> None:
         live = [e for e in self.entries.values() if e.state in ("racing", "done")]
-        judges = sorted(
+        judges = by_cash(
             (e for e in live if self.feasible_so_far(e) and len(e.played) >= FIRST_STAGE),
-            key=lambda e: cents(e.mean_cash()),
+            lambda e: e.mean_cash(),
         )  # the cheapest first: a candidate is named dearer than the leader when it is
         for e in live:
             if e.state != "racing":

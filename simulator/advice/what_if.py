@@ -30,7 +30,7 @@ from tco.simulator.engine.findings import FlipPoint, WhatIf
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import replayed, repriced, revised
-from tco.simulator.engine.verdicts import answer
+from tco.simulator.engine.verdicts import answer, by_cash
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import WhatIfInput
@@ -163,9 +163,7 @@ def _what_if(
     rec = _answer(base, changed)
     o = None if rec is None else changed.option(rec)
     kept = {x.name for x in changed.options if x is base.option(x.name)}  # not played again
-    ranked = sorted(
-        (x for x in changed.options if x.name not in kept), key=lambda x: x.total_cash_usd
-    )
+    ranked = by_cash((x for x in changed.options if x.name not in kept), lambda x: x.total_cash_usd)
     gap = ranked[1].total_cash_usd - ranked[0].total_cash_usd if len(ranked) > 1 else 0.0
     cash = None if o is None else o.total_cash_usd
     return WhatIf(name, change, rec, cash, rec != now, ranked[0].name, gap)

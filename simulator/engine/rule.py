@@ -5,8 +5,8 @@ and how many job streams a confidence needs. Apart from the records so every roo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -16,6 +16,26 @@ T = TypeVar("T")
 def cents(usd: float) -> float:
     """A cash figure as the rule compares it: to the cent."""
     return round(float(usd), 2)
+
+
+def rank(meets: bool, cash_usd: float, tie: Any = 0) -> tuple[bool, float, Any]:
+    """How the rule orders candidates (smallest first): those meeting the level, then the least
+    cash to the cent, then ``tie``, which each caller states (the scenario's order, the least
+    late, a key's text)."""
+    return (not meets, cents(cash_usd), tie)
+
+
+def rank_closest(shortfall: float, cash_usd: float, tie: Any = 0) -> tuple[float, float, Any]:
+    """How the rule orders candidates when none meets the level (smallest first): the least
+    shortfall (an excess over the limits, or minus the share of job streams met), then the least
+    cash to the cent, then ``tie``."""
+    return (shortfall, cents(cash_usd), tie)
+
+
+def by_cash(items: Iterable[T], cash: Callable[[T], float]) -> list[T]:
+    """``items`` cheapest first as the rule compares cash (to the cent), a tie in the given
+    order: the order every table and list of options is shown in."""
+    return sorted(items, key=lambda x: cents(cash(x)))
 
 
 def cheapest_index(cash: Sequence[float], meets: Sequence[bool] | None = None) -> int | None:

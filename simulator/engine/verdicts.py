@@ -24,11 +24,14 @@ from tco.simulator.engine.findings import Recommendation, Resize, Standing, Verd
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.rule import (
     best_per_future,
+    by_cash,
     cents,
     cheapest_index,
     cheapest_of,
     meets_with_confidence,
     needed,
+    rank,
+    rank_closest,
 )
 from tco.simulator.kinds.runs import REASON_MEMORY, REASON_SIZE
 from tco.simulator.scenario.service_level import CANNOT_RUN, ServiceLevel
@@ -36,6 +39,7 @@ from tco.simulator.scenario.service_level import CANNOT_RUN, ServiceLevel
 __all__ = [
     "answer",
     "best_per_future",
+    "by_cash",
     "cents",
     "cheapest_index",
     "cheapest_of",
@@ -44,6 +48,8 @@ __all__ = [
     "meets_with_confidence",
     "miss_word",
     "needed",
+    "rank",
+    "rank_closest",
     "standing",
     "verdict",
 ]
@@ -80,7 +86,7 @@ def choose(
             closest=None,
             resizes=resizes,
         )
-    closest = min(options, key=lambda o: (verdicts[o.name].shortfall, cents(o.total_cash_usd)))
+    closest = min(options, key=lambda o: rank_closest(verdicts[o.name].shortfall, o.total_cash_usd))
     return Recommendation(
         option=None,
         cash_usd=None,

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.simulator.engine.findings import FrontierPoint, OptionOdds
-from tco.simulator.engine.verdicts import best_per_future, cheapest_index, meets_with_confidence
+from tco.simulator.engine.verdicts import (
+    best_per_future,
+    cheapest_index,
+    meets_with_confidence,
+    rank_closest,
+)
 from tco.simulator.sweep.plays import Outcome
 from tco.simulator.sweep.replication import Replication
 
@@ -160,7 +165,7 @@ def closest(f: Futures) -> int:
     """When none meets the confidence: the option meeting the level in the most job streams
     (then the cheapest)."""
     means = f.cash.mean(axis=0)
-    return min(range(len(f.names)), key=lambda i: (-f.meets_share(i), round(means[i], 2), i))
+    return min(range(len(f.names)), key=lambda i: rank_closest(-f.meets_share(i), means[i], i))
 
 
 def frontier(f: Futures, levels: Sequence[float], words: dict[str, str]) -> list[FrontierPoint]:
