@@ -46,6 +46,13 @@ def month_index(edges: np.ndarray, hour: float) -> int:
     return int(months_of(edges, np.asarray([hour]))[0])
 
 
+def month_ending(edges: np.ndarray, hour: float) -> int:
+    """The month (0-based) that an interval ending at ``hour`` last falls in: an end on a month's
+    edge ends the month before (a group of servers retired at midnight on the 1st served the
+    month that ended then, not the one that starts)."""
+    return max(0, int(np.searchsorted(edges, hour, side="left")) - 1)
+
+
 def months_of(edges: np.ndarray, hours: np.ndarray) -> np.ndarray:
     """:func:`month_index` of each of ``hours`` (an int64 array)."""
     m = np.searchsorted(edges, hours, side="right") - 1

@@ -11,7 +11,7 @@ import numpy as np
 
 from tco.pricing.used_market import used_market
 from tco.simulator.core import defaults
-from tco.simulator.core.calendar import per_month
+from tco.simulator.core.calendar import month_ending, per_month
 from tco.simulator.costs.finance import depreciation
 from tco.simulator.costs.ledger import Category, Ledger, declare
 from tco.simulator.costs.usage import hourly
@@ -188,7 +188,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         facility += server_hours / month_hours * kw * o.facility.usd_per_kw_month
         paid += server_hours * gps
         busy += busy_g
-        end = months if g.until_h >= hours else _month_of(edges, g.until_h) + 1
+        end = months if g.until_h >= hours else month_ending(edges, g.until_h) + 1
         spares = spare_gpus(o, sum(d.servers for d, _ in g.tranches) * gps, gps)
         # Existing servers alone hold their spares already (no cash, counted in their value).
         spares_with = next((i for i, (d, _) in enumerate(g.tranches) if not d.existing), 0)
@@ -253,11 +253,6 @@ def spare_gpus(o: Owned, gpus: int, gpus_per_server: int) -> int:
 def spare_price(price_usd_per_server: float, gpus_per_server: int) -> float:
     """A spare GPU: its server's price per GPU without the chassis's share (Epoch's ratio)."""
     return price_usd_per_server / gpus_per_server / defaults.SERVER_TO_CHIP_COST
-
-
-def _month_of(edges: np.ndarray, h: float) -> int:
-    """The month an instant falls in (an instant on a month's edge ends the month before)."""
-    return max(0, int(np.searchsorted(edges, h, side="left")) - 1)
 
 
 @dataclass(frozen=True)

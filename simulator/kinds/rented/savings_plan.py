@@ -25,7 +25,7 @@ from pydantic import model_validator
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
 from tco.simulator.core import defaults
-from tco.simulator.core.calendar import per_month
+from tco.simulator.core.calendar import month_index, per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Fraction, Pos
 from tco.simulator.core.quote import price_quote
@@ -367,7 +367,7 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
         upfront = UPFRONT_SHARE[sp.payment]
         cash_commit = per_month(commit_h, edges) * (1.0 - upfront)
         for t0 in term_starts:
-            month = int(np.searchsorted(edges, t0, side="right") - 1)
+            month = month_index(edges, t0)
             cash_commit[month] += upfront * commit * term_h
         beyond_h = max(0, term_starts[-1] + term_h - hours)
         compute = per_month(overflow, edges)
