@@ -18,7 +18,7 @@ from tco.reports.gate import UNITS, Gate, GateError, parse
 
 __all__ = ["FORMS", "GateError", "Reading", "failed", "parsed", "reading"]
 from tco.simulator.tracking.forecast import Forecast
-from tco.simulator.tracking.plan import Plan
+from tco.simulator.tracking.plan_files import Plan
 
 FORMS = (
     "forecast.cash, forecast.p95_delay, forecast.p95_wait or CLASS.p95_delay, then > or <"

@@ -129,7 +129,7 @@ def test_rooms_import_downward_only() -> None:
 
 def test_the_floor_check_sees_an_upward_import() -> None:
     assert _floor("tco.simulator.core.errors") == len(FLOORS) - 1
-    assert _floor("tco.simulator.tracking.plan") == 0 and _floor("tco.simulator.run") == 1
+    assert _floor("tco.simulator.tracking.plan_files") == 0 and _floor("tco.simulator.run") == 1
     assert _floor("tco.pricing.book") is None
 
 

@@ -20,7 +20,7 @@ from tco.pricing.book import PriceBook
 from tco.simulator.advice.composing import rebuilt
 from tco.simulator.costs.ledger import category
 from tco.simulator.engine.simulate import play_named, revised
-from tco.simulator.tracking import focus, plan, usage
+from tco.simulator.tracking import focus, plan_files, usage
 from tco.simulator.tracking.follow import follow, scenario_of
 from tco.simulator.tracking.refit import PRIOR_MONTHS, fit, weighted_quantiles
 from tests.conftest import ROOT
@@ -179,7 +179,7 @@ def _bill(planned_billed: list[float], gpu_ratio: list[float], price: float, pat
 
 def _case(planned: Path, name: str, more: float, price: float) -> tuple[Path, Path]:
     report = planned / "report"
-    p = plan.load(report)
+    p = plan_files.load(report)
     jobs = _planned_jobs(report)
     log, bill = planned / f"{name}.sacct", planned / f"{name}.focus.csv"
     _sacct(jobs, 3, more, log)
@@ -197,7 +197,7 @@ def _read(log: Path) -> object:
 
 def test_each_variance_to_the_cent_and_the_forecast_moves_the_right_way(planned: Path) -> None:
     report = planned / "report"
-    p = plan.load(report)
+    p = plan_files.load(report)
     log, bill = _case(planned, "more", MORE, PRICE)
     book = PriceBook("snapshot")
     t, f = follow(report, log, "sacct", bill, book=book, through=THROUGH)
@@ -299,7 +299,7 @@ def test_a_mix_the_search_composed_is_made_again_and_tracked(tmp_path: Path) -> 
         ]
     )
     book = PriceBook("snapshot")
-    p = plan.load(report)
+    p = plan_files.load(report)
     assert p.option.startswith("mix: ") and [r for r, _, _ in p.mix_parts] == ["base", "overflow"]
     base = scenario_of(p, None, book)
     made = rebuilt(base.scenario.options, p.option, p.mix_parts, p.mix_wait_h)

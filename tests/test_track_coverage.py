@@ -15,7 +15,7 @@ import pytest
 
 from tco.cli import main
 from tco.pricing.book import PriceBook
-from tco.simulator.tracking import plan
+from tco.simulator.tracking import plan_files as plan
 from tco.simulator.tracking.follow import follow
 from tco.simulator.tracking.forecast import _over
 from tests.conftest import ROOT

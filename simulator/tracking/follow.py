@@ -14,14 +14,14 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import prepare
 from tco.simulator.run import load_file
-from tco.simulator.tracking import focus, plan, usage
+from tco.simulator.tracking import focus, plan_files, usage
 from tco.simulator.tracking.forecast import Forecast, forecast
 from tco.simulator.tracking.variance import Tracked, track
 from tco.simulator.workload.traces import LoadReport
 from tco.simulator.workload.traces import read as read_trace
 
 
-def scenario_of(p: plan.Plan, given: str | Path | None, book: PriceBook) -> Prepared:
+def scenario_of(p: plan_files.Plan, given: str | Path | None, book: PriceBook) -> Prepared:
     """The plan's scenario, prepared: ``given``, else the file its summary names (as given to
     ``tco simulate``, else beside the plan folder's parent); it must be the same file (SHA-256),
     or the forecast would replay another plan."""
@@ -72,7 +72,7 @@ def follow(
     the last whole month, stated), and the re-forecast against ``budget`` (default the plan's
     total)."""
     book = book or PriceBook("snapshot")
-    p = plan.load(plan_dir, option)
+    p = plan_files.load(plan_dir, option)
     jobs, report = read_trace(
         Path(usage_log),
         usage_format,
@@ -123,7 +123,7 @@ def _unreadable(report: LoadReport, file: str) -> str:
     return f"{said}: left out"
 
 
-def _through(text: str | None, p: plan.Plan) -> int | None:
+def _through(text: str | None, p: plan_files.Plan) -> int | None:
     """The number of whole months ``--through YYYY-MM`` states (None: not given)."""
     if text is None:
         return None
@@ -137,7 +137,7 @@ def _through(text: str | None, p: plan.Plan) -> int | None:
     return p.months.index(text) + 1
 
 
-def _month_of(p: plan.Plan, hour: float) -> str:
+def _month_of(p: plan_files.Plan, hour: float) -> str:
     """The calendar month (YYYY-MM) ``hour`` hours after the plan's start, said with where it
     lies when outside the plan's months."""
     if not np.isfinite(hour):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.simulator.core.calendar import month_edges_h, months_of
-from tco.simulator.tracking.plan import Plan, p95_by_month
+from tco.simulator.tracking.plan_files import Plan, p95_by_month
 from tco.simulator.workload.traces import TraceJobs
 
 # A month with no record where the plan expects this many jobs or more is a gap in the log, not

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.simulator.tracking.focus import Bill, cover
-from tco.simulator.tracking.plan import Plan
+from tco.simulator.tracking.plan_files import Plan
 from tco.simulator.tracking.usage import Usage
 
 
