@@ -196,7 +196,7 @@ def _print_places(tab: Any, top: int, days: float | None) -> None:
 def _cheapest(rows: Any, days: float | None) -> None:
     """The cheapest rental and the cheapest owned place, each on its own line: an owned floor
     (years of full use) is not a price for one run, so the two are never ranked together."""
-    from tco.simulator.advice.gpu_fit import OWNED_YEARS
+    from tco.simulator.fit.gpu_fit import OWNED_YEARS
 
     rent = next((x for x in rows if x.on_demand_usd is not None), None)
     own = next((x for x in rows if x.owned_usd is not None), None)
@@ -297,7 +297,7 @@ def fit(
     """
     from tco.pricing.book import PriceBook
     from tco.pricing.errors import PricingError
-    from tco.simulator.advice import gpu_fit
+    from tco.simulator.fit import gpu_fit
 
     work, note = _work(model, given)
     run = work.run()

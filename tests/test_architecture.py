@@ -98,6 +98,7 @@ FLOORS = (
     "kinds",
     "cluster",
     "costs",
+    "fit",
     "workload",
     "training",
     "core",

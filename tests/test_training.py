@@ -335,7 +335,7 @@ def test_tco_fit_days_puts_each_place_on_the_fewest_gpus_that_finish_in_time(
     """Issue 53's done-means: `tco fit llama-2-7b --tokens 2T --days 120` answers with places
     that finish in 120 days; one unit fewer would not (the speed model's own hours)."""
     from tco.cli import main
-    from tco.simulator.advice import gpu_fit
+    from tco.simulator.fit import gpu_fit
     from tco.simulator.workload.speed import Hardware, run_hours
 
     main(["fit", "llama-2-7b", "--tokens", "2T", "--days", "120", "--format", "json"])
