@@ -71,6 +71,7 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
     knobs = ("gpus",)
     sizes = ("gpus",)
     can_do = frozenset({Can.SEARCH, Can.WHAT_IFS})  # what it implements beyond play and price
+    data_site = "cloud"  # its data lives where it rents (the kind contract asks every kind)
 
     def __init__(self) -> None:
         # Declared when registered, not at import, so that it lives only while it is.
@@ -80,6 +81,11 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
 
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         return (WhatIfInput("set-up time", (-0.5, 3.0), _setup),)
+
+    def providers_of(self, plan: FlatRentalPlan) -> set[str]:
+        # The toy's provider is none of the price book's: no egress to it is priced, and the
+        # kind says so here rather than by forgetting (tests/test_kind_contract.py).
+        return set()
 
     def search(
         self, option: FlatRental, prepared: Any, index: int, evaluate: Callable[..., Any]
