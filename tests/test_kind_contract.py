@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tco.reports import focus_export
+from tco.simulator.core import uncertain_names
 from tco.simulator.costs import ledger
 from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import repriced
@@ -153,3 +154,17 @@ def test_says_why_it_cannot_do_what_it_does_not_declare(kind: str) -> None:
     for cap in Can:
         if not k.can(cap):
             assert k.why_not(cap).strip(), f"{kind} cannot {cap.word}: say why"
+
+
+@pytest.mark.parametrize("kind", _kinds())
+def test_the_inputs_it_knows_to_be_uncertain_are_declared(kind: str) -> None:
+    """Each input a kind gives the odds is declared by name (``core.uncertain_names``), so
+    ``odds: {without: [name]}`` takes it: the list of tco's own uncertain inputs is open."""
+    _, prepared = _played(kind)
+    plan = prepared.plans[-1]
+    given = registry.get(kind).uncertainties(plan, f"options[{len(prepared.plans) - 1}]")
+    for i in given:
+        assert uncertain_names.owner(i.name) is not None, f"{kind}: declare {i.name!r}"
+    if given:
+        sc = make_scenario(options=EXAMPLES[kind], odds={"without": [given[0].name]})
+        assert not sc.odds.uses(given[0].name)

@@ -85,7 +85,8 @@ class Context:
 @dataclass(frozen=True)
 class KnownInput:
     """An input a kind knows to be uncertain for one of its options, for the odds of every
-    answer (``sweep.known``): its name among ``scenario.uncertainty.KNOWN``, the path it is
+    answer (``sweep.known``): its name, declared by the kind's module in
+    ``core.uncertain_names`` (``odds: {without: [name]}`` leaves it out), the path it is
     drawn at, its range (triangular on low, mode, high; uniform when ``mode`` is None;
     lognormal when ``sigma`` is given) and where the range comes from, in a reader's words."""
 

@@ -40,6 +40,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from tco.pricing import hardware
+from tco.simulator.core import uncertain_names
 from tco.simulator.core.fields import Strict
 from tco.simulator.costs import ledger
 
@@ -49,18 +50,9 @@ Real = Annotated[float, Field(ge=-1e9, le=1e9)]
 # futures (p = 0.5) and 3 at p = 0.9; enough to tell "nearly always" from "a coin toss", not 0.93
 # from 0.95 (ask for more with --odds).
 DEFAULT_FUTURES = 100
-# What tco itself knows to be uncertain (``sweep.known`` says each one's range and source).
-KNOWN = (
-    "speed",
-    "prices.spot",
-    "prices.on_demand",
-    "market.spot_interruption_quantile",
-    "market.spot_scarcity",
-    "used_market",
-    "market.resale_received_share",
-    "market.months_to_sell",
-    "workload.model_hours_scale",
-)
+# What tco itself knows to be uncertain about the work (``sweep.known`` says each one's range
+# and source); the kinds declare their own (``core.uncertain_names``: the list is open).
+uncertain_names.declare(__name__, "speed", "workload.model_hours_scale")
 Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
 SWEEPABLE = ("workload", "options", "discount_rate", "market")
 _INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
@@ -362,8 +354,8 @@ ODDS_ENV = "TCO_ODDS"  # the number of futures when the scenario sets none (CI: 
 class Odds(Strict):
     """How sure the answer is: ``futures`` drawn from the uncertain inputs (0: no odds; None:
     ``$TCO_ODDS`` if set, else ``DEFAULT_FUTURES``), every option on the same job stream in
-    each future; ``without``: tco's own uncertainties left out (``all``, or names of
-    ``KNOWN``)."""
+    each future; ``without``: tco's own uncertainties left out (``all``, or names declared
+    in ``core.uncertain_names``)."""
 
     futures: Annotated[int, Field(ge=0, le=100_000)] | None = None
     without: Literal["all"] | list[str] = Field(default_factory=list)
@@ -371,10 +363,11 @@ class Odds(Strict):
     @model_validator(mode="after")
     def _known(self) -> Odds:
         if isinstance(self.without, list):
-            bad = [w for w in self.without if w not in KNOWN]
+            known = uncertain_names.names()
+            bad = [w for w in self.without if w not in known]
             if bad:
                 raise ValueError(
-                    f"without: unknown {', '.join(map(repr, bad))}; valid: all, {', '.join(KNOWN)}"
+                    f"without: unknown {', '.join(map(repr, bad))}; valid: all, {', '.join(known)}"
                 )
         return self
 

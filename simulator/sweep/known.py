@@ -37,7 +37,7 @@ class Input:
 
     uncertain: Uncertain
     source: str
-    known: str | None = None  # the name among scenario.uncertainty.KNOWN
+    known: str | None = None  # its declared name (core.uncertain_names)
     money: bool = False
 
     @property

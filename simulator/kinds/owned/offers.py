@@ -7,11 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from tco.pricing.used_market import used_market as market_of
-from tco.simulator.core import defaults
+from tco.simulator.core import defaults, uncertain_names
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.resale import ResaleQuote, describe
 from tco.simulator.kinds.registry import KnownInput, Sale, UnitPrice, WhatIfInput
+
+# What the odds draw for servers sold (``selling``, ``used_market``): declared here.
+uncertain_names.declare(
+    __name__, "used_market", "market.resale_received_share", "market.months_to_sell"
+)
 
 SERVERS_KNOB = "servers"
 TRANCHE_KNOB = "servers_added_per_tranche"

@@ -23,7 +23,7 @@ from tco.pricing import hardware, providers
 from tco.pricing.errors import PricingError
 from tco.pricing.records import BASIS_WORDS, Price
 from tco.simulator.cluster.scheduler import QueueInput, simulate
-from tco.simulator.core import defaults
+from tco.simulator.core import defaults, uncertain_names
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.quote import price_quote
@@ -39,6 +39,9 @@ from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals, remaining_h
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
+
+# What the odds draw for a rented option at list prices (``uncertainties``): declared here.
+uncertain_names.declare(__name__, "prices.on_demand")
 
 C = TypeVar("C", bound=CloudBase)
 T = TypeVar("T")

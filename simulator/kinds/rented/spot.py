@@ -31,7 +31,7 @@ from pydantic import Field, model_validator
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
 from tco.simulator.cluster.interruptions import Checkpointing, check_interruptions, run_jobs
-from tco.simulator.core import defaults
+from tco.simulator.core import defaults, uncertain_names
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Count, NonNeg, Pos
@@ -47,6 +47,11 @@ from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
+
+# What the odds draw for a spot option (``uncertainties``): declared here, where they live.
+uncertain_names.declare(
+    __name__, "prices.spot", "market.spot_interruption_quantile", "market.spot_scarcity"
+)
 
 declare(
     Category(
