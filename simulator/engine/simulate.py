@@ -28,6 +28,7 @@ from tco.simulator.engine.prepared import Prepared, draw_jobs, option_rng
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import choose, verdict
 from tco.simulator.kinds import costing, registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
@@ -187,6 +188,11 @@ def _rents_from(plan: Plan, runs: JobRuns) -> tuple[str, ...]:
     )
 
 
+def _said_nowhere() -> None:
+    """Where jobs ran, for a kind that does not say (jobs.csv leaves the columns empty)."""
+    return None
+
+
 def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
     """One option's ledgers and metrics from its runs."""
     kind = registry.of(plan.option)
@@ -212,7 +218,9 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
         break_even={},
         servers=kind.servers_of(plan),
         rents_from=_rents_from(plan, runs),
-        places_of=functools.partial(kind.job_places, plan, runs, ledger),
+        places_of=functools.partial(kind.job_places, plan, runs, ledger)
+        if kind.can(Can.PLACES)
+        else _said_nowhere,
     )
 
 

@@ -25,6 +25,8 @@ class Can(enum.Enum):
     UNIT_PRICES = ("unit_prices", "unit_prices", "exposes its prices as spreadsheet inputs")
     PROPOSE = ("propose", "propose", "proposes options from the catalog (candidates:)")
     EXISTING = ("existing_servers", "existing_servers", "runs servers the site already owns")
+    FINISH = ("finish", "to_finish", "prices the work unfinished at the horizon job by job")
+    PLACES = ("places", "job_places", "says where each job ran and what it cost there (jobs.csv)")
 
     def __init__(self, word: str, hook: str, meaning: str) -> None:
         self.word = word

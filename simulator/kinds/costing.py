@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 
 from tco.simulator.costs.ledger import Category, Ledger, category, declare
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import of
 from tco.simulator.kinds.runs import JobRuns, remaining_h
@@ -104,4 +105,6 @@ def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         led = dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
     if plan.project_ends:
         return led
-    return finished(led, runs, edges, of(plan.option).to_finish(plan, runs, float(edges[-1])))
+    kind = of(plan.option)
+    own = kind.to_finish(plan, runs, float(edges[-1])) if kind.can(Can.FINISH) else None
+    return finished(led, runs, edges, own)

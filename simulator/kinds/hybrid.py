@@ -198,8 +198,10 @@ def _gpu_hours(
 
 @register
 class HybridKind(Kind[Hybrid, HybridPlan]):
-    can_do = frozenset({Can.SEARCH, Can.COMPOSE, Can.SELL, Can.UNIT_PRICES})
+    can_do = frozenset({Can.SEARCH, Can.COMPOSE, Can.SELL, Can.UNIT_PRICES, Can.PLACES})
     cannot: ClassVar[Mapping[Can, str]] = {
+        Can.FINISH: "its servers and its burst finish the work at its own cost per GPU-hour (its"
+        " share of its cash)",
         Can.SIZE: "sized by its owned option, which the search grows",
         Can.FIT: "its rental is fitted as that option's own kind fits it",
         Can.WHAT_IFS: "its parts' inputs are their kinds' what-ifs",

@@ -82,9 +82,20 @@ REFRESH_KNOB = offers.REFRESH_KNOB
 @register
 class OwnedKind(QueueingKind[Owned, OwnedPlan]):
     can_do = frozenset(
-        {Can.SEARCH, Can.SIZE, Can.SELL, Can.WHAT_IFS, Can.UNIT_PRICES, Can.PROPOSE, Can.EXISTING}
+        {
+            Can.SEARCH,
+            Can.SIZE,
+            Can.SELL,
+            Can.WHAT_IFS,
+            Can.UNIT_PRICES,
+            Can.PROPOSE,
+            Can.EXISTING,
+            Can.PLACES,
+        }
     )
     cannot: ClassVar[Mapping[Can, str]] = {
+        Can.FINISH: "its servers finish the work at its own cost per GPU-hour (its share of its"
+        " cash)",
         Can.COMPOSE: "a hybrid composes an owned option with a rental",
         Can.FIT: "its size is searched, not fitted to usage",
     }

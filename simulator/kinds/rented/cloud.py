@@ -95,6 +95,7 @@ RENTED_CANNOT = {
 class CloudKind(Kind[C, CP]):
     """Rented instances. Subclasses set the billing defaults and whether the machine is bare."""
 
+    can_do: ClassVar[frozenset[Can]] = frozenset({Can.FINISH, Can.PLACES})
     cannot: ClassVar[Mapping[Can, str]] = {
         **RENTED_CANNOT,
         Can.SEARCH: "no knob: its shapes and prices are as listed",

@@ -31,7 +31,7 @@ class OnDemandKind(CloudKind[OnDemand, CloudPlan]):
     name = "on_demand"
     model = OnDemand
     label = "cloud on-demand"
-    can_do = frozenset({Can.PROPOSE})
+    can_do = frozenset({Can.PROPOSE, Can.FINISH, Can.PLACES})
 
     def plan(self, option: OnDemand, ctx: Context) -> CloudPlan:
         return self.cloud_plan(option, ctx)

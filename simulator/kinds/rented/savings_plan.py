@@ -230,7 +230,7 @@ def fleet_hours(
 
 @register
 class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
-    can_do = frozenset({Can.SEARCH, Can.FIT})
+    can_do = frozenset({Can.SEARCH, Can.FIT, Can.FINISH, Can.PLACES})
     cannot: ClassVar[Mapping[Can, str]] = {
         **CloudKind.cannot,
         Can.PROPOSE: "a commitment is fitted to usage a proposal does not have yet: the catalog"

@@ -31,7 +31,7 @@ from pydantic import Field, model_validator
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
 from tco.simulator.cluster.interruptions import Checkpointing, check_interruptions, run_jobs
-from tco.simulator.core import defaults, uncertain_names
+from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Count, NonNeg, Pos
@@ -40,18 +40,15 @@ from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, declare
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import Context, KnownInput, register
+from tco.simulator.kinds.rented import spot_odds
 from tco.simulator.kinds.rented.billing import usage
-from tco.simulator.kinds.rented.cloud import CloudKind, on_demand_move
+from tco.simulator.kinds.rented.cloud import CloudKind
 from tco.simulator.kinds.rented.fleet import Shape, place
 from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.plan import CloudPlan
+from tco.simulator.kinds.rented.spot_odds import Zone
 from tco.simulator.kinds.runs import JobRuns, Rentals
 from tco.simulator.workload.jobs import Jobs
-
-# What the odds draw for a spot option (``uncertainties``): declared here, where they live.
-uncertain_names.declare(
-    __name__, "prices.spot", "market.spot_interruption_quantile", "market.spot_scarcity"
-)
 
 declare(
     Category(
@@ -109,7 +106,6 @@ class Spot(CloudBase):
 
 
 RATE_FIELD = "interruptions_per_instance_month"
-Zone = tuple[str, float, float]  # an instance type, its lowest and highest zone's price / paid
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,57 +239,14 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         ]
 
     def uncertainties(self, plan: SpotPlan, where: str) -> list[KnownInput]:
-        """The spot price between its zones' bounds, where interruptions sit in their buckets,
-        how scarce capacity is, and on-demand prices when the option falls back to them."""
         o = plan.option
-        out = []
-        if plan.zone_spread:
-            low = min(lo for _, lo, _ in plan.zone_spread)
-            high = max(hi for _, _, hi in plan.zone_spread)
-            widest = max(plan.zone_spread, key=lambda z: z[2] - z[1])
-            if low < high:
-                out.append(
-                    KnownInput(
-                        "prices.spot",
-                        "prices.spot",
-                        low,
-                        high,
-                        min(max(1.0, low), high),
-                        "the lowest and highest spot price over the region's AZs in the bundled"
-                        f" snapshot (widest: {widest[0]}, {widest[1]:.2f}-{widest[2]:.2f} x the"
-                        " price used); spot also moves over time (p4d: $2.47/h in one 2025"
-                        " source, $8.05/h in another), which this range does not cover",
-                    )
-                )
-        if o.interruptions_per_instance_month is None:
-            out.append(
-                KnownInput(
-                    "market.spot_interruption_quantile",
-                    "market.spot_interruption_quantile",
-                    0.0,
-                    1.0,
-                    None,
-                    "anywhere within each type's Spot Instance Advisor bucket (its bounds;"
-                    " '>20%' taken up to 40 %, a guess)",
-                )
-            )
-        if o.capacity_short_probability is None or o.capacity_wait_hours is None:
-            low, high = defaults.SPOT_SCARCITY_RANGE
-            out.append(
-                KnownInput(
-                    "market.spot_scarcity",
-                    "market.spot_scarcity",
-                    low,
-                    high,
-                    None,
-                    f"the assumed spot capacity (chance and wait) from {low:g} to {high:g} x"
-                    " (ASSUMPTION: no measurement found)",
-                )
-            )
-        fallback = (o.fallback_to_on_demand_after, o.fallback_to_on_demand_after_wait_hours)
-        if fallback != (None, None):
-            out.append(on_demand_move())
-        return out
+        return spot_odds.uncertainties(
+            plan.zone_spread,
+            rate_given=o.interruptions_per_instance_month is not None,
+            capacity_given=None not in (o.capacity_short_probability, o.capacity_wait_hours),
+            falls_back=(o.fallback_to_on_demand_after, o.fallback_to_on_demand_after_wait_hours)
+            != (None, None),
+        )
 
     def instance_price(self, o: Spot, ctx: Context, itype: str, field: str) -> Price:
         try:
