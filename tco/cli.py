@@ -13,6 +13,7 @@ import click
 
 from tco.cli_common import (
     EXIT_BAD_INPUT,
+    TABLE_FORMAT_OPTION,
     BadInput,
     one_line,
 )
@@ -108,14 +109,7 @@ def validate(scenario: Path) -> None:
 @click.option("--provider", help="Only this provider's instances (with GPU).")
 @click.option("--spot", is_flag=True, help="Only instances with a spot price, sorted by it.")
 @click.option("--doubtful", is_flag=True, help="Show doubtful prices too (marked).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="A table, or JSON or CSV with every field.",
-)
+@TABLE_FORMAT_OPTION
 def catalog(
     kind: str, gpu: str | None, provider: str | None, spot: bool, doubtful: bool, fmt: str
 ) -> None:

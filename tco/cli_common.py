@@ -93,6 +93,14 @@ PRICES_OPTION = click.option(
     help="Where prices come from: live AWS if credentials are present (auto), always live, the "
     "cache of earlier live answers, or the bundled snapshot.",
 )
+TABLE_FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="A table, or JSON or CSV with every field.",
+)
 OFFLINE_OPTION = click.option(
     "--offline",
     is_flag=True,

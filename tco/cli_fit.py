@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from tco.cli_common import BadInput, console, options
+from tco.cli_common import TABLE_FORMAT_OPTION, BadInput, console, options
 
 CHINCHILLA_TOKENS_PER_PARAMETER = 20  # Hoffmann et al. 2022 (arXiv:2203.15556): compute-optimal
 
@@ -264,13 +264,7 @@ _WORK_OPTIONS = [
     show_default=True,
     help="Places shown in the terminal.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-)
+@TABLE_FORMAT_OPTION
 def fit(
     model: str,
     fmt: str,

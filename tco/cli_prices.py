@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from tco.cli_common import OFFLINE_OPTION, PRICES_OPTION, console, price_book, progress, warn
+from tco.cli_common import (
+    OFFLINE_OPTION,
+    PRICES_OPTION,
+    TABLE_FORMAT_OPTION,
+    console,
+    price_book,
+    progress,
+    warn,
+)
 
 
 @click.group()
@@ -22,14 +30,7 @@ def prices() -> None:
 @prices.command("show")
 @click.argument("instance_type")
 @click.option("--region", default="us-east-1", show_default=True)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="A table, or the rows as JSON or CSV.",
-)
+@TABLE_FORMAT_OPTION
 @PRICES_OPTION
 @OFFLINE_OPTION
 def prices_show(instance_type: str, region: str, fmt: str, prices: str, offline: bool) -> None:
