@@ -75,13 +75,7 @@ def plan_of(tmp_path_factory: pytest.TempPathFactory) -> Path:
             str(d / "tracked.yaml"),
             "--out",
             str(d / "report"),
-            "--quiet",
-            "--format",
-            "json,csv",
-            "--prices",
-            "snapshot",
-            "--odds",
-            "0",
+            *PLAN_FLAGS,
         ]
     )
     return d
@@ -99,6 +93,10 @@ def _planned_jobs(report: Path, option: str = "p4d") -> list[dict[str, str]]:
 
 def _stamp(hours: float) -> str:
     return (START + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# How the tests write a plan: quietly, the files tracking reads, snapshot prices, no odds.
+PLAN_FLAGS = ["--quiet", "--format", "json,csv", "--prices", "snapshot", "--odds", "0"]
 
 
 def _sacct(jobs: list[dict[str, str]], months: int, more: float, path: Path) -> None:
@@ -289,13 +287,7 @@ def test_a_mix_the_search_composed_is_made_again_and_tracked(tmp_path: Path) -> 
             str(tmp_path / "small.yaml"),
             "--out",
             str(report),
-            "--quiet",
-            "--format",
-            "json,csv",
-            "--prices",
-            "snapshot",
-            "--odds",
-            "0",
+            *PLAN_FLAGS,
         ]
     )
     book = PriceBook("snapshot")

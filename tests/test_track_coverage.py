@@ -22,6 +22,7 @@ from tests.conftest import ROOT
 from tests.test_track import (
     FOCUS_COLUMNS,
     MORE,
+    PLAN_FLAGS,
     PRICE,
     SCENARIO,
     THROUGH,
@@ -161,13 +162,7 @@ def test_storage_and_egress_on_the_bill_are_counted_once(tmp_path: Path) -> None
             str(tmp_path / "stored.yaml"),
             "--out",
             str(tmp_path / "report"),
-            "--quiet",
-            "--format",
-            "json,csv",
-            "--prices",
-            "snapshot",
-            "--odds",
-            "0",
+            *PLAN_FLAGS,
         ]
     )
     report = tmp_path / "report"
