@@ -168,3 +168,17 @@ def test_the_inputs_it_knows_to_be_uncertain_are_declared(kind: str) -> None:
     if given:
         sc = make_scenario(options=EXAMPLES[kind], odds={"without": [given[0].name]})
         assert not sc.odds.uses(given[0].name)
+
+
+# What a kind that buys hardware answers itself: the defaults would say, silently, that it runs
+# no servers, sells nothing back and does not run the site's existing servers (whose sale at
+# the start is then credited to it).
+BUYER_HOOKS = ("servers_of", "resale_basis", "keeps_existing")
+
+
+@pytest.mark.parametrize("kind", _kinds())
+def test_a_kind_that_buys_says_what_it_runs_and_sells(kind: str) -> None:
+    k = registry.get(kind)
+    if k.buys_hardware:
+        missing = [h for h in BUYER_HOOKS if getattr(type(k), h) is getattr(Kind, h)]
+        assert missing == [], f"{kind}: answer {', '.join(missing)}"
