@@ -7,11 +7,11 @@ break-even in a table); :func:`sentences` gives all of them in the terminal's or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from tco.reports.buying import catalog, servers
+from tco.reports.buying import catalog, sale_of, servers
 from tco.reports.provenance import plain_source
 from tco.reports.robustness import robustness as robustness
 from tco.reports.words import hours as hours
@@ -20,12 +20,11 @@ from tco.reports.words import pct as pct
 from tco.reports.words import reference_label as reference_label
 from tco.reports.words import usd as usd
 from tco.simulator.core.calendar import month_edges_h, month_index
-from tco.simulator.core.quote import PRICE_FACTOR_UNIT
+from tco.simulator.core.quote import PRICE_FACTOR_UNIT, Quote
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import by_cash, cents, cheapest_of, meets, miss_word
 from tco.simulator.kinds import registry
-from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.runs import declared_measures
 from tco.simulator.scenario.service_level import DEFAULT_CONFIDENCE
 
@@ -286,13 +285,7 @@ def resale(result: Result) -> list[str]:
     cur = result.scenario.money
     out = []
     for o in result.options:
-        spec = result.scenario.option(o.name)
-        kind = registry.of(spec)
-        sale = (
-            kind.sale(spec, tuple(result.scenario.options), o.ledger)
-            if kind.can(Can.SELL)
-            else None
-        )
+        sale = sale_of(result, o.name)
         if sale is None:
             continue
         at_end, replaced, how = sale.at_horizon_usd, sale.before_usd, sale.basis
@@ -379,15 +372,18 @@ def remarks(result: Result) -> list[str]:
     return said
 
 
+def cloud_quotes(result: Result) -> Iterator[Quote]:
+    """Every option's quoted cloud price (an instance-hour's)."""
+    return (q for o in result.options for q in o.quotes if q.unit == "USD/h")
+
+
 def cloud_sources(result: Result, words: Callable[[str], str], dated: str) -> list[str]:
     """Each source of cloud prices (in ``words``) with its date after ``dated`` (none for an
     undated one), sorted."""
     return sorted(
         {
             words(q.source) + ("" if q.as_of == "undated" else f"{dated}{q.as_of}")
-            for o in result.options
-            for q in o.quotes
-            if q.unit == "USD/h"
+            for q in cloud_quotes(result)
         }
     )
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.reports.decision import runner_up
 from tco.reports.words import usd
 from tco.simulator.advice.candidates import reason
 from tco.simulator.costs import ledger
 from tco.simulator.engine.result import Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
+from tco.simulator.kinds.registry import Sale
 
 # The ledger's charge for money paid to own something (FOCUS's ChargeCategory "Purchase").
 PURCHASE = "Purchase"
@@ -62,6 +64,15 @@ def catalog(result: Result) -> list[str]:
     return [text + "; each reason in summary.json (candidates)."]
 
 
+def sale_of(result: Result, name: str) -> Sale | None:
+    """What option ``name`` sells back (``Kind.sale``; None for a kind that sells nothing)."""
+    spec = result.scenario.option(name)
+    kind = registry.of(spec)
+    if not kind.can(Can.SELL):
+        return None
+    return kind.sale(spec, tuple(result.scenario.options), result.option(name).ledger)
+
+
 def capital(result: Result) -> list[str]:
     """When the recommendation buys servers: what it pays for them and when (the ledger's
     purchase categories: bought outright or financed), and what it counts back from selling
@@ -83,14 +94,14 @@ def capital(result: Result) -> list[str]:
     first, last = result.months[months[0]], result.months[months[-1]]
     when = first if first == last else f"{first} to {last}"
     line = f"It pays {usd(float(paid.sum()), cur)} for servers ({when})"
-    spec = result.scenario.option(name)
-    kind = registry.of(spec)
-    sale = kind.sale(spec, tuple(result.scenario.options), o.ledger) if kind.can(Can.SELL) else None
+    sale = sale_of(result, name)
     back = 0.0 if sale is None else sale.at_horizon_usd + sale.before_usd
     if sale is not None and back >= 0.005:
-        how = RESALE_BASIS.get(kind.resale_basis(spec, tuple(result.scenario.options)) or "", "")
+        spec = result.scenario.option(name)
+        basis = registry.of(spec).resale_basis(spec, tuple(result.scenario.options))
+        how = RESALE_BASIS.get(basis or "", "")
         line += f" and counts {usd(back, cur)} back from selling them{f' ({how})' if how else ''}"
-        second = result.recommendation.runner_up
+        second = runner_up(result)  # the runner-up the first lines name
         lead = 0.0 if second is None else result.option(second).total_cash_usd - o.total_cash_usd
         if second is not None and lead > 0:
             rests = "all" if back >= lead else f"{back / lead:.0%}"

@@ -9,16 +9,11 @@ months' cash; a start moved later removes the first months').
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 from tco.reports.formatting import md_cell, md_text, money
-from tco.reports.summary_read import CompareError
-
-# No tco run writes a month's cash near this (a trillion dollars): beyond it, NaN or infinite
-# is a file edited or corrupted.
-_LARGEST_USD = 1e12
+from tco.reports.summary_read import CompareError, check_number
 
 
 def _side(doc: dict[str, Any], p: Path) -> tuple[str | None, dict[str, float]]:
@@ -44,10 +39,7 @@ def _side(doc: dict[str, Any], p: Path) -> tuple[str | None, dict[str, float]]:
                 " summary.json this tco wrote"
             )
         for k, x in enumerate(cash):
-            if not isinstance(x, int | float) or isinstance(x, bool) or not math.isfinite(x):
-                raise CompareError(f"{p}: {at}[{k}]: expected a finite number")
-            if abs(x) > _LARGEST_USD:
-                raise CompareError(f"{p}: {at}[{k}]: {x!r} is not a month's cash a tco run writes")
+            check_number(x, p, f"{at}[{k}]", "usd", required=True)
             total[k] += float(x)
     return name, dict(zip(months, (round(x, 2) for x in total), strict=True))
 

@@ -11,12 +11,13 @@ from tco.pricing import providers
 from tco.pricing.records import BASIS_WORDS
 from tco.reports.answer import (
     caveats,
+    cloud_quotes,
     headline,
     level_text,
     reference_label,
     usd,
 )
-from tco.reports.buying import capital, catalog, servers
+from tco.reports.buying import capital, catalog, sale_of, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.words import more_or_less, share
@@ -26,7 +27,6 @@ from tco.simulator.engine.findings import Portfolio
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
 from tco.simulator.kinds import registry
-from tco.simulator.kinds.capabilities import Can
 
 
 def lead(result: Result) -> list[str]:
@@ -162,12 +162,8 @@ def bought_to_resell(result: Result) -> list[str]:
     name = result.recommendation.option
     if name is None:
         return []
-    spec = result.scenario.option(name)
-    kind = registry.of(spec)
-    if not kind.can(Can.SELL):
-        return []
     o = result.option(name)
-    sale = kind.sale(spec, tuple(result.scenario.options), o.ledger)
+    sale = sale_of(result, name)
     if sale is None or sale.quick_usd <= 0:
         return []
     cur = result.scenario.money
@@ -364,12 +360,10 @@ def short_sources(result: Result) -> list[str]:
     """Where the cloud prices come from and as of when, in one short sentence: a source's
     dates as a range ("by" a date, as the long form says, left to summary.json)."""
     dates: dict[str, set[str]] = {}
-    for o in result.options:
-        for q in o.quotes:
-            if q.unit == "USD/h":
-                when = dates.setdefault(SHORT_SOURCES.get(q.source, q.source), set())
-                if q.as_of != "undated":
-                    when.add(q.as_of.removeprefix("by "))
+    for q in cloud_quotes(result):
+        when = dates.setdefault(SHORT_SOURCES.get(q.source, q.source), set())
+        if q.as_of != "undated":
+            when.add(q.as_of.removeprefix("by "))
     if not dates:
         return []
     found = [

@@ -73,7 +73,11 @@ def _expect(doc: dict[str, Any], spec: dict[str, Any], p: Path, where: str) -> N
 _LARGEST = {"usd": 1e12, "h": 1e6}
 
 
-def _number(x: Any, p: Path, where: str, unit: str) -> None:
+def check_number(x: Any, p: Path, where: str, unit: str, required: bool = False) -> None:
+    """A figure of a summary at ``where``: a finite number within what a run writes (None
+    allowed, for a figure not computed, unless ``required``); else a one-line CompareError."""
+    if x is None and required:
+        raise CompareError(f"{p}: {where}: expected a number, found null")
     if x is not None and (not isinstance(x, _NUMBER) or isinstance(x, bool)):
         raise CompareError(f"{p}: {where}: expected a number, found {_kind(x)}")
     if x is not None and not (math.isfinite(x) and abs(x) <= _LARGEST[unit]):
@@ -100,12 +104,12 @@ def _check_shape(doc: dict[str, Any], p: Path) -> None:
             raise CompareError(f"{p}: {at}name: {o['name']!r} appears twice")
         names.add(o["name"])
         for key in ("cash", "npv_cash"):
-            _number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}", "usd")
-        _number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h", "h")
+            check_number(o["totals_usd"].get(key), p, f"{at}totals_usd.{key}", "usd")
+        check_number(o["waits_h"].get("p95_h"), p, f"{at}waits_h.p95_h", "h")
         delays = o.get("delays_h")
         if delays is not None and not isinstance(delays, dict):
             raise CompareError(f"{p}: {at}delays_h: expected an object, found {_kind(delays)}")
-        _number((delays or {}).get("p95_h"), p, f"{at}delays_h.p95_h", "h")
+        check_number((delays or {}).get("p95_h"), p, f"{at}delays_h.p95_h", "h")
         for j, q in enumerate(o["prices"]):
             if not isinstance(q, dict):
                 raise CompareError(f"{p}: {at}prices[{j}]: expected an object, found {_kind(q)}")

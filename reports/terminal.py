@@ -174,7 +174,6 @@ def shown(result: Result, details: bool = True) -> list[OptionResult]:
 def legend(result: Result) -> str:
     """What the compact table's marks and short headers mean, and where the rest is."""
     sc, cur = result.scenario, result.scenario.money
-    left = len(result.options) - len(shown(result, details=False))
     text = (
         f"{MARK} recommended. {cur.code} from {sc.start}, {len(result.jobs):,} jobs, seed"
         f" {sc.seed}; util: GPU-hours used/paid; {_judged_words(sc.service_level)}"

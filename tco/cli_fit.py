@@ -189,7 +189,7 @@ def _print_places(tab: Any, top: int, days: float | None) -> None:
         runs.add_row(*(cells[col] for col, _ in shown))
     out.print(runs)
     if len(shown) < len(_RUN_COLUMNS):
-        left = ", ".join(c for c, _ in _RUN_COLUMNS if (c, _) not in shown)
+        left = ", ".join(c for c in dict(_RUN_COLUMNS) if c not in dict(shown))
         say(f"(Narrower than the table: {left} left out; --format csv has every column.)")
 
 

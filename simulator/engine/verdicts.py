@@ -124,11 +124,11 @@ def miss_word(result: Result, name: str) -> str:
     if not reasons:
         return "odds"
     word = reasons[0].word
-    if word == CANNOT_RUN:
-        runs = result.option(name).runs
-        codes = set(runs.reason[~runs.runnable].tolist())
+    if word == CANNOT_RUN:  # the reasons its metrics counted, by their codes
+        o = result.option(name)
+        codes = [c for c, text in o.runs.reason_text.items() if o.metrics.cannot_run.get(text)]
         if len(codes) == 1:
-            word = _CANNOT_RUN_WORDS.get(codes.pop(), word)
+            word = _CANNOT_RUN_WORDS.get(codes[0], word)
     return word
 
 

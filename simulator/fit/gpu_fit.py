@@ -187,6 +187,7 @@ def _rentals(
         virt = 0.0 if spec.bare_metal else defaults.VIRTUALIZATION_OVERHEAD
         hw = Hardware.of_instance(spec, virt)
         gpus, units, hours, why = _place(run, hw, wanted, within_h)
+        p10, p90 = _range(hours)
         cost = None if hours is None or units is None else hours * units
         out.append(
             Row(
@@ -198,8 +199,8 @@ def _rentals(
                 gpus=gpus,
                 units=units,
                 hours=hours,
-                hours_p10=_range(hours)[0],
-                hours_p90=_range(hours)[1],
+                hours_p10=p10,
+                hours_p90=p90,
                 on_demand_usd=None if cost is None else cost * o.on_demand,
                 spot_usd=None if cost is None or o.spot is None else cost * o.spot,
                 owned_usd=None,
@@ -218,6 +219,7 @@ def _servers(run: Run, wanted: int, within_h: float | None) -> list[Row]:
         g = hardware.gpu(s.gpu)
         hw = Hardware(s.gpu, g.memory_gb, s.gpus_per_server, s.intra_node, s.inter_node, 0.0)
         gpus, units, hours, why = _place(run, hw, wanted, within_h)
+        p10, p90 = _range(hours)
         rate = owned_rate(s)
         out.append(
             Row(
@@ -229,8 +231,8 @@ def _servers(run: Run, wanted: int, within_h: float | None) -> list[Row]:
                 gpus=gpus,
                 units=units,
                 hours=hours,
-                hours_p10=_range(hours)[0],
-                hours_p90=_range(hours)[1],
+                hours_p10=p10,
+                hours_p90=p90,
                 on_demand_usd=None,
                 spot_usd=None,
                 owned_usd=None if hours is None or gpus is None else hours * gpus * rate,

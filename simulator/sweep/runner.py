@@ -59,6 +59,7 @@ class GrowingRunner:
 
     def __init__(self, payload: Any, batch: Callable[[Any, Any], Any], workers: int, label: str):
         self.payload, self.batch, self.workers, self.label = payload, batch, workers, label
+        self.serial = SerialRunner(payload, batch)
         self.spent = 0.0
         self.pool: Any = None  # sweep.local.ProcessRunner, once opened
 
@@ -73,12 +74,12 @@ class GrowingRunner:
             yield from self.pool.map(tasks, meanwhile)
             return
         if meanwhile is not None:
-            meanwhile()
-        for i, t in enumerate(tasks):
-            started = time.process_time()
-            done = self.batch(self.payload, t)
+            meanwhile()  # not a play: its CPU is not counted towards the pool
+        started = time.process_time()
+        for done in self.serial.map(tasks):
             self.spent += time.process_time() - started
-            yield i, done
+            yield done
+            started = time.process_time()
 
     def close(self) -> None:
         if self.pool is not None:
