@@ -34,6 +34,17 @@ def modules(root: Path = ROOT) -> Iterator[tuple[Path, str]]:
             yield path, ".".join([name, *parts])
 
 
+def test_modules(root: Path = ROOT) -> Iterator[tuple[Path, str]]:
+    """(file, import name) for every Python file under tests/, which is a package of its own
+    (tests/cluster/test_scheduler.py is tests.cluster.test_scheduler): type-checked with the
+    code, so a test cannot call the code in a way the code's types refuse."""
+    for path in sorted((root / "tests").rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        yield path, ".".join(parts)
+
+
 def imports(path: Path, name: str, known: frozenset[str] = frozenset()) -> set[str]:
     """What a file imports anywhere (inside functions and under TYPE_CHECKING too), as Python
     resolves it: ``from a import b`` imports the module a.b where ``known`` has one, else a."""

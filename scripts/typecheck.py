@@ -1,4 +1,4 @@
-"""mypy over the package as it is installed: ``python scripts/typecheck.py``.
+"""mypy over the package as it is installed, and its tests: ``python scripts/typecheck.py``.
 
 The layers live in top-level folders and become tco.simulator, tco.pricing and tco.reports by
 pyproject.toml's package-dir mapping, which mypy's module finder cannot follow (it resolves
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from layout import ROOT, modules
+from layout import ROOT, modules, test_modules
 from mypy import build
 from mypy.main import process_options
 from mypy.modulefinder import BuildSource
@@ -25,7 +25,8 @@ def main() -> int:
     # A cache of its own: plain `mypy`, which cannot resolve the mapped names, caches modules
     # with those imports missing, and a shared cache would report them here.
     options.cache_dir = str(Path(options.cache_dir) / "as-installed")
-    sources = [BuildSource(str(p.relative_to(ROOT)), name) for p, name in modules()]
+    files = [*modules(), *test_modules()]
+    sources = [BuildSource(str(p.relative_to(ROOT)), name) for p, name in files]
     messages: list[str] = []
     try:
         result = build.build(sources, options)

@@ -13,11 +13,14 @@ import pytest
 import yaml
 
 from tco.simulator.engine.result import Result
+from tco.simulator.kinds.plan import Plan
+from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.run import run_file
 from tco.simulator.scenario.model import Scenario, validate
+from tco.simulator.sweep.odds import Futures, robust_choice
 
 # The odds of every answer (100 futures by default) are off in the suite, CLI runs included (the
-# environment is inherited): tests of the odds ask for their futures (tests/test_odds.py).
+# environment is inherited): tests of the odds ask for their futures (tests/sweep/test_odds.py).
 os.environ["TCO_ODDS"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +95,19 @@ def make_scenario(**over: Any) -> Scenario:
     }
     data.update(over)
     return validate(yaml.safe_load(yaml.safe_dump(data)), "<test>")
+
+
+def cloud_plan(plan: Plan) -> CloudPlan:
+    """A plan a test knows to be a rented option's, as that (its shapes, rates, delay)."""
+    assert isinstance(plan, CloudPlan), type(plan).__name__
+    return plan
+
+
+def robust_name(f: Futures, confidence: float) -> str:
+    """The option the robust rule chooses among the futures, in a test that expects one."""
+    i = robust_choice(f, confidence)
+    assert i is not None, "no candidate meets the level"
+    return f.names[i]
 
 
 def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

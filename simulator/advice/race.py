@@ -15,7 +15,7 @@ already decide them. Plays go where the decision is still open.
   options' own), l meeting the level on enough streams so far (k: candidates, looks: rounds of
   the race). The
   cheapest candidate is dropped, at any look against any other, with probability at most alpha
-  (union bound; normal, independent streams): tests/test_race.py measures it. A candidate
+  (union bound; normal, independent streams): tests/advice/test_race.py measures it. A candidate
   dropped for one that later cannot meet the level plays again.
 - *Frontier only*: a candidate that can no longer meet the level in enough streams is kept for
   the frontier of lower confidences only while it is not dearer (mean over the streams in

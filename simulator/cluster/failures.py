@@ -11,9 +11,9 @@ pool ``repair_days`` later (the RMA). Only when every spare is away does a faile
 part, so the RMA bounds how long the pool is short, not how long a server is stranded. The pool
 (``spare_gpus``, default ``auto``) is sized so that 95 % of failures find a spare: by Palm's
 theorem the parts away at once are Poisson with mean rate x GPUs x RMA time, which
-``tests/test_failures.py`` checks. A machine of one GPU keeps no spare (its failed card strands
-no other). With no spares each GPU is an alternating renewal process, so the share of GPU-time
-in service is MTBF / (MTBF + MTTR), MTTR the RMA plus the swap (also checked).
+``tests/cluster/test_failures.py`` checks. A machine of one GPU keeps no spare (its failed card
+strands no other). With no spares each GPU is an alternating renewal process, so the share of
+GPU-time in service is MTBF / (MTBF + MTTR), MTTR the RMA plus the swap (also checked).
 
 Whole servers fail too, at ``node_failures_per_1000_node_days`` (default 0: the public rates mix
 causes, see ``defaults``), each down ``node_repair_days`` with every GPU in it

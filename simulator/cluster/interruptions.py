@@ -16,7 +16,7 @@ requeues (which share this model) keep their random streams.
 
 This is the model behind Young's (1974) and Daly's (2006) optimum checkpoint intervals; with no
 restart and no wait each piece of ``interval + write`` hours takes (e^{rate x (interval+write)} - 1)
-/ rate hours on average, which ``tests/test_spot.py`` checks.
+/ rate hours on average, which ``tests/kinds/test_spot.py`` checks.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def run_jobs(
     per round of attempts, not a Python loop per attempt. Random numbers are drawn per round
     (capacity, when any job can find none, then the time to the next interruption of every
     job), so the draws differ from ``run_job``'s; for one job without capacity shortage they
-    are the same, attempt for attempt (``tests/test_spot.py``)."""
+    are the same, attempt for attempt (``tests/kinds/test_spot.py``)."""
     n = len(start_h)
     active = np.arange(n)
     t = np.asarray(start_h, np.float64).copy()

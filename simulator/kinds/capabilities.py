@@ -3,7 +3,7 @@ registry lists (``registry.capabilities``; ``tco catalog kinds``), each with why
 where that is worth saying (as SkyPilot's clouds list their unsupported features with a reason).
 
 A capability is one of the optional hooks of ``registry.Kind``: a kind declares it in
-``Kind.can_do`` exactly when it implements the hook (``tests/test_architecture.py`` checks
+``Kind.can_do`` exactly when it implements the hook (``tests/house/test_architecture.py`` checks
 both ways), and the advice asks ``kind.can(...)`` before it calls one, so a kind that cannot is
 never asked and never answers with a silent nothing.
 """

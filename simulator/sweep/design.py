@@ -19,7 +19,7 @@ only M values), and every option of a future sees the same draws (common random 
   streams and over the K x M futures: each input's range is cut into as many strata of equal
   probability as there are draws, each stratum drawn once in a random order, independently per
   input; a value is the distribution's quantile at a uniform point of its stratum. Every stratum
-  is covered, so means and shares vary less than with plain draws (tests/test_design.py
+  is covered, so means and shares vary less than with plain draws (tests/sweep/test_design.py
   measures it).
 
 A future is (s, m), numbered s x M + m. Statistics over the design (``sweep.odds``) treat the

@@ -9,7 +9,7 @@ month over the plan's own. Priors, both centred on the plan:
 - the level: ``exp(alpha)`` ~ Gamma(a, a), mean 1, ``a`` the plan's arrivals of
   ``PRIOR_MONTHS`` months, i.e. the plan weighs as that many months of records (an ASSUMPTION);
   with the growth held at the plan's this is the Gamma-Poisson conjugate, and the posterior is
-  Gamma(a + recorded jobs, a + planned jobs) exactly (tests/test_track.py checks the grid
+  Gamma(a + recorded jobs, a + planned jobs) exactly (tests/tracking/test_track.py checks the grid
   against it);
 - the growth: ``beta`` ~ Normal(0, ``GROWTH_PRIOR_SD``): the plan's monthly growth taken as
   right to within about 2 % a month (one standard deviation, about 27 % over a year; an

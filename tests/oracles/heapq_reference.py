@@ -1,5 +1,6 @@
 """The owned-cluster queue as a bare heapq event loop: a reference the SimPy model must match
-start for start (tests/test_scheduler.py) and a speed yardstick (benchmarks/bench_scheduler.py).
+start for start (tests/cluster/test_scheduler.py) and a speed yardstick
+(benchmarks/bench_scheduler.py).
 """
 
 from __future__ import annotations

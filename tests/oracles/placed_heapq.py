@@ -1,11 +1,12 @@
 """FIFO on servers as a bare heapq event loop with its own first fit: the reference the SimPy
-model must match start for start (tests/test_placement.py) and a yardstick
+model must match start for start (tests/cluster/test_placement.py) and a yardstick
 (benchmarks/bench_answer.py)."""
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,8 @@ def fifo_placed_heapq(inp: QueueInput) -> np.ndarray:
         [(t, u, -1) for t, u in inp.capacity if t > 0]
         + [(t, u, s) for t, s, u in inp.server_changes]
     )
-    events: list[tuple[float, int, int, object]] = []  # (time, seq, kind, payload)
+    # (time, seq, kind, payload): a release's (GPUs, server) or a start's [(server, GPUs), ...]
+    events: list[tuple[float, int, int, Any]] = []
     seq, prev = 0, 0.0
     for t, u, s in changes:
         prev = prev + (t - prev)
@@ -57,13 +59,13 @@ def fifo_placed_heapq(inp: QueueInput) -> np.ndarray:
         while events and events[0][0] == now:
             _, _, kind, payload = heapq.heappop(events)
             if kind == 0:
-                u, s = payload  # type: ignore[misc]
+                u, s = payload
                 if s < 0:
                     free.extend([size] * (u // size))
                 else:
                     free[s] += u
             else:
-                for s, g in payload:  # type: ignore[union-attr]
+                for s, g in payload:
                     free[s] += g
         if i < n and arr_time == now:
             last_arrival = now
