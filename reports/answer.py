@@ -146,9 +146,11 @@ def caveats(result: Result) -> list[str]:
     """What the recommended and the cheapest option rest on, in their kinds' words."""
     rec = result.recommendation
     out: list[str] = []
+    options = tuple(result.scenario.options)
     for o in result.options:
         if o.name in (rec.option, result.cheapest().name):
-            out.extend(registry.get(o.kind).caveats(o.name, o.quotes))
+            spec = result.scenario.option(o.name)
+            out.extend(registry.of(spec).caveats(spec, options, o.quotes))
             out.extend(_moved_prices(o))
     return out
 

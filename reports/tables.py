@@ -16,6 +16,7 @@ from tco.simulator.costs import ledger
 from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
+from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.runs import held_gpu_h
 from tco.simulator.workload.derived import derived
 
@@ -168,11 +169,11 @@ def periods(result: Result, o: OptionResult, by: str) -> pd.DataFrame:
 
 def kind_tables(result: Result, o: OptionResult) -> list[tuple[str, pd.DataFrame]]:
     """The tables the option's kind adds to its section (e.g. a depreciation schedule)."""
+    kind = registry.get(o.kind)
+    if not kind.can(Can.TABLES):
+        return []
     cur = result.scenario.money
-    return [
-        (t, in_currency(f, cur))
-        for t, f in registry.get(o.kind).report_tables(result.months, o.ledger)
-    ]
+    return [(t, in_currency(f, cur)) for t, f in kind.report_tables(result.months, o.ledger)]
 
 
 def places(result: Result, o: OptionResult) -> pd.DataFrame | None:

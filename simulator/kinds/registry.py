@@ -189,19 +189,23 @@ class Kind(abc.ABC, Generic[Opt, P]):
     buys_hardware: ClassVar[bool] = False  # capex that pays back against renting (break-even)
     data_site: ClassVar[str | None] = None  # where its data lives: "cloud", "premises" (storage.py)
 
+    # What other modules ask of every kind: required, so a kind that forgets one fails to
+    # load instead of answering with a silent nothing (a rental that forgot its providers
+    # would pay no data egress; a kind that forgot its GPUs would have no speed drawn).
+    @abc.abstractmethod
     def gpus_of(self, plan: P) -> set[str]:
-        """The GPU models the option of ``plan`` runs on (for the odds' speed draws)."""
-        return {plan.hardware.gpu}
+        """The GPU models the option of ``plan`` runs on (the odds' speed draws, the check that
+        a model fits, an uncertain ``speed.<GPU>``)."""
 
+    @abc.abstractmethod
     def providers_of(self, plan: P) -> set[str]:
         """The providers (``pricing.providers``) the option of ``plan`` rents from, for the cost
-        of moving the data there from its home (``costs.data``). Default: none."""
-        return set()
+        of moving the data there from its home (``costs.data``) and for who bills it."""
 
+    @abc.abstractmethod
     def servers_of(self, plan: P) -> tuple[int, int] | None:
         """The servers the option of ``plan`` runs within the horizon: (existing, bought);
-        None when it buys none (default)."""
-        return None
+        None when it buys none."""
 
     def existing_servers(self, option: Opt, ctx: Context) -> Existing | None:
         """The servers the option says the site already owns (default: none)."""
@@ -220,10 +224,10 @@ class Kind(abc.ABC, Generic[Opt, P]):
         the ``site``'s listed options. Default: none."""
         return []
 
+    @abc.abstractmethod
     def keeps_existing(self, option: Opt, options: Mapping[str, OptionModel]) -> bool:
-        """Whether the option runs the site's existing servers (default: no; one that does not
-        is credited their sale at the start); ``options``: the scenario's, by name."""
-        return False
+        """Whether the option runs the site's existing servers (one that does not is credited
+        their sale at the start); ``options``: the scenario's, by name."""
 
     knobs: ClassVar[tuple[str, ...]] = ()  # what its search may set, in the order to show them
     sizes: ClassVar[tuple[str, ...]] = ()  # those of its knobs that size it (more: more capacity)
@@ -237,8 +241,9 @@ class Kind(abc.ABC, Generic[Opt, P]):
     # without a queue (rented instances, numpy) declares less.
     play_weight: ClassVar[float] = 1.0
 
+    @abc.abstractmethod
     def check(self, option: Opt, ctx: Context) -> None:
-        """Raise ScenarioError when a name the option refers to is unknown (default: none)."""
+        """Raise ScenarioError when a name the option refers to is unknown."""
 
     @abc.abstractmethod
     def plan(self, option: Opt, ctx: Context) -> P:
@@ -266,30 +271,33 @@ class Kind(abc.ABC, Generic[Opt, P]):
         say (jobs.csv leaves the columns empty)."""
         return None
 
-    def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
-        """What an answer recommending option ``name`` of this kind rests on beyond its prices'
-        stated sources (``quotes``: its plan's), in sentences. Default: nothing."""
-        return []
+    @abc.abstractmethod
+    def caveats(
+        self, option: Opt, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+    ) -> list[str]:
+        """What an answer recommending ``option`` rests on beyond its prices' stated sources
+        (``quotes``: its plan's; ``options``: the scenario's), in sentences."""
 
+    @abc.abstractmethod
     def uncertainties(self, plan: P, where: str) -> list[KnownInput]:
         """What this kind knows to be uncertain about the option of ``plan`` (at ``where``,
-        e.g. ``options[2]``), with ranges and sources, for the odds. Default: nothing."""
-        return []
+        e.g. ``options[2]``), with ranges and sources, for the odds."""
 
     def report_tables(
         self, months: tuple[str, ...], ledger: Ledger
     ) -> list[tuple[str, pd.DataFrame]]:
-        """Tables this kind adds to its section of the reports, as (title, frame)."""
+        """Tables this kind adds to its section of the reports, as (title, frame)
+        (``Can.TABLES``)."""
         return []
 
+    @abc.abstractmethod
     def resale_basis(self, option: Opt, options: tuple[OptionModel, ...]) -> str | None:
         """How the hardware the option sells at the horizon is valued ("market", "book"), or
         None when it sells none (``options``: the scenario's, for a kind that names another)."""
-        return None
 
     def size_words(self, knob: str, value: int) -> str:
-        """A size of one of ``sizes`` in words ("4 servers")."""
-        return f"{knob} {value}"
+        """A size of one of ``sizes`` in words ("4 servers"): part of ``Can.SIZE``."""
+        raise NotImplementedError(f"{self.name}: {self.why_not(Can.SIZE)}")
 
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         """The inputs of this kind's options the what-ifs change (default: none)."""
@@ -340,11 +348,11 @@ class Kind(abc.ABC, Generic[Opt, P]):
         and the option's share of its cost applies (``costing.share_to_finish``)."""
         return None
 
+    @abc.abstractmethod
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """What is worth saying about the run of option ``name`` (its ``engine.metrics``
-        figures), in sentences: waste (default: nothing; what is worth saying about a declared
-        measure is its ``Measure.remark``)."""
-        return []
+        figures), in sentences: waste (what is worth saying about a declared measure is its
+        ``Measure.remark``)."""
 
 
 class QueueingKind(Kind[Opt, P]):

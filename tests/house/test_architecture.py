@@ -15,6 +15,7 @@ import tco
 from scripts.layout import ROOT, graph, imports, modules
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import NOT_DECLARED, Can
+from tco.simulator.kinds.registry import Kind
 
 PACKAGES = ("simulator", "pricing", "reports")
 MAX_MODULE_LINES = 450
@@ -317,13 +318,32 @@ def test_each_kind_declares_exactly_the_capabilities_it_implements() -> None:
     for name in registry.names():
         kind = registry.get(name)
         for c in Can:
-            overridden = getattr(type(kind), c.hook) is not getattr(registry.Kind, c.hook)
-            assert kind.can(c) == overridden, (name, c.word)
+            overridden = {h for h in c.hooks if getattr(type(kind), h) is not getattr(Kind, h)}
+            assert overridden in (set(), set(c.hooks)), (name, c.word, "only", overridden)
+            assert kind.can(c) == bool(overridden), (name, c.word)
             if not kind.can(c):
                 assert kind.why_not(c) not in ("", NOT_DECLARED), (name, c.word)
     listed = registry.capabilities()
     assert len(listed) == len(registry.names()) * len(Can)
     assert ("owned", Can.EXISTING, "") in listed
+
+
+# Kind methods that are neither asked of a kind nor a capability: how a capability is asked,
+# and implementations every kind shares (each a real answer for any kind, not a silent
+# nothing): knobs set on the option's own fields, an option made of itself alone.
+SHARED = {"can", "why_not", "with_knobs", "parts_of"}
+
+
+def test_every_hook_is_required_or_a_declared_capability() -> None:
+    """Issue 54: of 23 optional hooks, 9 answered nothing when a kind forgot them (a rental that
+    forgot its providers paid no egress). Each is now abstract (a kind that forgets it cannot be
+    registered) or part of a capability the kind declares, with its reason when it cannot."""
+    hooks = {n for n, v in vars(Kind).items() if callable(v) and not n.startswith("_")}
+    capable = {h for c in Can for h in c.hooks}
+    required = set(Kind.__abstractmethods__)
+    assert hooks - required - capable - SHARED == set()
+    assert capable & required == set() and SHARED & (capable | required) == set()
+    assert {"providers_of", "gpus_of", "caveats", "uncertainties", "remarks"} <= required
 
 
 # The one place candidates are ordered by cash (issue 54: four searches ranked four ways).

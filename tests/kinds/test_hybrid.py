@@ -127,7 +127,7 @@ def test_by_size_each_job_waits_in_proportion_to_its_work() -> None:
 def test_by_cost_each_job_waits_in_proportion_to_its_cloud_price() -> None:
     """A job bursts after k x what it would cost on the burst option (cheapest instance type,
     list price): the bill per job checked by hand on the fleet's prices."""
-    from tco.simulator.kinds.hybrid import cloud_cost_usd
+    from tco.simulator.kinds.hybrid.kind import cloud_cost_usd
     from tco.simulator.run import prepare, simulate
 
     k = 0.4  # hours of wait per USD

@@ -20,7 +20,6 @@ from tco.simulator.engine.result import Result
 from tco.simulator.engine.simulate import repriced
 from tco.simulator.kinds import registered, registry
 from tco.simulator.kinds.capabilities import Can
-from tco.simulator.kinds.registry import Kind
 from tco.simulator.run import prepare, simulate
 from tests.conftest import make_scenario
 from tests.kinds.test_plugin_kind import FlatRentalKind
@@ -140,12 +139,17 @@ def test_bills_as_focus_to_the_cent(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", _kinds())
 def test_says_where_its_data_goes(kind: str) -> None:
-    """A kind says where its data lives; one in the cloud says which providers it rents from
-    (a rented kind that forgot would pay no egress for copying the data there, silently)."""
+    """A kind says where its data lives; one in the cloud names the providers it rents from
+    (a rented kind that named none would pay no egress for copying the data there)."""
     k = registry.get(kind)
     assert k.data_site in ("cloud", "premises"), f"{kind}: declare data_site"
-    if k.data_site == "cloud":
-        assert type(k).providers_of is not Kind.providers_of, f"{kind}: declare providers_of"
+    _, prepared = _played(kind)
+    plan = prepared.plans[-1]
+    # The toy's provider is no price book's, and a machine the scenario describes (custom) is
+    # taken to be where the data is: neither names a provider.
+    shapes = getattr(plan, "shapes", ())
+    if k.data_site == "cloud" and any(s.name != "custom" for s in shapes):
+        assert k.providers_of(plan), f"{kind}: rents from no provider"
 
 
 @pytest.mark.parametrize("kind", _kinds())
@@ -170,15 +174,53 @@ def test_the_inputs_it_knows_to_be_uncertain_are_declared(kind: str) -> None:
         assert not sc.odds.uses(given[0].name)
 
 
-# What a kind that buys hardware answers itself: the defaults would say, silently, that it runs
-# no servers, sells nothing back and does not run the site's existing servers (whose sale at
-# the start is then credited to it).
-BUYER_HOOKS = ("servers_of", "resale_basis", "keeps_existing")
-
-
 @pytest.mark.parametrize("kind", _kinds())
-def test_a_kind_that_buys_says_what_it_runs_and_sells(kind: str) -> None:
+def test_answers_what_every_kind_is_asked(kind: str) -> None:
+    """The hooks every kind must implement (abstract in ``Kind``), answered for its example:
+    the GPUs it runs (the plan's among them), the providers it rents from, the servers it buys
+    (a kind that buys hardware says how many) and on what basis it sells them, whether it keeps
+    the site's servers, and its caveats and remarks as sentences."""
     k = registry.get(kind)
-    if k.buys_hardware:
-        missing = [h for h in BUYER_HOOKS if getattr(type(k), h) is getattr(Kind, h)]
-        assert missing == [], f"{kind}: answer {', '.join(missing)}"
+    r, prepared = _played(kind)
+    plan, spec, o = prepared.plans[-1], r.scenario.options[-1], r.options[-1]
+    options = tuple(r.scenario.options)
+    assert plan.hardware.gpu in k.gpus_of(plan)
+    assert all(isinstance(p, str) and p for p in k.providers_of(plan))
+    servers = k.servers_of(plan)
+    assert (servers is not None and sum(servers) > 0) == k.buys_hardware, servers
+    assert k.resale_basis(spec, options) in (
+        (None,) if not k.buys_hardware else (None, "market", "book")
+    )
+    assert isinstance(k.keeps_existing(spec, {x.name: x for x in options}), bool)
+    for said in (k.caveats(spec, options, o.quotes), k.remarks(o.name, o.metrics)):
+        assert all(isinstance(s, str) and s.endswith(".") for s in said), said
+
+
+def test_an_owned_option_runs_its_successor_s_gpu_too() -> None:
+    """Before 0.24.0 an owned option declared only the GPU it buys first: the refresh's GPU got
+    no speed drawn in the odds, and ``speed.<its GPU>`` in ``uncertain:`` was refused as run by
+    no option."""
+    refresh = {"month": 12, "server": "HGX A100 8x80GB"}
+    own = OWN | {"refresh": refresh}
+    speed = {
+        "path": "speed.A100 SXM 80GB",
+        "distribution": {"kind": "uniform", "low": 0.9, "high": 1.1},
+    }
+    prepared = prepare(make_scenario(horizon_months=24, options=[own], uncertain=[speed]))
+    plan = prepared.plans[0]
+    assert registry.of(plan.option).gpus_of(plan) == {"A40", "A100 SXM 80GB"}
+
+
+def test_a_hybrid_declares_what_its_parts_run_rent_and_rest_on() -> None:
+    """A hybrid bursting to spot runs both parts' GPUs, rents from the spot option's provider,
+    and an answer recommending it rests on spot's prices of one moment (said in spot's words)."""
+    spot = {"name": "spot", "kind": "spot", "instance_type": "p4d.24xlarge"}
+    hy = {"name": "hy", "kind": "hybrid", "owned": "own", "burst": "spot"}
+    sc = make_scenario(options=[OWN, spot, hy | {"burst_after_wait_hours": 24}])
+    prepared = prepare(sc)
+    plan = prepared.plans[-1]
+    kind = registry.of(plan.option)
+    assert kind.gpus_of(plan) == {"A40", "A100 SXM 40GB"}
+    assert kind.providers_of(plan) == {"aws"}
+    said = kind.caveats(sc.options[-1], tuple(sc.options), plan.quotes)
+    assert any(s.startswith("spot rests on spot prices of one moment") for s in said), said

@@ -11,7 +11,7 @@ time), and a measure of its own that summary.json and its schema list (the mean 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -35,7 +35,7 @@ from tco.simulator.costs.ledger import Category, Ledger
 from tco.simulator.kinds import Context, Kind, registered
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
-from tco.simulator.kinds.registry import WhatIfInput
+from tco.simulator.kinds.registry import KnownInput, WhatIfInput
 from tco.simulator.kinds.runs import JobRuns, Measure, count, declare_measure, feasibility
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
@@ -70,7 +70,7 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
     label = "flat-rate GPU rental"
     knobs = ("gpus",)
     sizes = ("gpus",)
-    can_do = frozenset({Can.SEARCH, Can.WHAT_IFS})  # what it implements beyond play and price
+    can_do = frozenset({Can.SEARCH, Can.WHAT_IFS, Can.TABLES})  # beyond play and price
     data_site = "cloud"  # its data lives where it rents (the kind contract asks every kind)
 
     def __init__(self) -> None:
@@ -82,10 +82,37 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         return (WhatIfInput("set-up time", (-0.5, 3.0), _setup),)
 
+    # What every kind is asked (abstract in Kind): the toy answers each, if only "nothing".
     def providers_of(self, plan: FlatRentalPlan) -> set[str]:
         # The toy's provider is none of the price book's: no egress to it is priced, and the
         # kind says so here rather than by forgetting (tests/kinds/test_kind_contract.py).
         return set()
+
+    def gpus_of(self, plan: FlatRentalPlan) -> set[str]:
+        return {plan.hardware.gpu}
+
+    def servers_of(self, plan: FlatRentalPlan) -> tuple[int, int] | None:
+        return None  # rents
+
+    def keeps_existing(self, option: FlatRental, options: Mapping[str, OptionModel]) -> bool:
+        return False
+
+    def check(self, option: FlatRental, ctx: Context) -> None:
+        """It refers to no other option or price: nothing to check."""
+
+    def caveats(
+        self, option: FlatRental, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+    ) -> list[str]:
+        return [f"{option.name}'s fee is the scenario's own figure (a toy)."]
+
+    def uncertainties(self, plan: FlatRentalPlan, where: str) -> list[KnownInput]:
+        return []
+
+    def resale_basis(self, option: FlatRental, options: tuple[OptionModel, ...]) -> str | None:
+        return None
+
+    def remarks(self, name: str, metrics: Any) -> list[str]:
+        return []
 
     def search(
         self, option: FlatRental, prepared: Any, index: int, evaluate: Callable[..., Any]

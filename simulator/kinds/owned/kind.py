@@ -91,6 +91,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             Can.PROPOSE,
             Can.EXISTING,
             Can.PLACES,
+            Can.TABLES,
         }
     )
     cannot: ClassVar[Mapping[Can, str]] = {
@@ -390,10 +391,24 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         where = np.where(ran, np.clip(model, 0, len(names) - 1), -1)
         return JobPlaces.shared(names, where, runs, float(ledger.cash_total().sum()))
 
-    def caveats(self, name: str, quotes: tuple[Any, ...]) -> list[str]:
+    def caveats(
+        self, option: Owned, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+    ) -> list[str]:
         """Who replaces its failed GPUs, as its plan assumed it (quotes.maintenance_quote)."""
         said = [q for q in quotes if q.item.startswith(MAINTENANCE_ITEM)]
-        return [f"{name}'s failed GPUs: {q.detail}." for q in said]
+        return [f"{option.name}'s failed GPUs: {q.detail}." for q in said]
+
+    def gpus_of(self, plan: OwnedPlan) -> set[str]:
+        """Its servers' GPUs: the model it buys, a refresh's successor and the other models of
+        a mix."""
+        more = [plan.successor.hardware] if plan.successor is not None else []
+        return {h.gpu for h in [plan.hardware, *more, *(g.hardware for g in plan.mix)]}
+
+    def providers_of(self, plan: OwnedPlan) -> set[str]:
+        return set()  # runs on the site's premises: rents from no provider
+
+    def remarks(self, name: str, metrics: Any) -> list[str]:
+        return []  # its idle GPUs and waits are said by its declared measures' remarks
 
     def resale_basis(self, option: Owned, options: tuple[OptionModel, ...]) -> str | None:
         return basis_word(option.resale_value) if option.sell_at_horizon else None

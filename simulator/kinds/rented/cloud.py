@@ -26,7 +26,8 @@ from tco.simulator.cluster.scheduler import QueueInput, simulate
 from tco.simulator.core import defaults, uncertain_names
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.core.quote import price_quote
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import speed_quote
@@ -89,6 +90,7 @@ RENTED_CANNOT = {
     Can.COMPOSE: "a hybrid composes an owned option with a rental",
     Can.WHAT_IFS: "its inputs are prices, which the sensitivity moves",
     Can.UNIT_PRICES: "billed per instance-hour: no unit price beside the instance's",
+    Can.TABLES: "its monthly rows say all it pays: no schedule of its own",
 }
 
 
@@ -145,6 +147,22 @@ class CloudKind(Kind[C, CP]):
     def uncertainties(self, plan: CP, where: str) -> list[KnownInput]:
         """On-demand prices move (what the option pays by the hour beyond any commitment)."""
         return [on_demand_move()]
+
+    def servers_of(self, plan: CP) -> tuple[int, int] | None:
+        return None  # rents: buys no server
+
+    def keeps_existing(self, option: C, options: Mapping[str, OptionModel]) -> bool:
+        return False  # the site's servers are sold at the start: the rental replaces them
+
+    def resale_basis(self, option: C, options: tuple[OptionModel, ...]) -> str | None:
+        return None  # rents: sells nothing back
+
+    def caveats(
+        self, option: C, options: tuple[OptionModel, ...], quotes: tuple[Quote, ...]
+    ) -> list[str]:
+        """Nothing beyond its quotes: list prices of a dated snapshot or a live look-up, each
+        with its source (a kind whose prices are of one moment, as spot's, says so)."""
+        return []
 
     def remarks(self, name: str, metrics: Any) -> list[str]:
         """A job smaller than an instance pays for the whole instance: said when it dominates."""

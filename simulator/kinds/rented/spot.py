@@ -34,7 +34,7 @@ from tco.simulator.cluster.interruptions import Checkpointing, check_interruptio
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.core.fields import Count, NonNeg, Pos
+from tco.simulator.core.fields import Count, NonNeg, OptionModel, Pos
 from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, declare
@@ -224,7 +224,10 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
     price_item: ClassVar[str] = "spot price"
     finishes_at: ClassVar[str] = "spot_compute"
 
-    def caveats(self, name: str, quotes: tuple[Quote, ...]) -> list[str]:
+    def caveats(
+        self, option: Spot, options: tuple[OptionModel, ...], quotes: tuple[Quote, ...]
+    ) -> list[str]:
+        name = option.name
         rates = sorted({f"{q.value:g}" for q in quotes if q.unit == "per instance-month"})
         dates = sorted({q.as_of for q in quotes if q.unit == "USD/h" and "spot" in q.item})
         return [
