@@ -32,6 +32,7 @@ from urllib.parse import parse_qs
 from botocore.awsrequest import AWSResponse
 
 from tco.pricing import snapshot
+from tco.pricing.aws_price_list import ON_DEMAND_ATTRIBUTES
 from tco.pricing.entry import PriceEntry
 
 LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)"}
@@ -129,12 +130,9 @@ def _item(
         "regionCode": region,
         "location": LOCATIONS.get(region, region),
         "locationType": "AWS Region",
-        "operatingSystem": "Linux",
-        "tenancy": "Shared",
-        "preInstalledSw": "NA",
-        "capacitystatus": "Used",
-        "licenseModel": "No License required",
-        "marketoption": "OnDemand",
+        # What the selector picks as the real Linux on-demand box (a product it would pass
+        # over unless ``differs`` says so).
+        **ON_DEMAND_ATTRIBUTES,
         "operation": "RunInstances",
         "servicecode": "AmazonEC2",
         "vcpu": str(spec.vcpus),

@@ -42,9 +42,10 @@ class PublishedRun:
     note: str
 
 
-@dataclass(frozen=True)
-class ModelShape:
-    """A model's published shape; ``activation_gb_per_sample`` only for a CNN."""
+@dataclass(frozen=True, kw_only=True)
+class Architecture:
+    """What a model is, as a published shape and a training run both say it (the run's
+    ``training.work.Run`` adds how it trains); ``activation_gb_per_sample`` only for a CNN."""
 
     name: str
     parameters: float
@@ -53,7 +54,13 @@ class ModelShape:
     heads: int | None
     sequence: int | None
     architecture: str  # transformer or cnn
-    activation_gb_per_sample: float | None
+    activation_gb_per_sample: float | None  # a CNN's, in FP32
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelShape(Architecture):
+    """A model's published shape, with its source."""
+
     largest_layer: float  # parameters of its largest layer (ZeRO-3 gathers it whole)
     source: str
 

@@ -97,6 +97,16 @@ def _round(x: Any) -> Any:
     return x
 
 
+def _design(reps: list[Replication]) -> dict[str, Any]:
+    """How the replications were drawn, as sweep.json and the manifest say it."""
+    return {
+        "streams": 1 + max((r.stream for r in reps), default=0),
+        "money_draws": 1 + max((r.money for r in reps), default=0),
+        "what": "job streams x money draws (sweep.design): each stream played once per"
+        " option, priced under money draws of its own; stream 0 is the base job stream",
+    }
+
+
 def sweep_document(prepared: Prepared, reps: list[Replication], seed: int) -> dict[str, Any]:
     sc = prepared.scenario
     best, count = headline(reps)
@@ -106,12 +116,7 @@ def sweep_document(prepared: Prepared, reps: list[Replication], seed: int) -> di
         "scenario": {"name": sc.name, "file": prepared.file, "sha256": prepared.sha256},
         "seed": seed,
         "replications": len(reps),
-        "design": {
-            "streams": 1 + max((r.stream for r in reps), default=0),
-            "money_draws": 1 + max((r.money for r in reps), default=0),
-            "what": "job streams x money draws (sweep.design): each stream played once per"
-            " option, priced under money draws of its own; stream 0 is the base job stream",
-        },
+        "design": _design(reps),
         "service_level": sc.service_level.model_dump(mode="json"),
         "headline": {"best": best, "futures_best": count, "futures": len(reps)},
         "uncertain": [
@@ -280,11 +285,6 @@ def _write_sweep(d: Path, prepared: Prepared, reps: list[Replication], seed: int
         "scenario_sha256": prepared.sha256,
         "seed": seed,
         "replications": len(reps),
-        "design": {
-            "streams": 1 + max((r.stream for r in reps), default=0),
-            "money_draws": 1 + max((r.money for r in reps), default=0),
-            "what": "job streams x money draws (sweep.design): each stream played once per"
-            " option, priced under money draws of its own; stream 0 is the base job stream",
-        },
+        "design": _design(reps),
     }
     return [*files, manifest.finish(d, "tco-sweep-manifest/1", about, files)]

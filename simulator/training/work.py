@@ -19,6 +19,7 @@ from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
 from tco.pricing import training_data
 from tco.pricing.errors import PricingError
+from tco.pricing.training_data import Architecture
 from tco.simulator.core.fields import Count, Strict
 
 # The GPU a model's work is stated on inside the simulation: Llama 2's, on which the
@@ -68,18 +69,10 @@ class ModelSize(Strict):
     largest_layer: Amount | None = None
 
 
-@dataclass(frozen=True)
-class Run:
-    """A training run resolved: its shape, tokens and how it trains."""
+@dataclass(frozen=True, kw_only=True)
+class Run(Architecture):
+    """A training run resolved: its shape (``Architecture``), tokens and how it trains."""
 
-    name: str
-    parameters: float
-    layers: int
-    hidden: int | None
-    heads: int | None
-    sequence: int | None
-    architecture: str  # transformer or cnn
-    activation_gb_per_sample: float | None  # a CNN's, in FP32
     tokens: float  # trained tokens (samples for a CNN), epochs included
     method: str
     precision: str

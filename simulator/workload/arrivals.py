@@ -89,20 +89,9 @@ def draw(
     order = np.argsort(arrival, kind="stable")
     gpus = _gpus(cls.gpus, n, rng)
     mean, memory_gb, family, state = _model_work(cls, gpus, model_scale)
-    return Jobs(
-        arrival_h=arrival[order],
-        gpus=gpus,
-        work_ref_gpu_h=_work(cls, mean, n, rng),
-        memory_gb=memory_gb,
-        comm_share=np.full(n, cls.comm_share),
-        job_class=np.full(n, index, dtype=np.int64),
-        reference_gpu=np.full(n, reference_gpus.index(cls.work.reference_gpu), dtype=np.int64),
-        family=np.full(n, ALL_FAMILIES.index(family), dtype=np.int64),
-        families=ALL_FAMILIES,
-        class_names=class_names,
-        reference_gpus=reference_gpus,
-        state_gb=state,
-    )
+    work = _work(cls, mean, n, rng)
+    names = (class_names, reference_gpus)
+    return _jobs(arrival[order], gpus, work, memory_gb, cls, index, names, family, state)
 
 
 def one_off(
@@ -121,14 +110,34 @@ def one_off(
     n = 1 if run.month < months else 0
     gpus = np.full(n, run.gpus, dtype=np.int64)
     mean, memory_gb, family, state = _model_work(run, gpus, model_scale)
+    arrival = np.full(n, edges[min(run.month, months - 1)] + run.day * 24.0)
+    names = (class_names, reference_gpus)
+    return _jobs(arrival, gpus, np.full(n, mean), memory_gb, run, index, names, family, state)
+
+
+def _jobs(
+    arrival: np.ndarray,
+    gpus: np.ndarray,
+    work: np.ndarray,
+    memory_gb: np.ndarray,
+    stated: JobClass | OneOff,
+    index: int,
+    names: tuple[tuple[str, ...], tuple[str, ...]],
+    family: str,
+    state: np.ndarray | None,
+) -> Jobs:
+    """The jobs of class or run number ``index`` (``names``: the classes' and runs' names and
+    the reference GPUs, for the columns that index them)."""
+    n = len(arrival)
+    class_names, reference_gpus = names
     return Jobs(
-        arrival_h=np.full(n, edges[min(run.month, months - 1)] + run.day * 24.0),
+        arrival_h=arrival,
         gpus=gpus,
-        work_ref_gpu_h=np.full(n, mean),
+        work_ref_gpu_h=work,
         memory_gb=memory_gb,
-        comm_share=np.full(n, run.comm_share),
+        comm_share=np.full(n, stated.comm_share),
         job_class=np.full(n, index, dtype=np.int64),
-        reference_gpu=np.full(n, reference_gpus.index(run.work.reference_gpu), dtype=np.int64),
+        reference_gpu=np.full(n, reference_gpus.index(stated.work.reference_gpu), dtype=np.int64),
         family=np.full(n, ALL_FAMILIES.index(family), dtype=np.int64),
         families=ALL_FAMILIES,
         class_names=class_names,
