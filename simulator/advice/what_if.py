@@ -29,7 +29,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.engine.findings import FlipPoint, WhatIf
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.result import Result
-from tco.simulator.engine.simulate import replayed, repriced, revised
+from tco.simulator.engine.simulate import replayed, repriced, reused, revised
 from tco.simulator.engine.verdicts import answer, by_cash
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
@@ -128,14 +128,22 @@ def _changed(
     makes it invalid, e.g. a longer lead time bringing a refresh past the horizon); a change of
     money only reprices the base ``result``'s runs instead of playing them again."""
     found = inputs()[name]
-    if not found.apply(base.scenario.model_dump(), change):
+    data = base.scenario.model_dump()
+    if not found.apply(data, change):
         return None
-    try:
-        prepared = revised(base, book, lambda data: found.apply(data, change))
-    except ScenarioError:
-        return None
+    if data == base.scenario.model_dump():
+        # The change changes nothing (a growth of 0 grown by 20 %): the same inputs play the
+        # same runs on the same seed, so the base's stand for them, played again by no one.
+        prepared = base
+    else:
+        try:
+            prepared = revised(base, book, lambda data: found.apply(data, change))
+        except ScenarioError:
+            return None
     if not found.input.replays:  # every option priced again: each one is in the what-if
         return repriced(prepared, result)
+    if prepared is base:
+        return reused(base, result, contenders(result))
     try:
         return replayed(prepared, result, contenders(result))
     except ScenarioError:

@@ -98,7 +98,7 @@ class Queued:
     where it did not), and on servers the GPU-hours left idle by fragmentation."""
 
     start_h: np.ndarray
-    left_h: np.ndarray
+    left_h: np.ndarray | None  # when each job gave up waiting (None: no patience)
     stranded_gpu_h: float = 0.0
     requeued: Requeued | None = None  # when jobs stopped by failures queue again
     servers_down_gpu_h: float = 0.0  # GPU-hours of servers down whole

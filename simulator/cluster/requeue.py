@@ -26,30 +26,35 @@ from tco.simulator.cluster.queue_records import Floats, Requeued
 @dataclass
 class Requeue:
     """Per job: work left (run hours), the restart to spend when it next starts, when its
-    current hold began, interruptions, GPU-hours lost; the gaps between holds."""
+    current hold began, interruptions, GPU-hours lost; the gaps between holds.
+
+    ``base`` is each job's whole run where it would run (the group's own holds, shared with it
+    until a cutover changes them); a job's work left is its base until a failure stops it or it
+    starts on another group, and is kept apart only then (``left``): at 5 M jobs a column a job
+    is 40 MB, and most jobs are never stopped."""
 
     checkpoints: Checkpointing
-    work_left: Floats
+    base: Floats
     rng: np.random.Generator
-    restart: Floats = field(default_factory=lambda: array("d"))
+    work_left: dict[int, float] = field(default_factory=dict)  # where it is not ``base``
+    restart: dict[int, float] = field(default_factory=dict)  # stopped jobs' (others: none)
     began: Floats = field(default_factory=lambda: array("d"))  # each job's, as it last started
     queued_since: dict[int, float] = field(default_factory=dict)
     interruptions: dict[int, int] = field(default_factory=dict)
     lost_gpu_h: dict[int, float] = field(default_factory=dict)
     gaps: list[tuple[int, float, float]] = field(default_factory=list)
-    base: Floats = field(
-        default_factory=lambda: array("d")
-    )  # each job's whole run where it would run
     # Several groups (server models): the group each job's work left is counted in, and every
     # group's holds, to rescale the work when it restarts on another (None: one group).
     basis: list[int] | None = None
     holds: list[Floats] = field(default_factory=list)
+    shared: bool = True  # ``base`` is still the group's own column (copied before a change)
 
     def __post_init__(self) -> None:
-        # Typed arrays, 8 bytes a job: a dict of start times kept every job's (about 80).
-        self.restart = array("d", bytes(8 * len(self.work_left)))
-        self.began = array("d", bytes(8 * len(self.work_left)))
-        self.base = array("d", self.work_left)
+        self.began = array("d", bytes(8 * len(self.base)))  # typed: 8 bytes a job
+
+    def left(self, job: int) -> float:
+        """The job's work left, in hours of the group it is counted in."""
+        return self.work_left.get(job, self.base[job])
 
     def on(self, job: int, group: int) -> None:
         """The job (re)starts on ``group``: its work left, counted in hours of the group it
@@ -58,7 +63,7 @@ class Requeue:
             return
         b = self.basis[job]
         if b != group:
-            self.work_left[job] *= self.holds[group][job] / self.holds[b][job]
+            self.work_left[job] = self.left(job) * self.holds[group][job] / self.holds[b][job]
             self.basis[job] = group
 
     def hold_h(self, job: int, now: float) -> float:
@@ -66,7 +71,7 @@ class Requeue:
         if job in self.queued_since:
             self.gaps.append((job, self.queued_since.pop(job), now))
         self.began[job] = now
-        return self.restart[job] + self.work_left[job]
+        return self.restart.get(job, 0.0) + self.left(job)
 
     def victim(
         self, server: int, free: int, in_service: int, alloc: dict[int, Allocation]
@@ -82,8 +87,9 @@ class Requeue:
     def stop(self, job: int, now: float, gpus: int) -> None:
         """The job stops: the work up to its last checkpoint is kept."""
         held = now - self.began[job]
-        saved, lost = segment(held, self.restart[job], self.work_left[job], self.checkpoints)
-        self.work_left[job] -= saved
+        left = self.left(job)
+        saved, lost = segment(held, self.restart.get(job, 0.0), left, self.checkpoints)
+        self.work_left[job] = left - saved
         self.restart[job] = self.checkpoints.restart_h
         self.interruptions[job] = self.interruptions.get(job, 0) + 1
         self.lost_gpu_h[job] = self.lost_gpu_h.get(job, 0.0) + lost * gpus
@@ -93,13 +99,15 @@ class Requeue:
         """A refresh's cutover: every job but those ``holding`` GPUs now (they end on the retired
         servers) will run on the successor, ``hold`` its run there; the work left of one stopped
         by a failure shrinks or grows in proportion."""
+        if self.shared:  # the retired group's own column: changed here, so copied first
+            self.base, self.shared = array("d", self.base), False
         for j, new in enumerate(hold):
             if j in holding:
                 continue
             if j in self.interruptions:
-                self.work_left[j] *= new / self.base[j] if self.base[j] > 0 else 1.0
+                self.work_left[j] = self.left(j) * (new / self.base[j] if self.base[j] > 0 else 1.0)
             else:
-                self.work_left[j] = new
+                self.work_left.pop(j, None)  # its base, set below
             self.base[j] = new
 
     def close(self, horizon_h: float) -> None:
@@ -121,7 +129,7 @@ def requeued(rq: Requeue | None, end_h: np.ndarray, horizon_h: float) -> Requeue
         return None
     end = end_h.copy()
     for job in rq.queued_since:
-        end[job] = horizon_h + rq.work_left[job]
+        end[job] = horizon_h + rq.left(job)
     rq.close(horizon_h)
     n = len(end)
     hits, lost = np.zeros(n, np.int64), np.zeros(n)

@@ -79,9 +79,12 @@ class Cluster:
         self.alloc: dict[int, Allocation] = {}
         self.requeue: Requeue | None = None
         self.finish_ev: dict[int, simpy.Event] = {}
-        self.end = np.full(n, np.nan)
+        # When each job ended, and gave up waiting: kept only where they can differ from the
+        # start plus the hold (jobs queued again) and where a job can leave (patience).
+        self.end = np.empty(0)
         if inp.requeue is not None and isinstance(self.groups[0], ServerGroup):
             self.requeue = requeue_of(inp, self.groups)
+            self.end = np.full(n, np.nan)
         self.queue: deque[int] = deque()
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
@@ -95,7 +98,7 @@ class Cluster:
         # Found with no capacity change due before it: the releases it counted are exact, and
         # a job ending when due leaves it standing (a failure's look-ahead is an estimate).
         self.shadow_sure = False
-        self.left = np.full(n, np.nan)  # when a job gave up waiting
+        self.left = np.full(n if inp.patience_h is not None else 0, np.nan)
         cut = inp.cutover
         self.cut_h = inf if cut is None else cut.at_h
         if cut is not None and cut.at_h < inp.horizon_h:  # created first: it runs before any
@@ -376,12 +379,20 @@ def simulate_queue(inp: QueueInput) -> Queued:
     # The cutover runs before any pass at its instant, so a start at it is on the successor.
     new = None if inp.cutover is None else c.start >= inp.cutover.at_h
     group = np.asarray(c.where, np.int64) if inp.groups else None
-    return Queued(
+    out = Queued(
         start_h=c.start,
-        left_h=c.left,
+        left_h=c.left if inp.patience_h is not None else None,
         stranded_gpu_h=stranded,
         requeued=done,
         servers_down_gpu_h=down,
         on_successor=new,
         group=group,
     )
+    # The events still pending at the horizon hold the processes, whose frames hold the
+    # cluster: a reference cycle the collector frees only when it next runs, by then with a
+    # second play's state beside it (at 5 M jobs, about 0.5 GiB). Its state goes now, and
+    # the patience's (a pending timeout holds it too).
+    if c.patience is not None:
+        vars(c.patience).clear()
+    vars(c).clear()
+    return out

@@ -59,10 +59,11 @@ def requeue_of(inp: QueueInput, groups: list[Group]) -> Requeue:
     """Jobs stopped by failures queue again; their work left is counted in hours of the group
     they would run fastest on (one group: its own), rescaled when they restart elsewhere."""
     rng = np.random.default_rng(inp.seed)
+    assert inp.requeue is not None
     if len(groups) == 1 or inp.cutover is not None:
-        return Requeue(inp.requeue, floats(inp.hold_h), rng)  # type: ignore[arg-type]
+        return Requeue(inp.requeue, groups[0].hold, rng)  # the group's column, shared
     table = np.vstack([np.asarray(g.hold) for g in groups])
     basis = np.argmin(table, axis=0)
-    rq = Requeue(inp.requeue, floats(table[basis, np.arange(table.shape[1])]), rng)  # type: ignore[arg-type]
+    rq = Requeue(inp.requeue, floats(table[basis, np.arange(table.shape[1])]), rng, shared=False)
     rq.basis, rq.holds = basis.tolist(), [g.hold for g in groups]
     return rq

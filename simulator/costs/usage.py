@@ -17,18 +17,33 @@ def hourly(start: np.ndarray, end: np.ndarray, weight: np.ndarray, hours: int) -
 
     NaN starts (jobs that never ran) are ignored; intervals are clipped to [0, hours).
     """
+    # Written for memory (at 5 M jobs each temporary is 40 MB): a column is dropped as soon as
+    # it is used up, and the sums are the same operations in the same order as ever.
     ok = ~np.isnan(start)
-    s = np.clip(start[ok], 0.0, float(hours))
-    e = np.clip(end[ok], 0.0, float(hours))
+    s = start[ok]
+    np.clip(s, 0.0, float(hours), out=s)
+    e = end[ok]
+    np.clip(e, 0.0, float(hours), out=e)
     w = np.asarray(weight, dtype=np.float64)[ok]
+    del ok
     keep = e > s
-    s, e, w = s[keep], e[keep], w[keep]
-    t = np.concatenate([s, e])
+    t = np.concatenate([s[keep], e[keep]])
+    del s, e
+    w = w[keep]
+    del keep
     d = np.concatenate([w, -w])
+    del w
     inside = t < hours  # a change at the horizon affects no hour
-    t, d = t[inside], d[inside]
-    b = np.floor(t).astype(np.int64)
-    partial = np.bincount(b, weights=d * (b + 1 - t), minlength=hours)
+    if not inside.all():
+        t, d = t[inside], d[inside]
+    del inside
+    b = t.astype(np.int64)  # t >= 0: its floor
+    x = np.add(b, 1, dtype=np.float64)  # d x (b + 1 - t), in one buffer
+    np.subtract(x, t, out=x)
+    np.multiply(d, x, out=x)
+    del t
+    partial = np.bincount(b, weights=x, minlength=hours)
+    del x
     full = np.bincount(b, weights=d, minlength=hours)
     rate_before = np.concatenate([[0.0], np.cumsum(full)[:-1]])
     out: np.ndarray = rate_before + partial

@@ -5,6 +5,7 @@ that run the engine again (resized clusters, what-ifs), which is why they live a
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable
 from dataclasses import replace
@@ -264,6 +265,13 @@ def replayed(prepared: Prepared, base: Result, names: set[str]) -> Result:
         for p in prepared.plans
     ]
     return _assembled(prepared, played)
+
+
+def reused(prepared: Prepared, base: Result, names: set[str]) -> Result:
+    """What :func:`replayed` gives on the ``prepared`` that ``base`` was played on, without
+    playing: the same inputs and seed play the same runs. The options ``names`` are new objects,
+    as played ones are (a what-if tells what it played from what it kept by identity)."""
+    return _assembled(prepared, [copy.copy(o) if o.name in names else o for o in base.options])
 
 
 def with_option(

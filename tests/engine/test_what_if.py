@@ -8,7 +8,9 @@ import pytest
 from tco.pricing.used_market import used_market
 from tco.reports import terminal
 from tco.reports.summary import to_summary
-from tco.simulator.engine.result import Result
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.result import OptionResult, Result
+from tco.simulator.kinds.plan import Plan
 from tco.simulator.run import run
 from tco.simulator.scenario.model import loads_scenario
 from tests.advice.test_recommendation import MMC, p_wait_over
@@ -169,3 +171,37 @@ def test_brents_method_finds_the_roots_scipy_finds() -> None:
     ]
     for f, a, b in cases:
         assert brent(f, a, b) == pytest.approx(brentq(f, a, b, xtol=1e-12), abs=1e-11)
+
+
+def test_a_change_that_changes_nothing_is_played_by_no_one_and_reads_as_a_replay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A growth of 0 grown by 20 % is 0: the changed scenario is the base's, and its replay
+    would play the same runs on the same seed. The what-if reads the base's runs instead (no
+    option played), and says what the replay says."""
+    from tco.pricing.book import PriceBook
+    from tco.simulator.advice import what_if
+    from tco.simulator.engine import simulate as engine
+    from tco.simulator.engine.verdicts import answer
+    from tests.conftest import make_scenario
+
+    book = PriceBook("snapshot").frozen()
+    base = engine.prepare(make_scenario(horizon_months=12), book)
+    assert all(c.growth_per_month == 0 for c in base.scenario.workload.job_classes)
+    result = engine.simulate_options(base)
+    played: list[str] = []
+    real = engine._play_option
+
+    def counting(prepared: Prepared, plan: Plan) -> OptionResult:
+        played.append("once")
+        return real(prepared, plan)
+
+    monkeypatch.setattr(engine, "_play_option", counting)
+    reused = what_if._changed(base, book, "workload growth", 0.2, result)
+    assert reused is not None and played == []
+    again = engine.replayed(base, result, what_if.contenders(result))
+    assert played  # the replay does play
+    now = answer(result)
+    assert what_if._what_if("workload growth", 0.2, now, result, reused) == what_if._what_if(
+        "workload growth", 0.2, now, result, again
+    )

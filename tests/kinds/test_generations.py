@@ -76,7 +76,7 @@ def test_a_job_larger_than_the_successor_never_starts_after_the_cutover() -> Non
     assert np.isnan(q.start_h[1]) and q.start_h[2] == 10.0
     # With patience (a hybrid) it leaves at the cutover to burst.
     q = _queue(jobs, (10.0, 4, 0), patience_h=np.full(3, 500.0))
-    assert q.left_h[1] == 10.0 and np.isnan(q.left_h[2])
+    assert q.left_h is not None and q.left_h[1] == 10.0 and np.isnan(q.left_h[2])
 
 
 def test_a_cutover_while_idle_to_the_same_hardware_changes_nothing() -> None:
