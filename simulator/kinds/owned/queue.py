@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from tco.simulator.cluster.failures import FailedRuns, Failures, failed_runs
-from tco.simulator.cluster.queue_records import Cutover, Group, QueueInput
+from tco.simulator.cluster.queue_records import Cutover, Group, QueueInput, Requeued
 from tco.simulator.cluster.scheduler import simulate_queue
 from tco.simulator.kinds.owned.generations import Successor
 from tco.simulator.kinds.owned.outages import Breakdowns, Model
@@ -132,34 +132,34 @@ def queue(
     holds = [r.hold_h for r in resumed] if resumed else fleet.runs
     patience_h, left = fleet.patience(patience_h, jobs)
     n = len(jobs)
-    start, where = np.full(n, np.nan), np.full(n, -1, np.int64)
     stranded, end, requeued = 0.0, None, None
     idx = np.nonzero((fleet.reason == "") & np.isnan(left))[0]
     if not _ascending(fleet.arrival):  # the scheduler takes them by arrival
         idx = idx[np.argsort(fleet.arrival[idx], kind="stable")]
+    # Every job, in arrival order: the columns as they are (at 5 M jobs, 40 MB a copy).
+    every = len(idx) == n and _ascending(idx)
     if len(idx) and any(m.slots for m in fleet.models):
-        inp = _queue_input(jobs, idx, fleet, brk, holds, horizon_h, patience_h, o)
+        inp = _queue_input(jobs, idx, every, fleet, brk, holds, horizon_h, patience_h, o)
         if requeue and f is not None:
             inp = dataclasses.replace(inp, requeue=f.checkpoints(), seed=int(rng.integers(2**63)))
         q = simulate_queue(inp)
-        start[idx], stranded = q.start_h, q.stranded_gpu_h
+        stranded = q.stranded_gpu_h
         if q.left_h is not None:
             left[idx] = q.left_h
-        where[idx] = q.group if q.group is not None else _by_time(q.start_h, fleet)
+        placed = q.group if q.group is not None else _by_time(q.start_h, fleet)
+        start, where = _spread(q.start_h, idx, n, every), _spread(placed, idx, n, every)
         if requeue:
             brk = dataclasses.replace(brk, servers_down_gpu_h=q.servers_down_gpu_h)
         requeued = q.requeued
-    elif patience_h is not None:  # no GPUs before the horizon: everyone gives up
-        left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h[idx], horizon_h)
+    else:  # no GPUs before the horizon: nobody starts, and with patience everyone gives up
+        start, where = np.full(n, np.nan), np.full(n, -1, np.int64)
+        if patience_h is not None:
+            left[idx] = np.minimum(jobs.arrival_h[idx] + patience_h[idx], horizon_h)
     run = fleet.run_h(holds, where)
     interruptions, lost = fleet.hits(resumed, where, requeue or f is None)
     gaps: Gaps | None = None
     if requeued is not None:
-        end = np.full(n, np.nan)
-        end[idx] = np.where(np.isnan(start[idx]), np.nan, requeued.end_h)
-        interruptions, lost = np.zeros(n, np.int64), np.zeros(n)
-        interruptions[idx], lost[idx] = requeued.interruptions, requeued.lost_gpu_h
-        gaps = Gaps.of([(int(idx[j]), a, b) for j, a, b in requeued.gaps])
+        end, interruptions, lost, gaps = _requeued(requeued, idx, start, n)
     runs = JobRuns(
         run_h=run,
         gpus=jobs.gpus,
@@ -171,17 +171,35 @@ def queue(
         interruptions=interruptions,
         lost_gpu_h=lost,
         clean_run_h=fleet.run_h(fleet.runs, where) if resumed else None,
-        counts={
-            "failures": brk.failures,
-            "node_failures": brk.node_failures,
-            "rack_failures": brk.racks,
-            UNAVAILABLE: brk.down_gpu_h + brk.servers_down_gpu_h,
-            "fragmented_gpu_hours": stranded,
-        },
+        counts=_counts(brk, stranded),
         gaps=gaps,
         generation=where if len(hws) > 1 else None,
     )
     return runs, left
+
+
+def _counts(brk: Breakdowns, stranded: float) -> dict[str, float]:
+    """The run's figures the owned kind's measures read: failures and what they cost, and the
+    GPU-hours idle by fragmentation."""
+    return {
+        "failures": brk.failures,
+        "node_failures": brk.node_failures,
+        "rack_failures": brk.racks,
+        UNAVAILABLE: brk.down_gpu_h + brk.servers_down_gpu_h,
+        "fragmented_gpu_hours": stranded,
+    }
+
+
+def _requeued(
+    r: Requeued, idx: np.ndarray, start: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Gaps]:
+    """What failures did to the jobs ``idx`` the scheduler queued again, as columns of all
+    ``n`` jobs: when each ended, its interruptions and GPU-hours lost, and the gaps."""
+    end = np.full(n, np.nan)
+    end[idx] = np.where(np.isnan(start[idx]), np.nan, r.end_h)
+    interruptions, lost = np.zeros(n, np.int64), np.zeros(n)
+    interruptions[idx], lost[idx] = r.interruptions, r.lost_gpu_h
+    return end, interruptions, lost, Gaps.of([(int(idx[j]), a, b) for j, a, b in r.gaps])
 
 
 def _by_time(start: np.ndarray, fleet: _Fleet) -> np.ndarray:
@@ -304,6 +322,16 @@ def _ascending(a: np.ndarray) -> bool:
     return bool((a[1:] >= a[:-1]).all())
 
 
+def _spread(values: np.ndarray, idx: np.ndarray, n: int, every: bool) -> np.ndarray:
+    """Values of the jobs ``idx`` as a column of all ``n`` jobs (the others: NaN, or -1 for
+    integers); the values themselves when ``idx`` is every job in order."""
+    if every:
+        return values
+    out = np.full(n, np.nan if values.dtype.kind == "f" else -1, values.dtype)
+    out[idx] = values
+    return out
+
+
 def _taken(column: np.ndarray, idx: np.ndarray, every: bool) -> np.ndarray:
     """The column's values at ``idx``: the column itself when ``idx`` is every row in order."""
     return column if every else column[idx]
@@ -312,6 +340,7 @@ def _taken(column: np.ndarray, idx: np.ndarray, every: bool) -> np.ndarray:
 def _queue_input(
     jobs: Jobs,
     idx: np.ndarray,
+    every: bool,
     fleet: _Fleet,
     brk: Breakdowns,
     holds: list[np.ndarray],
@@ -331,8 +360,6 @@ def _queue_input(
     changes, outages = brk.of_model(0, on_servers)
     gps = own.hardware.gpus_per_unit
     capacity = [(t, n * gps) for t, n in own.slots]
-    # Every job, in arrival order: the columns as they are (at 5 M jobs, 40 MB a copy).
-    every = len(idx) == len(jobs) and _ascending(idx)
     inp = QueueInput(
         arrival_h=_taken(fleet.arrival, idx, every),
         units=_taken(jobs.gpus, idx, every),
