@@ -25,7 +25,7 @@ from tco.simulator.training import compute, memory
 from tco.simulator.training.work import REFERENCE_GPU, Run
 from tco.simulator.workload import mfu
 from tco.simulator.workload.calibration import ALL_FAMILIES, speed_of
-from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.jobs import INDEX, Jobs
 from tco.simulator.workload.speed import Hardware, run_hours
 
 # The owned floor rate's life: the financing term (defaults: 36 months, the short end of GPU
@@ -105,11 +105,11 @@ def _job(run: Run, gpus: int) -> Jobs:
         work_ref_gpu_h=np.array([mfu.reference_hours(run)]),
         memory_gb=np.array([memory.per_gpu(run, gpus).total]),
         comm_share=np.array([defaults.COMM_SHARE]),
-        job_class=np.zeros(1, dtype=np.int64),
-        reference_gpu=np.zeros(1, dtype=np.int64),
+        job_class=np.zeros(1, dtype=INDEX),
+        reference_gpu=np.zeros(1, dtype=INDEX),
         class_names=(run.name,),
         reference_gpus=(REFERENCE_GPU,),
-        family=np.array([ALL_FAMILIES.index(family)], dtype=np.int64),
+        family=np.array([ALL_FAMILIES.index(family)], dtype=INDEX),
         families=ALL_FAMILIES,
     )
 

@@ -19,7 +19,7 @@ from tco.simulator.training import memory
 from tco.simulator.training.work import ModelWork
 from tco.simulator.workload import mfu
 from tco.simulator.workload.calibration import ALL_FAMILIES
-from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.jobs import INDEX, Jobs
 from tco.simulator.workload.spec import GpuChoice, JobClass, OneOff
 
 HOURS_PER_AVERAGE_MONTH = 730.0
@@ -136,9 +136,9 @@ def _jobs(
         work_ref_gpu_h=work,
         memory_gb=memory_gb,
         comm_share=np.full(n, stated.comm_share),
-        job_class=np.full(n, index, dtype=np.int64),
-        reference_gpu=np.full(n, reference_gpus.index(stated.work.reference_gpu), dtype=np.int64),
-        family=np.full(n, ALL_FAMILIES.index(family), dtype=np.int64),
+        job_class=np.full(n, index, dtype=INDEX),
+        reference_gpu=np.full(n, reference_gpus.index(stated.work.reference_gpu), dtype=INDEX),
+        family=np.full(n, ALL_FAMILIES.index(family), dtype=INDEX),
         families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,

@@ -20,7 +20,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.limits import MAX_JOBS
 from tco.simulator.workload.arrivals import HOURS_PER_AVERAGE_MONTH
 from tco.simulator.workload.calibration import ALL_FAMILIES
-from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.jobs import INDEX, Jobs
 from tco.simulator.workload.spec import Trace
 from tco.simulator.workload.speed import Hardware, run_hours
 from tco.simulator.workload.traces import TraceJobs, read
@@ -149,8 +149,8 @@ def source_factor(tr: Trace, gpus: np.ndarray) -> np.ndarray:
         work_ref_gpu_h=gpus.astype(np.float64),
         memory_gb=np.zeros(n),
         comm_share=np.full(n, tr.comm_share),
-        job_class=np.zeros(n, dtype=np.int64),
-        reference_gpu=np.zeros(n, dtype=np.int64),
+        job_class=np.zeros(n, dtype=INDEX),
+        reference_gpu=np.zeros(n, dtype=INDEX),
         class_names=("t",),
         reference_gpus=(g.name,),
     )
@@ -199,9 +199,9 @@ def replay(
         work_ref_gpu_h=work,
         memory_gb=np.full(n, tr.memory_gb),
         comm_share=np.full(n, tr.comm_share),
-        job_class=np.full(n, class_index, dtype=np.int64),
-        reference_gpu=np.full(n, reference_gpus.index(tr.source_gpu), dtype=np.int64),
-        family=np.full(n, ALL_FAMILIES.index(tr.workload_family), dtype=np.int64),
+        job_class=np.full(n, class_index, dtype=INDEX),
+        reference_gpu=np.full(n, reference_gpus.index(tr.source_gpu), dtype=INDEX),
+        family=np.full(n, ALL_FAMILIES.index(tr.workload_family), dtype=INDEX),
         families=ALL_FAMILIES,
         class_names=class_names,
         reference_gpus=reference_gpus,

@@ -25,7 +25,7 @@ import numpy as np
 
 from tco.pricing.records import InstanceSpec
 from tco.simulator.workload.calibration import BASE_GPU, GpuSpeed, speed_of
-from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.jobs import INDEX, Jobs
 from tco.simulator.workload.sync import link_factor, sync_term
 
 __all__ = ["BASE_GPU", "Hardware", "run_hours", "score"]
@@ -70,7 +70,7 @@ def run_hours(jobs: Jobs, hw: Hardware) -> np.ndarray:
     mine = hw.speed or speed_of(hw.gpu)
     refs = jobs.reference_speeds or tuple(speed_of(n) for n in jobs.reference_gpus)
     families = jobs.families
-    family = jobs.family if jobs.family is not None else np.zeros(len(jobs), dtype=np.int64)
+    family = jobs.family if jobs.family is not None else np.zeros(len(jobs), dtype=INDEX)
     multi = (jobs.gpus > 1).astype(np.int64)
     # ref score / own score for each (reference GPU, family, one or many GPUs): a small table.
     table = np.array(
