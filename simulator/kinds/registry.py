@@ -296,8 +296,9 @@ class Kind(abc.ABC, Generic[Opt, P]):
         None when it sells none (``options``: the scenario's, for a kind that names another)."""
 
     def size_words(self, knob: str, value: int) -> str:
-        """A size of one of ``sizes`` in words ("4 servers"): part of ``Can.SIZE``."""
-        raise NotImplementedError(f"{self.name}: {self.why_not(Can.SIZE)}")
+        """A size of one of ``sizes`` in words ("4 servers"): part of ``Can.SIZE``, asked only of
+        a kind that declares it (``can``); any other refuses, saying why it has no size."""
+        raise TypeError(f"{self.name} has no size: {self.why_not(Can.SIZE)}")
 
     def what_ifs(self) -> tuple[WhatIfInput, ...]:
         """The inputs of this kind's options the what-ifs change (default: none)."""
