@@ -14,6 +14,7 @@ import numpy as np
 from tco.reports.buying import catalog, sale_of, servers
 from tco.reports.provenance import plain_source
 from tco.reports.robustness import robustness as robustness
+from tco.reports.taxes import beside, cash_words
 from tco.reports.words import hours as hours
 from tco.reports.words import more_or_less
 from tco.reports.words import pct as pct
@@ -89,9 +90,9 @@ def headline(result: Result, with_level: bool = True) -> str:
     if mix is not None and mix.added and mix.option == rec.option:
         what = f"a mix, {mix.words} ({rec.option}, found by the portfolio search)"
     return (
-        f"Recommended: {what} at {usd(rec.cash_usd or 0.0, cur)} cash over"
-        f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}):"
-        f" {rec.reason}{level}."
+        f"Recommended: {what} at {usd(rec.cash_usd or 0.0, cur)} cash {cash_words(result)}"
+        f" over {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)})"
+        f"{beside(result, rec.option)}: {rec.reason}{level}."
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import answer, charts, decision, how_sure, lead, provenance, tables
+from tco.reports import answer, charts, decision, how_sure, lead, provenance, tables, taxes
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
@@ -51,7 +51,12 @@ class Section:
 
 
 def _answer(result: Result) -> Section:
-    rests_on = answer.caveats(result) + answer.resale(result) + answer.robustness(result)
+    rests_on = (
+        answer.caveats(result)
+        + answer.resale(result)
+        + taxes.tax_lines(result)
+        + answer.robustness(result)
+    )
     found = (
         answer.portfolio(result)
         + answer.resizes(result)

@@ -20,9 +20,11 @@ from tco.reports.answer import (
 from tco.reports.buying import capital, catalog, sale_of, servers
 from tco.reports.decision import chosen, runner_up
 from tco.reports.robustness import lead_sensitivity
+from tco.reports.taxes import beside, cash_words, tax_lines
 from tco.reports.words import more_or_less, share
 from tco.simulator.advice.composing import OVERFLOW
 from tco.simulator.advice.decision import JOB_PLAYS_ENV
+from tco.simulator.costs.money import Currency
 from tco.simulator.engine.findings import Portfolio
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import meets
@@ -47,10 +49,12 @@ def lead(result: Result) -> list[str]:
                 f"; {usd(odds.chosen.cash_mean_usd, cur)} on average over {odds.futures:,} futures"
             )
         lines = [
-            f"Recommended: {what}, {usd(rec.cash_usd or 0.0, cur)} cash over"
-            f" {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)}){mean}.",
+            f"Recommended: {what}, {usd(rec.cash_usd or 0.0, cur)} cash {cash_words(result)}"
+            f" over {result.scenario.horizon_months} months (NPV {usd(rec.npv_usd or 0.0, cur)})"
+            f"{beside(result, rec.option)}{mean}.",
             f"Service level: {level_text(result)}.",
             f"Why: {rec.reason}.",
+            *tax_lines(result),
             *horizon_rule(result),
             *same_work(result),
             *capital(result),
@@ -218,14 +222,20 @@ def same_work(result: Result) -> list[str]:
         return []
     big.sort(key=lambda ox: -ox[1])
     # (when the last job ends is in jobs.csv: the first screen keeps to the money)
-    named = "; ".join(
-        f"{usd(x, cur)} of {o.name}'s {usd(o.total_cash_usd, cur)}" for o, x in big[:3]
-    )
+    named = "; ".join(f"{usd(x, cur)} of {o.name}'s {_before_tax(o, cur)}" for o, x in big[:3])
     more = f"; and {len(big) - 3} more" if len(big) > 3 else ""
     return [
         "Totals include finishing the work running or queued at the horizon at each option's"
         f" prices (after_horizon: continues): {named}{more}."
     ]
+
+
+def _before_tax(o: OptionResult, cur: Currency) -> str:
+    """An option's total before tax (the figure a cost to finish its work is a part of)."""
+    t = o.metrics.tax
+    if t is None or not t.after_tax:
+        return usd(o.total_cash_usd, cur)
+    return f"{usd(t.before_usd, cur)} before tax"
 
 
 def _last_end(o: OptionResult, horizon_h: float) -> str:

@@ -137,20 +137,22 @@ def _columns(category: str, code: str) -> tuple[str, str]:
 
 
 def _monthly_sheet(
-    ws: Worksheet, result: Result, o: OptionResult, inputs: list[_Input]
+    ws: Worksheet,
+    result: Result,
+    o: OptionResult,
+    inputs: list[_Input],
+    tax_rate: tuple[str, float] | None = None,
 ) -> tuple[int, dict[str, str]]:
     """The option's months as an Excel table: real dates, values by category, and totals as
     live formulas (row totals across categories, a column total under each). ``inputs``: the
     Inputs cells holding prices its kind declares (``Kind.unit_prices``); each priced
-    category's cells are then its quantity (a column of its own) x that cell. Returns the row of
-    the column totals and each money column's letter."""
+    category's cells are then its quantity (a column of its own) x that cell. ``tax_rate``:
+    the Inputs cell of the income tax rate and its value; each tax cell is then minus the
+    deductions paid that month (a column of their own) x that cell. Returns the row of the
+    column totals and each money column's letter."""
     frame = tables.monthly(result, o)
     code = result.scenario.money.code
-    priced: dict[str, tuple[str, str]] = {}  # column -> (quantity column, input cell)
-    for inp in inputs:
-        cash, acc = _columns(inp.price.category, code)
-        frame[inp.price.quantity] = frame[cash] / inp.value
-        priced |= {cash: (inp.price.quantity, inp.cell), acc: (inp.price.quantity, inp.cell)}
+    priced, taxes = _priced(frame, code, inputs, tax_rate)
     ws["A1"] = f"{o.name} ({o.kind}): {o.description}"
     ws["A1"].font = Font(bold=True, size=12)
     ws["A2"] = (
@@ -166,6 +168,7 @@ def _monthly_sheet(
     groups = {
         f"cash total ({code})": [c for c in cols if c.startswith("cash: ")],
         f"accounting total ({code})": [c for c in cols if c.startswith("accounting: ")],
+        f"tax total ({code})": [c for c in cols if c in taxes],
     }
     for i, values in enumerate(frame.itertuples(index=False)):
         r = first + i
@@ -179,8 +182,8 @@ def _monthly_sheet(
                 c = _formula(ws, r, j, f"=SUM({letter[parts[0]]}{r}:{letter[parts[-1]]}{r})")
                 v = c.value
             elif col in priced:
-                quantity, cell = priced[col]
-                v = _formula(ws, r, j, f"=PRODUCT({letter[quantity]}{r},{cell})").value
+                quantity, cell, sign = priced[col]
+                v = _formula(ws, r, j, f"={sign}PRODUCT({letter[quantity]}{r},{cell})").value
             elif isinstance(v, float) and math.isnan(v):
                 v = None
             elif hasattr(v, "item"):
@@ -199,6 +202,27 @@ def _monthly_sheet(
     ws.freeze_panes = "B5"
     _widths(ws, first=12)
     return total, money
+
+
+def _priced(
+    frame: pd.DataFrame, code: str, inputs: list[_Input], tax_rate: tuple[str, float] | None
+) -> tuple[dict[str, tuple[str, str, str]], list[str]]:
+    """The monthly columns that are formulas on an Inputs cell: column -> (its quantity column,
+    added to ``frame``, the cell, the sign); and the tax columns."""
+    priced: dict[str, tuple[str, str, str]] = {}
+    for inp in inputs:
+        cash, acc = _columns(inp.price.category, code)
+        frame[inp.price.quantity] = frame[cash] / inp.value
+        each = (inp.price.quantity, inp.cell, "")
+        priced |= {cash: each, acc: each}
+    taxes = [str(c) for c in frame.columns if str(c).startswith(("tax: ", "cash: tax_"))]
+    if tax_rate is not None and tax_rate[1] > 0:
+        for col in taxes:
+            name = col.removeprefix("cash: ").removeprefix("tax: ").removeprefix("tax_")
+            quantity = f"deductions paid: {name}"
+            frame[quantity] = frame[col] / -tax_rate[1]
+            priced[col] = (quantity, tax_rate[0], "-")
+    return priced, taxes
 
 
 def _periods_sheet(
@@ -289,6 +313,26 @@ def _discount_rate_cell(ws: Worksheet, result: Result) -> str:
     return f"Inputs!$B${r}"
 
 
+def _tax_rate_cell(ws: Worksheet, result: Result) -> tuple[str, float] | None:
+    """The income tax rate (federal and state in one) as an input below the discount rate:
+    every tax cell is a formula on it (None: no tax: section)."""
+    tax = result.scenario.tax
+    if tax is None:
+        return None
+    r = ws.max_row + 1
+    ws.cell(row=r, column=1, value="income tax rate (federal and state)").font = Font(bold=True)
+    ws.cell(row=r, column=2, value=tax.combined_rate).number_format = "0.00%"
+    ws.cell(row=r, column=3, value="of profit")
+    ws.cell(row=r, column=4, value="every tax cell of the monthly sheets")
+    ws.cell(
+        row=r,
+        column=5,
+        value="the scenario's tax: rate + state_rate x (1 - rate); each month's deductions are"
+        f" its tax's column 'deductions paid' (method {tax.method}, paid {tax.payments})",
+    )
+    return f"Inputs!$B${r}", tax.combined_rate
+
+
 def _table(ws: Worksheet, ref: str, kind: str) -> None:
     """An Excel table over ``ref`` (header row first), named after the sheet."""
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{kind}_{ws.title}")[:250]
@@ -320,15 +364,21 @@ def write(result: Result, path: Path) -> Path:
     inputs_ws = wb.create_sheet("Inputs")
     inputs = _inputs_sheet(inputs_ws, result)
     rate = _discount_rate_cell(inputs_ws, result)
+    tax_rate = _tax_rate_cell(inputs_ws, result)
     code = sc.money.code
     cash_col = list(summary.columns).index(f"total cash ({code})") + 1
     acc_col = list(summary.columns).index(f"total accounting ({code})") + 1
     npv_col = next((j for j, c in enumerate(summary.columns, 1) if str(c).startswith("NPV")), 0)
+    taxed = f"total income tax ({code})"
+    tax_col = list(summary.columns).index(taxed) + 1 if taxed in summary.columns else 0
     for i, o in enumerate(result.options):
         name = sheet_name(o.name, used)
-        total_row, money = _monthly_sheet(wb.create_sheet(name), result, o, inputs.get(o.name, []))
+        sheet = wb.create_sheet(name)
+        total_row, money = _monthly_sheet(sheet, result, o, inputs.get(o.name, []), tax_rate)
         ref = "'" + name.replace("'", "''") + "'"
-        totals = ((cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})"))
+        totals = [(cash_col, f"cash total ({code})"), (acc_col, f"accounting total ({code})")]
+        if tax_col and f"tax total ({code})" in money:
+            totals.append((tax_col, f"tax total ({code})"))
         for col, key in totals:
             _formula(ws, 5 + i, col, f"={ref}!{money[key]}{total_row}")
         if npv_col:  # the monthly cash discounted at the Inputs' rate, as finance.npv does

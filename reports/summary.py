@@ -50,6 +50,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
             "cash": _usd(o.total_cash_usd),
             "accounting": _usd(o.total_accounting_usd),
             "npv_cash": _usd(o.npv_usd),
+            **_taxed(o),
         },
         "usd_per_delivered_reference_gpu_hour": _usd(o.usd_per_ref_gpu_hour),
         "gpu_utilisation": _num(o.gpu_utilisation),
@@ -85,11 +86,27 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "monthly": {
             "cash_usd": {k: _series(v, _usd) for k, v in led.cash.items()},
             "accounting_usd": {k: _series(v, _usd) for k, v in led.accounting.items()},
+            **({"tax_usd": {k: _series(v, _usd) for k, v in led.tax.items()}} if led.tax else {}),
             "gpu_hours_paid": _series(led.gpu_hours_paid, _num),
             "gpu_hours_busy": _series(led.gpu_hours_busy, _num),
             "gpu_utilisation": _series(led.gpu_utilisation, _num),
             **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
         },
+    }
+
+
+def _taxed(o: OptionResult) -> dict[str, Any]:
+    """Cash and NPV before and after income tax, when the scenario has a tax: section."""
+    t = o.metrics.tax
+    if t is None:
+        return {}
+    return {
+        "cash_before_tax": _usd(t.before_usd),
+        "cash_after_tax": _usd(t.after_usd),
+        "npv_before_tax": _usd(t.npv_before_usd),
+        "npv_after_tax": _usd(t.npv_after_usd),
+        "tax_saved": _usd(t.saved_usd),
+        "decided_after_tax": t.after_tax,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from tco.reports.formatting import in_currency, is_money
@@ -24,7 +25,15 @@ from tco.simulator.workload.derived import derived
 def summary(result: Result) -> pd.DataFrame:
     """One row per option: totals, NPV, cost per GPU-hour, utilisation, waits, jobs, the service
     level and break-even (``Result.comparison_frame``)."""
-    return in_currency(result.comparison_frame(), result.scenario.money)
+    frame = result.comparison_frame()
+    if result.scenario.tax is not None:  # the tax in all, beside the cash (``costs.tax``)
+        at = list(frame.columns).index("NPV of cash (USD)") + 1
+        tax = [
+            float("nan") if (t := o.metrics.tax) is None else t.after_usd - t.before_usd
+            for o in result.options
+        ]
+        frame.insert(at, "total income tax (USD)", tax)
+    return in_currency(frame, result.scenario.money)
 
 
 def comparison(result: Result) -> pd.DataFrame:
@@ -48,6 +57,13 @@ def comparison(result: Result) -> pd.DataFrame:
             "break-even": [break_even_cell(result, o) for o in result.options],
         }
     )
+    tax = result.scenario.tax
+    if tax is not None:  # the other money beside the decided one (``costs.tax``)
+        other = "before" if tax.decide_on == "after_tax" else "after"
+        taxed = [o.metrics.tax for o in result.options]
+        for k, name in enumerate((f"total cash {other} tax (USD)", f"NPV {other} tax (USD)")):
+            values = [float("nan") if t is None else t.beside[k] for t in taxed]
+            frame.insert(4 + k, name, values)
     return in_currency(frame, result.scenario.money)
 
 
@@ -137,6 +153,13 @@ def monthly(result: Result, o: OptionResult) -> pd.DataFrame:
     for cat, v in o.ledger.accounting.items():
         data[f"accounting: {cat} (USD)"] = v
     data["accounting total (USD)"] = o.ledger.accounting_total()
+    t = o.metrics.tax
+    if t is not None:  # the income tax (after tax, its categories are in the cash as well)
+        if not t.after_tax:
+            for cat, v in o.ledger.tax.items():
+                data[f"tax: {cat} (USD)"] = v
+        taxes = list(o.ledger.tax.values())
+        data["tax total (USD)"] = np.sum(taxes, axis=0) if taxes else np.zeros(len(result.months))
     data["GPU utilisation"] = o.ledger.gpu_utilisation
     for s in ledger.series():
         if s.name in o.ledger.series:

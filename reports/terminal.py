@@ -57,6 +57,7 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
         ("kind", lambda o: o.kind, FULL_WIDTH),
         (f"total {cur.code}", lambda o: usd(o.total_cash_usd, cur), 0),
         (f"NPV {cur.code}", lambda o: usd(o.npv_usd, cur), MEDIUM_WIDTH),
+        *_taxed_column(result),
         (
             f"{cur.code}/GPU-h",
             lambda o: (
@@ -77,6 +78,21 @@ def _columns(result: Result, width: int) -> list[tuple[str, Callable[[OptionResu
             0,
         ),
     ]
+
+
+def _taxed_column(result: Result) -> list[tuple[str, Callable[[OptionResult], str], int]]:
+    """With a tax: section, the total on the other side of tax (after tax beside a decision
+    before it, and the reverse), from 100 columns."""
+    tax, cur = result.scenario.tax, result.scenario.money
+    if tax is None:
+        return []
+    after = tax.decide_on != "after_tax"
+
+    def cell(o: OptionResult) -> str:
+        t = o.metrics.tax
+        return "n/a" if t is None else usd(t.beside[0], cur)
+
+    return [("after tax" if after else "before tax", cell, MEDIUM_WIDTH)]
 
 
 def streams_met(result: Result, name: str) -> str:

@@ -77,6 +77,7 @@ def play_config(
         prepared.scenario.discount_rate,
         late_after_h=level.allowed_h,
         ends=plan.project_ends,
+        taxed=None if plan.tax is None else plan.tax.after_tax,
     )
     config = Config(
         option=option.name,

@@ -49,6 +49,11 @@ class Category:
     # Work unfinished at the horizon may be finished at its prices: declared with it is its
     # twin, ``to_finish()``, priced alike (``kinds.costing``).
     finishes: bool = False
+    # The book's own figure for servers (depreciation, a gain or loss on disposal): the tax law
+    # deducts the servers by its own rules instead (``costs.tax``, from the ledger's assets).
+    book_only: bool = False
+    # Income tax saved (negative) or owed on another category's amounts (``costs.tax``).
+    tax: bool = False
 
     def to_finish(self) -> Category:
         """The category of finishing the work unfinished at the horizon at this one's prices."""
@@ -144,20 +149,24 @@ def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.n
     """Monthly cash with each price group's and subgroup's categories times its factor
     (``factors``: group or subgroup -> multiplier; a category in both takes the product; one
     not named, and a category of none, as priced); a share of the rest (``share_of_rest``) by
-    the factor of the rest's total. Costs are linear in prices, so this is the cost at other
-    prices without simulating again."""
+    the factor of the rest's total before tax (the tax on a share moves with the share). Costs
+    and the tax on them are linear in prices, so this is the cost at other prices without
+    simulating again."""
     out = np.zeros(len(next(iter(cash.values()))) if cash else 0)
     shares = []
+    rest, moved = 0.0, np.zeros(len(out))
     for cat, values in cash.items():
         c = category(cat)
         if c.share_of_rest:
             shares.append(values)
             continue
-        factor = factors.get(c.group or "", 1.0) * factors.get(c.subgroup or "", 1.0)
-        out = out + values * factor
+        part = values * (factors.get(c.group or "", 1.0) * factors.get(c.subgroup or "", 1.0))
+        out = out + part
+        if not c.tax:
+            rest += float(values.sum())
+            moved = moved + part
     if shares:
-        rest = sum(float(v.sum()) for k, v in cash.items() if not category(k).share_of_rest)
-        k = float(out.sum()) / rest if rest > 0 else 1.0
+        k = float(moved.sum()) / rest if rest > 0 else 1.0
         out = out + k * np.sum(shares, axis=0)
     return out
 
@@ -188,6 +197,23 @@ declare(
 )
 
 
+@dataclass(frozen=True)
+class Asset:
+    """Servers placed in service as the tax law sees them: in month ``placed_month`` (negative:
+    before the horizon, for servers the site owns), at ``basis`` USD (what was capitalised),
+    sold in month ``sold_month`` for ``proceeds`` USD as the seller receives them (None: not
+    sold within the horizon). Book and tax depreciate them differently (``costs.tax``): the
+    tax on their cost is counted under ``bought``'s category, on their sale under ``sold``'s."""
+
+    placed_month: int
+    basis: float
+    sold_month: int | None
+    proceeds: float
+    # The categories of their cost and of their sale, which the tax on them is counted under.
+    bought: str
+    sold: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Ledger:
     """Monthly costs by category (USD), monthly usage (GPU-hours), ratio series and notes."""
@@ -201,6 +227,11 @@ class Ledger:
     # What is contracted for after the horizon, by the category it is counted in when the
     # project ends there (costing.costs): a Savings Plan's remaining term, a lease's payments.
     owed_after_horizon: dict[str, float] = field(default_factory=dict)
+    # The servers it placed in service and sold, for the tax law (``costs.tax``).
+    assets: tuple[Asset, ...] = ()
+    # Income tax by the category it arises on (``costs.tax.taxes``), when the scenario has a
+    # tax: section; also in ``cash`` when the decision is on cash after tax.
+    tax: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def gpu_utilisation(self) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.costs.ledger import Category, declare
+from tco.simulator.costs.ledger import Asset, Category, declare
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
@@ -64,6 +64,12 @@ def sold_at_start(plan: Plan, site: Existing, months: int) -> Plan:
     return replace(
         plan,
         cash_only={**plan.cash_only, "existing_sold": credit},
+        assets=plan.assets if site.asset is None else (*plan.assets, sold_then(site.asset)),
         quotes=(*plan.quotes, site.quote),
         description=f"{plan.description}; the site's {site.words} sold at the start",
     )
+
+
+def sold_then(asset: Asset) -> Asset:
+    """The site's servers' sale at the start, its tax counted where its cash is."""
+    return replace(asset, sold="existing_sold")

@@ -115,6 +115,37 @@ class WorkBalance:
         return self.finished / self.demanded if self.demanded > 0 else 1.0
 
 
+@dataclass(frozen=True)
+class Taxed:
+    """An option's cash and NPV before and after income tax (USD), and which one it is decided
+    on (``after_tax``: its cash_usd is after tax)."""
+
+    before_usd: float
+    after_usd: float
+    npv_before_usd: float
+    npv_after_usd: float
+    after_tax: bool
+
+    @property
+    def saved_usd(self) -> float:
+        return self.before_usd - self.after_usd
+
+    @property
+    def beside(self) -> tuple[float, float]:
+        """Cash and NPV on the other side of tax from those decided on."""
+        if self.after_tax:
+            return self.before_usd, self.npv_before_usd
+        return self.after_usd, self.npv_after_usd
+
+    @classmethod
+    def of(cls, ledger: Ledger, cash: float, npv_usd: float, rate: float, after_tax: bool) -> Taxed:
+        tax = np.sum(list(ledger.tax.values()), axis=0) if ledger.tax else np.zeros(1)
+        total, pv = float(tax.sum()), npv(rate, tax)
+        if after_tax:
+            return cls(cash - total, cash, npv_usd - pv, npv_usd, True)
+        return cls(cash, cash + total, npv_usd, npv_usd + pv, False)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Metrics:
     """One option's figures over the horizon (USD, hours, fractions)."""
@@ -141,6 +172,10 @@ class Metrics:
     # The project ends at the horizon: work unfinished there is never delivered (and not paid
     # to finish); else the cash includes finishing it (``kinds.after_horizon``).
     project_ends: bool = False
+    # Income tax over the horizon (USD, negative: saved) and its present value, when the
+    # scenario has a tax: section (``costs.tax``); ``tax_in_cash``: the decision is on cash
+    # after tax, so cash_usd and npv_usd include it.
+    tax: Taxed | None = None
 
     @property
     def work_paid_for(self) -> float:
@@ -171,10 +206,12 @@ def measure(
     discount_rate: float,
     late_after_h: float = math.inf,
     ends: bool = False,
+    taxed: bool | None = None,
 ) -> Metrics:
     """The metrics of one option from its job runs and ledger (``late_after_h``: the wait the
     service level allows, after which a job never started is overdue; ``ends``: the project
-    ends at the horizon, so work unfinished there is never delivered, ``job_delays``)."""
+    ends at the horizon, so work unfinished there is never delivered, ``job_delays``;
+    ``taxed``: the scenario has a tax: section, True when the decision is on cash after tax)."""
     ok = runs.runnable
     started = ok & ~np.isnan(runs.start_h)
     queued = ok & np.isnan(runs.start_h)
@@ -198,10 +235,11 @@ def measure(
     cannot_run = {
         runs.reason_text[code]: int((runs.reason == code).sum()) for code in _reasons(runs)
     }
+    cash, npv_usd = float(ledger.cash_total().sum()), npv(discount_rate, ledger.cash_total())
     return Metrics(
-        cash_usd=float(ledger.cash_total().sum()),
+        cash_usd=cash,
         accounting_usd=float(ledger.accounting_total().sum()),
-        npv_usd=npv(discount_rate, ledger.cash_total()),
+        npv_usd=npv_usd,
         gpu_utilisation=float(ledger.gpu_hours_busy.sum()) / paid if paid > 0 else float("nan"),
         work=WorkBalance(
             demanded=float(work.sum()),
@@ -223,6 +261,7 @@ def measure(
         busy_gpu_hours=float(ledger.gpu_hours_busy.sum()),
         measures={m.name: m.of(runs, paid) for m in declared_measures()},
         project_ends=ends,
+        tax=None if taxed is None else Taxed.of(ledger, cash, npv_usd, discount_rate, taxed),
     )
 
 

@@ -262,12 +262,18 @@ class Result:
         return pd.DataFrame(rows)
 
     def monthly_frame(self) -> pd.DataFrame:
-        """Long table: option, month, view (cash/accounting), category, usd."""
+        """Long table: option, month, view (cash/accounting, and tax when the scenario has a
+        tax: section and decides before tax: after tax, the tax is in the cash), category,
+        usd."""
         import pandas as pd
 
         rows = []
         for o in self.options:
-            for view, table in (("cash", o.ledger.cash), ("accounting", o.ledger.accounting)):
+            views = [("cash", o.ledger.cash), ("accounting", o.ledger.accounting)]
+            t = o.metrics.tax
+            if t is not None and not t.after_tax:
+                views.append(("tax", o.ledger.tax))
+            for view, table in views:
                 for cat, values in table.items():
                     for month, usd in zip(self.months, values.tolist(), strict=True):
                         rows.append((o.name, month, view, cat, usd))

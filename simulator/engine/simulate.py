@@ -73,6 +73,10 @@ def plan_option(
         plan = replace(plan, escalation=scenario.escalation.rates())
     if scenario.after_horizon == "ends":
         plan = replace(plan, project_ends=True)
+    if scenario.tax is not None:
+        plan = replace(
+            plan, tax=scenario.tax.rules(scenario.start, scenario.fiscal_year_start_month)
+        )
     data = scenario.data
     if data is None or kind.data_site is None:
         return plan
@@ -214,6 +218,7 @@ def _priced(prepared: Prepared, plan: Plan, runs: JobRuns) -> OptionResult:
             sc.discount_rate,
             late_after_h=sc.service_level.allowed_h,
             ends=plan.project_ends,
+            taxed=None if plan.tax is None else plan.tax.after_tax,
         ),
         cannot_run_examples=cannot_run_examples(prepared.jobs, runs),
         break_even={},

@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 
 from tco.simulator.costs.ledger import Category, Ledger, category, declare
+from tco.simulator.costs.tax import taxes
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import of
@@ -76,11 +77,29 @@ def finished(
 
 
 def costs(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
-    """The option's ledger: its kind's, plus the plan's fixed monthly costs (data kept and
-    moved) in cash and accounting alike, with running costs escalated month by month. When the
-    project ends at the horizon, what the ledger owes for after it is spent in its last month
-    (a continuing operation reports it apart, in the notes). When the operation continues,
-    finishing the work unfinished at the horizon is counted in its last month
+    """The option's ledger (``before_tax``), with the income tax on it when the scenario has a
+    tax: section (``taxed``)."""
+    return taxed(before_tax(plan, runs, edges), plan, len(edges) - 1)
+
+
+def taxed(led: Ledger, plan: Plan, months: int) -> Ledger:
+    """``led`` with its income tax by category (``costs.tax``): in the ledger's ``tax``, and in
+    its cash as well when the decision is on cash after tax. The servers the plan sells
+    outside its kind's ledger (the site's, at the start) are among its assets."""
+    t = plan.tax
+    if t is None:
+        return led
+    led = dataclasses.replace(led, assets=led.assets + plan.assets)
+    tax = taxes(led, t, months)
+    return dataclasses.replace(led, tax=tax, cash={**led.cash, **tax} if t.after_tax else led.cash)
+
+
+def before_tax(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+    """The option's ledger before tax: its kind's, plus the plan's fixed monthly costs (data
+    kept and moved) in cash and accounting alike, with running costs escalated month by month.
+    When the project ends at the horizon, what the ledger owes for after it is spent in its
+    last month (a continuing operation reports it apart, in the notes). When the operation
+    continues, finishing the work unfinished at the horizon is counted in its last month
     (``finished``)."""
     led = of(plan.option).ledger(plan, runs, edges)
     added: dict[str, np.ndarray] = dict(plan.fixed_costs)

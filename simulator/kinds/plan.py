@@ -15,6 +15,8 @@ import numpy as np
 
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.quote import Quote
+from tco.simulator.costs.ledger import Asset
+from tco.simulator.costs.tax import TaxRules
 from tco.simulator.workload.calibration import GpuSpeed
 from tco.simulator.workload.speed import Hardware
 
@@ -50,3 +52,7 @@ class Plan:
     # The scenario's horizon ends a project (after_horizon: ends): what the ledger owes for
     # after it is counted in its last month (costing.costs).
     project_ends: bool = False
+    # Servers the plan sells outside its kind's ledger (the site's existing servers sold at the
+    # start), for the tax law; and the scenario's tax (None: figures before tax).
+    assets: tuple[Asset, ...] = ()
+    tax: TaxRules | None = None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tco.simulator.core.quote import Quote
+from tco.simulator.costs.ledger import Asset
 
 
 @dataclass(frozen=True)
@@ -21,3 +22,5 @@ class Existing:
     words: str
     sold_now_usd: float
     quote: Quote
+    # Their sale at the start as the tax law sees it (what they cost, when, what they fetch).
+    asset: Asset | None = None

@@ -28,6 +28,7 @@ from tco.simulator.core.limits import MAX_JOBS
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
+from tco.simulator.costs.tax import Tax
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.market import Market
 from tco.simulator.scenario.candidates import Candidates
@@ -59,12 +60,14 @@ class Scenario(Strict):
     currency: CurrencyCode = "USD"
     exchange_rate: ExchangeRate | None = None
     discount_rate: Annotated[float, Field(ge=0, lt=1)] = 0.0  # per year
-    fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # for the spreadsheet
+    fiscal_year_start_month: Annotated[int, Field(ge=1, le=12)] = 1  # the spreadsheet, tax years
     workload: Workload
     speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
     escalation: Escalation = Field(default_factory=lambda: Escalation())
+    # Income tax (costs.tax): None, figures before tax (a university or non-profit pays none).
+    tax: Tax | None = None
     price_files: list[str] = Field(default_factory=list)  # a user's prices as providers
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep and the odds
     market: Market = Field(default_factory=Market)  # spot interruptions and capacity, as taken

@@ -120,7 +120,9 @@ def test_simulate_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixtur
         ["simulate", str(ROOT / "scenarios" / "lab.yaml"), "--out", str(tmp_path), "--months", "6"]
     )
     out = capsys.readouterr().out
-    assert out.startswith("Recommended: ") and "cash over 6 months" in out.splitlines()[0]
+    assert (
+        out.startswith("Recommended: ") and "cash before tax over 6 months" in out.splitlines()[0]
+    )
     assert "Cheapest over 6 months" not in out  # a detail: behind --details
     doc = json.loads((tmp_path / "summary.json").read_text())
     assert doc["scenario"]["horizon_months"] == 6 and len(doc["months"]) == 6

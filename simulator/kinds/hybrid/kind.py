@@ -320,6 +320,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
                 k: own.owed_after_horizon.get(k, 0.0) + cloud.owed_after_horizon.get(k, 0.0)
                 for k in {**own.owed_after_horizon, **cloud.owed_after_horizon}
             },
+            assets=own.assets + cloud.assets,
             # Unfinished work at the option's share of its whole cost (``costing``): a
             # job queued for the servers at the horizon may yet burst, so neither part's
             # price alone is what finishing it costs.

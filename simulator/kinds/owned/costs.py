@@ -13,7 +13,7 @@ from tco.pricing.used_market import used_market
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_ending, per_month
 from tco.simulator.costs.finance import depreciation
-from tco.simulator.costs.ledger import Category, Ledger, declare
+from tco.simulator.costs.ledger import Asset, Category, Ledger, declare
 from tco.simulator.costs.usage import hourly
 from tco.simulator.kinds.owned.financing import Flows, financed
 from tco.simulator.kinds.owned.generations import on_successor, retired_h
@@ -33,7 +33,7 @@ from tco.simulator.kinds.runs import JobRuns
 declare(
     Category("capex", "servers bought", "server prices", "#4c72b0", charge="Purchase"),
     Category("resale", "resale at the horizon", "server prices", "#8c8c8c", credit=True),
-    Category("depreciation", "depreciation", "server prices", "#4c72b0"),
+    Category("depreciation", "depreciation", "server prices", "#4c72b0", book_only=True),
     Category("power", "electricity", "electricity", "#dd8452"),
     Category("facility", "facility", "facility", "#937860"),
     Category("support", "support contract", "server prices", "#da8bc3"),
@@ -160,10 +160,9 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     months = len(edges) - 1
     hours = int(edges[-1])
     month_hours = np.diff(edges).astype(np.float64)
-    capex, dep, resale, support, it_kwh, facility, paid, busy = (np.zeros(months) for _ in range(8))
-    extra_cash: dict[str, np.ndarray] = {}
-    extra_acc: dict[str, np.ndarray] = {}
-    notes: dict[str, float] = {}
+    support, it_kwh, facility, paid, busy = (np.zeros(months) for _ in range(5))
+    capex, resale, dep = (np.zeros(months) for _ in range(3))
+    total = Flows(months, {"capex": capex, "resale": resale}, {"depreciation": dep})
     first = months
     # The network is bought with the first tranche bought in the horizon (``_generations``).
     networked = next(
@@ -198,15 +197,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
             # Spares are bought with the first servers bought; the network with its tranche.
             sold = _sold(plan, g, d, basis, spares if i == spares_with else 0, d is networked)
             basis = sold.basis
-            t = _tranche(o, sold, d.delivery_month, months, end, d.age_months)
-            capex += t.cash.pop("capex")
-            resale += t.cash.pop("resale")
-            dep += t.accounting.pop("depreciation")
-            for mine, theirs in ((extra_cash, t.cash), (extra_acc, t.accounting)):
-                for k, v in theirs.items():
-                    mine[k] = mine.get(k, 0.0) + v
-            for k, x in t.notes.items():
-                notes[k] = notes.get(k, 0.0) + x
+            total.merge(_tranche(o, sold, d.delivery_month, months, end, d.age_months))
             # The support contract runs while the servers are in service, prorated by hours.
             in_service = np.clip((edges[1:] - d.delivery_h) / month_hours, 0.0, 1.0)
             in_service -= np.clip((edges[1:] - g.until_h) / month_hours, 0.0, 1.0)
@@ -215,13 +206,15 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     power = it_kwh * o.power.pue * o.power.usd_per_kwh
     staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
     shared = {"power": power, "facility": facility, "support": support, "staff": staff}
+    after = total.notes.get("lease_payments_beyond_horizon_usd", 0.0)
     return Ledger(
-        cash={"capex": capex, "resale": resale, **extra_cash, **shared},
-        accounting={"depreciation": dep, **extra_acc, **shared},
+        cash={**total.cash, **shared},
+        accounting={**total.accounting, **shared},
         gpu_hours_paid=paid,
         gpu_hours_busy=busy,
-        notes=notes,
-        owed_after_horizon={"lease_after_end": notes.get("lease_payments_beyond_horizon_usd", 0.0)},
+        notes=total.notes,
+        owed_after_horizon={"lease_after_end": after},
+        assets=tuple(total.assets),
     )
 
 
@@ -311,6 +304,17 @@ def _owned(
         )
         out.notes["bought_to_resell_usd"] = out.notes.get("bought_to_resell_usd", 0.0) + basis
 
+    sold_for = value() if end < months or o.sell_at_horizon else None
+    out.assets.append(
+        Asset(
+            m0 - age,
+            basis,
+            None if sold_for is None else end - 1,
+            sold_for or 0.0,
+            "capex",
+            "resale" if end == months else "refresh_sale",
+        )
+    )
     if end == months:
         if o.sell_at_horizon:
             out.cash["resale"][-1] -= value()
@@ -367,6 +371,7 @@ def _tranche(
     out.cash.update(flows.cash)
     out.accounting.update(flows.accounting)
     out.notes.update(flows.notes)
+    out.assets += flows.assets
     if not f.operating:
         _owned(o, sold, basis, m0, months, out, m0, end)
     elif f.end_of_term == "fmv_buyout" and m0 + f.term_months < end:

@@ -28,7 +28,7 @@ from pydantic import Field, model_validator
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Fraction, Strict
 from tco.simulator.core.quote import Quote, input_quote
-from tco.simulator.costs.ledger import Category, declare
+from tco.simulator.costs.ledger import Asset, Category, declare
 
 declare(
     Category("financing", "loan and lease payments", "server prices", "#9467bd", charge="Purchase"),
@@ -109,6 +109,16 @@ class Flows:
     cash: dict[str, np.ndarray] = field(default_factory=dict)
     accounting: dict[str, np.ndarray] = field(default_factory=dict)
     notes: dict[str, float] = field(default_factory=dict)
+    assets: list[Asset] = field(default_factory=list)  # servers owned, for the tax law
+
+    def merge(self, other: Flows) -> None:
+        """Another tranche's flows added to these, category by category."""
+        for mine, theirs in ((self.cash, other.cash), (self.accounting, other.accounting)):
+            for k, v in theirs.items():
+                mine[k] = mine[k] + v if k in mine else v
+        for k, x in other.notes.items():
+            self.notes[k] = self.notes.get(k, 0.0) + x
+        self.assets += other.assets
 
     def add(self, view: dict[str, np.ndarray], name: str, month: int, usd: float) -> None:
         arr = view.setdefault(name, np.zeros(self.months))

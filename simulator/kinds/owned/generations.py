@@ -54,8 +54,15 @@ declare(
     Category(
         "refresh_sale", "servers sold at the refresh", "server prices", "#b3b3b3", credit=True
     ),
-    Category("disposal", "loss on servers sold", "server prices", "#6d8fc7"),
-    Category("disposal_gain", "gain on servers sold", "server prices", "#c7d4ea", credit=True),
+    Category("disposal", "loss on servers sold", "server prices", "#6d8fc7", book_only=True),
+    Category(
+        "disposal_gain",
+        "gain on servers sold",
+        "server prices",
+        "#c7d4ea",
+        credit=True,
+        book_only=True,
+    ),
 )
 
 

@@ -8,6 +8,7 @@ from tco.pricing import hardware
 from tco.simulator.cluster.failures import MAINTENANCE, mean_repair_h
 from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote, input_quote
+from tco.simulator.costs.ledger import Asset
 from tco.simulator.kinds.owned.costs import resale_of, spare_gpus, spare_price
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery
@@ -206,7 +207,8 @@ def existing_sale(
         f" ({describe(o.resale_value, gpu, o.resale_decay_per_year)}): an option that keeps"
         " them forgoes it, one that does not is credited it in its first month",
     )
-    return Existing((o.server_name, e.servers, e.bought, price), words, now, quote)
+    sale = Asset(-age, new, 0, now, "capex", "resale")
+    return Existing((o.server_name, e.servers, e.bought, price), words, now, quote, sale)
 
 
 def spares_saved(o: Owned, gpus: int, gpus_per_server: int) -> int:
