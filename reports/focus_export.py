@@ -58,6 +58,8 @@ def rows(result: Result) -> list[dict[str, Any]]:
             covered = view == "accounting"  # a commitment's use, as FOCUS shows it
             for name, monthly in ledger.items():
                 c = category(name)
+                if c.tax:
+                    continue  # income tax is no provider's charge (a plan decided after tax)
                 if covered and c.commitment not in ("used", "unused"):
                     continue  # the cash view holds every category's bill; this, its coverage
                 service, sub = c.focus_service()

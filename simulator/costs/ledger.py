@@ -65,6 +65,20 @@ class Category:
             subgroup=self.subgroup,
         )
 
+    def taxed(self) -> Category:
+        """The category of the income tax this one's amounts save or cost (``costs.tax``):
+        declared like it (a price draw scales the tax as it scales its source), never billed."""
+        return Category(
+            f"tax_{self.name}",
+            f"income tax on {self.label}",
+            self.group,
+            "#b8b8b8",
+            credit=True,
+            subgroup=self.subgroup,
+            share_of_rest=self.share_of_rest,
+            tax=True,
+        )
+
     def focus_charge(self) -> str:
         return self.charge or ("Credit" if self.credit else "Usage")
 
@@ -84,8 +98,9 @@ class Category:
     def billed(self) -> bool:
         """Whether a cloud provider's bill holds it: a category priced by cloud prices (compute,
         spot, commitments). Storage and data transfer are on a bill only where the data lives
-        in a cloud, which the category alone does not say: they are not counted as billed."""
-        return self.group == "cloud prices"
+        in a cloud, which the category alone does not say: they are not counted as billed; nor
+        is income tax."""
+        return self.group == "cloud prices" and not self.tax
 
 
 @dataclass(frozen=True)
@@ -114,6 +129,8 @@ def declare(*items: Category | Series) -> None:
         table[item.name] = item  # type: ignore[assignment]
         if isinstance(item, Category) and item.finishes:
             declare(item.to_finish())
+        if isinstance(item, Category) and not item.tax:  # read back by name (tco track)
+            declare(item.taxed())
 
 
 def category(name: str) -> Category:

@@ -167,20 +167,10 @@ class TaxRules:
 
 
 def tax_category(source: str) -> Category:
-    """The category of the tax a source category's deductions save (negative) or a gain costs,
-    declared like its source (its price group scales it alike: tax is linear in prices)."""
-    c = category(source)
-    twin = Category(
-        f"tax_{source}",
-        f"income tax on {c.label}",
-        c.group,
-        "#b8b8b8",
-        credit=True,
-        subgroup=c.subgroup,
-        share_of_rest=c.share_of_rest,
-        tax=True,
-    )
-    declare(twin)
+    """The category of the tax a source category's deductions save (negative) or a gain costs
+    (``Category.taxed``: declared like its source)."""
+    twin = category(source).taxed()
+    declare(twin)  # a source declared by none (a plug-in's) has its twin declared here
     return twin
 
 

@@ -147,7 +147,7 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
             raise ScenarioError(exc.file, exc.field, why) from None
         played = play_named(prepared, t.plan.option)
         service.append(service_of(played.metrics))
-        cash = played.ledger.cash
+        cash = {k: v for k, v in played.ledger.cash.items() if not category(k).tax}
         month = sum(
             (v * (ratio if category(k).billed else 1.0) for k, v in cash.items()),
             np.zeros(len(t.plan.months)),

@@ -111,7 +111,10 @@ def _load(path: Path, option: str | None) -> Plan:
     sc = summary["scenario"]
     months = tuple(summary["months"])
     o = next(x for x in summary["options"] if x["name"] == chosen)
-    cash = _monthly(_read(path, "monthly.csv"), chosen, months)
+    # What the cluster ran and the clouds billed is tracked before income tax: a plan decided
+    # after tax has its tax categories in the cash, which no bill or log holds.
+    read = _monthly(_read(path, "monthly.csv"), chosen, months)
+    cash = {k: v for k, v in read.items() if not category(k).tax}
     jobs, hours, waits = _jobs(_read(path, "jobs.csv"), chosen, sc["start"], len(months))
     mix = (summary.get("recommendation") or {}).get("portfolio") or {}
     parts: tuple[tuple[str, str, dict[str, Any]], ...] = ()
@@ -119,7 +122,7 @@ def _load(path: Path, option: str | None) -> Plan:
     if mix.get("option") == chosen:
         parts = tuple((x["role"], x["option"], dict(x["knobs"])) for x in mix["parts"])
         wait = float(mix["wait_before_burst_h"])
-    total = float(o["totals_usd"]["cash"])
+    total = float(o["totals_usd"].get("cash_before_tax", o["totals_usd"]["cash"]))
     if not math.isfinite(total) or abs(total) > MAX_USD:
         raise ValueError(f"summary.json: {chosen}'s totals_usd.cash is {total!r}")
     kind = registry.get(o["kind"]) if o.get("kind") in registry.names() else None

@@ -370,3 +370,52 @@ def test_unreadable_usage_lines_are_said_and_past_a_tenth_refused(
     assert exit_code(_track(planned, log, None, "--through", THROUGH)) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert f"1 of the usage log's {len(lines):,} lines are unreadable" in out
+
+
+def test_a_plan_decided_after_tax_is_tracked_before_it(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """No bill or log holds income tax: a plan whose cash is after tax (tax: decide_on:
+    after_tax) is tracked on its cash before tax, its FOCUS rows hold no tax, and a bill equal
+    to them shows no variance."""
+    d = tmp_path_factory.mktemp("lab-after-tax")
+    scenario = d / "lab.yaml"
+    text = (ROOT / "scenarios" / "lab.yaml").read_text()
+    scenario.write_text(text + "\ntax: {rate: 0.21, decide_on: after_tax}\n")
+    main(
+        [
+            "simulate",
+            str(scenario),
+            "--out",
+            str(d / "report"),
+            "--quiet",
+            "--format",
+            "json,csv,focus",
+            "--prices",
+            "snapshot",
+            "--odds",
+            "0",
+        ]
+    )
+    lab = d / "report"
+    summary = json.loads((lab / "summary.json").read_text())
+    text = (lab / "focus.csv").read_text()
+    header = text.splitlines()[0].split(",")
+    focus_rows = list(csv.DictReader(io.StringIO(text)))
+    assert focus_rows and not any(r["x_TcoCategory"].startswith("tax_") for r in focus_rows)
+    for name in ("own-8xA40", "fleet-on-demand"):
+        o = next(x for x in summary["options"] if x["name"] == name)
+        assert o["totals_usd"]["decided_after_tax"]
+        log, bill = tmp_path / f"{name}.sacct", tmp_path / f"{name}.csv"
+        jobs = [r for r in _planned_jobs(lab, name) if r["wait_h"] and r["run_h"]]
+        _sacct(jobs, 3, 0.0, log)
+        w = io.StringIO()
+        writer = csv.DictWriter(w, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(r for r in focus_rows if r["x_TcoOption"] == name)
+        bill.write_text(w.getvalue())
+        t, _ = follow(lab, log, "sacct", bill, name, book=PriceBook("snapshot"), through=THROUGH)
+        assert t.plan.total_usd == pytest.approx(o["totals_usd"]["cash_before_tax"])
+        assert not any(k.startswith("tax_") for k in t.plan.cash)
+        for m in t.months:
+            assert abs(m.variance_usd) < 0.05, (name, m)
