@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 from pydantic import Field
@@ -11,15 +12,31 @@ from tco.simulator.core.fields import Strict
 Rate = Annotated[float, Field(ge=-0.5, le=1)]
 
 
+# The key of market rental prices among the rates: every category declared ``rental``.
+RENTALS = "rentals"
+
+
 class Escalation(Strict):
     """Yearly growth of running costs, applied month by month ((1 + e)^(m/12) in month m) to the
     ledger category of the same name; the discount rate still applies on top for NPV. E.g. US
-    electricity was 4-22 % dearer in April 2025 than a year before (facility_power.csv)."""
+    electricity was 4-22 % dearer in April 2025 than a year before (facility_power.csv).
+    ``rentals`` moves market rental prices (on demand and spot, every provider: the categories
+    declared ``rental``) as a forward curve of constant growth, and as a path in each future
+    when ``uncertain:`` draws it; a commitment's rate (a Savings Plan's) stays as bought.
+    H100 rental prices fell 43 % in the year to 2025-10 and rose 38 % in the five months after
+    (shared hardware data, gpu_price_history.csv: $2.99 in 2024-10, $1.70 in 2025-10, $2.35 in
+    2026-03): no rate is assumed; the scenario states one."""
 
     power: Rate = 0.0
     facility: Rate = 0.0
     support: Rate = 0.0
     staff: Rate = 0.0
+    rentals: Rate = 0.0
 
     def rates(self) -> dict[str, float]:
         return {k: v for k, v in self.model_dump().items() if v}
+
+    @staticmethod
+    def rate_of(rates: dict[str, float] | Mapping[str, float], name: str, rental: bool) -> float:
+        """The yearly rate a category grows at: ``rentals`` for a rental price, else its own."""
+        return rates.get(RENTALS, 0.0) if rental else rates.get(name, 0.0)

@@ -49,6 +49,9 @@ class Category:
     # Work unfinished at the horizon may be finished at its prices: declared with it is its
     # twin, ``to_finish()``, priced alike (``kinds.costing``).
     finishes: bool = False
+    # A market rental price (on demand, spot, at any provider): ``escalation.rentals`` moves
+    # it month by month, as rental markets move; a commitment's rate stays fixed for its term.
+    rental: bool = False
     # The book's own figure for servers (depreciation, a gain or loss on disposal): the tax law
     # deducts the servers by its own rules instead (``costs.tax``, from the ledger's assets).
     book_only: bool = False
@@ -63,6 +66,7 @@ class Category:
             self.group,
             self.colour,
             subgroup=self.subgroup,
+            rental=self.rental,
         )
 
     def taxed(self) -> Category:
@@ -210,6 +214,7 @@ declare(
         "#55a868",
         subgroup="on_demand prices",
         finishes=True,
+        rental=True,
     )
 )
 

@@ -54,7 +54,7 @@ DEFAULT_FUTURES = 100
 # and source); the kinds declare their own (``core.uncertain_names``: the list is open).
 uncertain_names.declare(__name__, "speed", "workload.model_hours_scale")
 Whole = Annotated[int, Field(ge=-(10**9), le=10**9)]
-SWEEPABLE = ("workload", "options", "discount_rate", "market")
+SWEEPABLE = ("workload", "options", "discount_rate", "market", "escalation")
 _INDEX = re.compile(r"^([A-Za-z_]\w*)((?:\[(?:\d+|\*)\])*)$")
 
 

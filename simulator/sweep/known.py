@@ -45,7 +45,9 @@ class Input:
         return self.uncertain.path
 
 
-MONEY_ROOTS = ("prices.", "discount_rate")  # a price group's multiplier, the discount rate
+# A price group's multiplier, the discount rate, a yearly growth of prices (escalation: the
+# ledgers are costed again, the jobs not played again).
+MONEY_ROOTS = ("prices.", "discount_rate", "escalation.")
 _OPTION = re.compile(r"^options\[(\d+|\*)\]\.(.+)$")
 
 

@@ -58,6 +58,7 @@ declare(
         "#2f8f5b",
         subgroup="spot prices",
         finishes=True,
+        rental=True,
     ),
     Category(
         "spot_fallback_compute",
@@ -65,6 +66,7 @@ declare(
         "cloud prices",
         "#8c6d31",
         subgroup="on_demand prices",
+        rental=True,
     ),
 )
 SPOT_PRICES = {"zone_average": "average", "lowest_zone": "lowest", "highest_zone": "highest"}
