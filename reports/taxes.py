@@ -57,6 +57,8 @@ def tax_lines(result: Result) -> list[str]:
     }[tax.method]
     if tax.bonus_share is not None:
         method = f"{tax.bonus_share:.0%} of servers' cost expensed (bonus), the rest MACRS"
+    if not tax.state_follows_bonus:
+        method += " (the state's by MACRS: it does not follow bonus)"
     taxed = [(o.name, t) for o in result.options if (t := o.metrics.tax) is not None]
     before = [n for n, _ in by_cash(taxed, lambda x: x[1].before_usd)]
     after = [n for n, _ in by_cash(taxed, lambda x: x[1].after_usd)]

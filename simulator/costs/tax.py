@@ -20,11 +20,13 @@ is theirs.
 Taken as given, and said in the answer: the organisation has taxable income enough to use
 every deduction in the year it arises (a loss-making start-up carries deductions forward,
 which this does not model); one combined rate (federal + state x (1 - federal), state tax being
-deductible federally) and the state following the federal depreciation.
+deductible federally), and the state following the federal depreciation unless the scenario
+says it does not follow bonus (``state_follows_bonus: false``: the state deducts by MACRS).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -51,11 +53,19 @@ class Tax(Strict):
     bonus_share: Annotated[float, Field(ge=0, le=1)] | None = None
     payments: Literal["quarterly", "annual", "monthly"] = "quarterly"
     decide_on: Literal["pre_tax", "after_tax"] = "pre_tax"
+    # Many states do not follow federal bonus depreciation (California, New York, ...: each
+    # state's own law): false, the state deducts servers by MACRS instead.
+    state_follows_bonus: bool = True
 
     @model_validator(mode="after")
     def _bonus_with_bonus(self) -> Tax:
         if self.bonus_share is not None and self.method != "bonus":
             raise ValueError(f"bonus_share is for method: bonus, not {self.method}")
+        if not self.state_follows_bonus and (self.method != "bonus" or not self.state_rate):
+            raise ValueError(
+                "state_follows_bonus: false is for method: bonus with a state_rate (the state"
+                " deducts servers by MACRS instead)"
+            )
         return self
 
     @property
@@ -114,6 +124,8 @@ class Tax(Strict):
     def rules(self, start: str, fiscal_start: int) -> TaxRules:
         return TaxRules(
             rate=self.combined_rate,
+            state_rate=self.state_rate * (1.0 - self.rate),
+            state_method=None if self.state_follows_bonus else "macrs",
             method=self.method,
             payments=self.payments,
             start=start,
@@ -137,8 +149,12 @@ class TaxRules:
     when tax is paid, the calendar (``start``: the first month, YYYY-MM; ``fiscal_start``: the
     tax year's first calendar month) and whether the decision is on cash after tax."""
 
-    rate: float
+    rate: float  # federal and state together
     method: str  # bonus, section_179, macrs, straight_line
+    # The state's part of ``rate`` (net of its federal deduction), and the method the state
+    # deducts servers by when not the federal one (None: the federal one).
+    state_rate: float = 0.0
+    state_method: str | None = None
     payments: str = "quarterly"  # quarterly, annual, monthly
     start: str = "2027-01"
     fiscal_start: int = 1
@@ -194,8 +210,19 @@ def taxes(led: Ledger, t: TaxRules, months: int) -> dict[str, np.ndarray]:
     """The tax each category's deductions save (negative) or cost, in the months it is paid,
     by its tax category (``tax_category``)."""
     out: dict[str, np.ndarray] = {}
-    for name, d in deductions(led, t, months).items():
-        paid = _paid(-t.rate * d, t)
+    federal = deductions(led, t, months)
+    if t.state_method is None or t.state_method == t.method:
+        owed = {name: -t.rate * d for name, d in federal.items()}
+    else:  # the state's deductions of servers differ: each rate on its own deductions
+        state = deductions(led, dataclasses.replace(t, method=t.state_method), months)
+        zero = np.zeros(months)
+        owed = {
+            name: -(t.rate - t.state_rate) * federal.get(name, zero)
+            - t.state_rate * state.get(name, zero)
+            for name in {**federal, **state}
+        }
+    for name, tax in owed.items():
+        paid = _paid(tax, t)
         if paid.any():
             out[tax_category(name).name] = paid
     return out

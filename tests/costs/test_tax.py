@@ -123,3 +123,18 @@ def test_tax_falls_in_the_month_it_is_paid() -> None:
     fiscal = TaxRules(rate=0.2, method="bonus", start="2027-01", fiscal_start=7, payments="annual")
     a = taxes(_ledger(months=24, power=power), fiscal, 24)["tax_power"]
     assert list(np.nonzero(a)[0]) == [5, 17, 23]  # June's year ends; the rest at the horizon
+
+
+def test_a_state_that_does_not_follow_bonus_deducts_by_macrs() -> None:
+    # 21 % federal with bonus, 10 % state by MACRS (state tax deductible federally: its rate
+    # nets to 10 % x 0.79): year one saves 0.21 x 1 M + 0.079 x 200 k = $225,800.
+    from tco.simulator.costs.tax import Tax
+
+    tax = Tax(rate=0.21, state_rate=0.10, method="bonus", state_follows_bonus=False)
+    t = tax.rules("2026-01", 1)
+    owed = taxes(_ledger(_asset(0, 1_000_000.0)), t, 72)
+    assert round(-float(owed["tax_capex"][:12].sum()), 2) == 225_800.0
+    # Over the servers' life the state deducts all of it too: 1 M at the combined rate.
+    assert -float(owed["tax_capex"].sum()) == pytest.approx(1_000_000 * tax.combined_rate)
+    with pytest.raises(ValueError, match="state_follows_bonus"):
+        Tax(method="macrs", state_rate=0.1, state_follows_bonus=False)
