@@ -88,3 +88,29 @@ def test_rate_for_a_fleet_is_refused() -> None:
     )
     with pytest.raises(ScenarioError, match="for a fleet give discount"):
         run(make_scenario(options=[bad]))
+
+
+def test_a_commitment_at_another_provider_plays_on_the_quote_given() -> None:
+    """A reserved contract outside AWS (no per-SKU commitment rate of another provider is
+    public: ceilings only) is a savings_plan at that provider's shapes with the buyer's quote:
+    paid whether used or not, written to FOCUS as a commitment bought from that provider."""
+    from tco.reports.focus_export import rows
+
+    option = {
+        "name": "nebius-1yr",
+        "kind": "savings_plan",
+        "gpus": {"model": "H100 SXM", "providers": ["nebius"]},
+        "term_years": 1,
+        "commitment_instances": 1,
+        "discount": 0.35,
+        "rate_source": "a quote (test)",
+    }
+    result = run(make_scenario(options=[option], horizon_months=12))
+    o = result.option("nebius-1yr")
+    rate = next(q for q in o.quotes if "Savings Plan rate" in q.item)
+    assert rate.value == pytest.approx(2.95 * 0.65)  # Nebius's 1-GPU H100 list price, 35 % off
+    hours = 8760  # one term of AWS's 8,760 h, the horizon a calendar year
+    assert o.ledger.cash["sp_commitment"].sum() == pytest.approx(rate.value * hours)
+    bought = [r for r in rows(result) if r["x_TcoCategory"] == "sp_commitment"]
+    assert bought and {r["ProviderName"] for r in bought} == {"Nebius"}
+    assert {r["ChargeCategory"] for r in bought} == {"Purchase"}
