@@ -193,7 +193,8 @@ def tax_category(source: str) -> Category:
 def deductions(led: Ledger, t: TaxRules, months: int) -> dict[str, np.ndarray]:
     """What the tax law deducts each month (USD, a negative one a taxable gain), by the category
     it comes from: the accounting view but for the book's own server figures, and the servers'
-    tax depreciation (under ``capex``) and sales (under ``resale``)."""
+    tax depreciation and sales, under the categories each asset names for its cost and its sale
+    (``Asset.bought``, ``Asset.sold``)."""
     out = {
         name: np.asarray(v, dtype=np.float64)
         for name, v in led.accounting.items()

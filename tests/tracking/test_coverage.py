@@ -17,7 +17,8 @@ from tco.cli import main
 from tco.pricing.book import PriceBook
 from tco.simulator.tracking import plan_files as plan
 from tco.simulator.tracking.follow import follow
-from tco.simulator.tracking.forecast import _over
+from tco.simulator.tracking.forecast import Forecast, _over
+from tco.simulator.tracking.variance import Tracked
 from tests.conftest import ROOT
 from tests.tracking.test_track import (
     FOCUS_COLUMNS,
@@ -189,15 +190,14 @@ def test_storage_and_egress_on_the_bill_are_counted_once(tmp_path: Path) -> None
         assert m.unbilled_usd == 0.0  # nothing of the plan is taken as planned: the bill has it
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("lab")
+def _plan(scenario: Path, out: Path) -> Path:
+    """The scenario simulated as a plan to track: its summary, months, jobs and FOCUS rows."""
     main(
         [
             "simulate",
-            str(ROOT / "scenarios" / "lab.yaml"),
+            str(scenario),
             "--out",
-            str(d / "report"),
+            str(out),
             "--quiet",
             "--format",
             "json,csv,focus",
@@ -207,7 +207,28 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "0",
         ]
     )
-    return d / "report"
+    return out
+
+
+def _tracked_on_its_own_bill(plan: Path, name: str, tmp_path: Path) -> tuple[Tracked, Forecast]:
+    """Option ``name`` of ``plan`` tracked on three of its own jobs and its own FOCUS rows as
+    the bill (tracking, forecast)."""
+    text = (plan / "focus.csv").read_text()
+    header = text.splitlines()[0].split(",")
+    log, bill = tmp_path / f"{name}.sacct", tmp_path / f"{name}.csv"
+    jobs = [r for r in _planned_jobs(plan, name) if r["wait_h"] and r["run_h"]]
+    _sacct(jobs, 3, 0.0, log)
+    w = io.StringIO()
+    writer = csv.DictWriter(w, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(r for r in csv.DictReader(io.StringIO(text)) if r["x_TcoOption"] == name)
+    bill.write_text(w.getvalue())
+    return follow(plan, log, "sacct", bill, name, book=PriceBook("snapshot"), through=THROUGH)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _plan(ROOT / "scenarios" / "lab.yaml", tmp_path_factory.mktemp("lab") / "report")
 
 
 def test_a_bill_equal_to_the_plan_shows_no_variance_on_every_kind(
@@ -218,21 +239,10 @@ def test_a_bill_equal_to_the_plan_shows_no_variance_on_every_kind(
     --format focus): no variance in any month, and an owned plan (whose cash does not move
     with the work) not over its budget (0.19.0: "100 % odds of landing over it")."""
     summary = json.loads((lab / "summary.json").read_text())
-    text = (lab / "focus.csv").read_text()
-    header = text.splitlines()[0].split(",")
-    focus_rows = list(csv.DictReader(io.StringIO(text)))
     kinds = set()
     for o in summary["options"]:
         name = o["name"]
-        log, bill = tmp_path / f"{name}.sacct", tmp_path / f"{name}.csv"
-        jobs = [r for r in _planned_jobs(lab, name) if r["wait_h"] and r["run_h"]]
-        _sacct(jobs, 3, 0.0, log)
-        w = io.StringIO()
-        writer = csv.DictWriter(w, fieldnames=header, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(r for r in focus_rows if r["x_TcoOption"] == name)
-        bill.write_text(w.getvalue())
-        t, f = follow(lab, log, "sacct", bill, name, book=PriceBook("snapshot"), through=THROUGH)
+        t, f = _tracked_on_its_own_bill(lab, name, tmp_path)
         assert t.recorded == 3
         for m in t.months:  # each row written to the cent
             assert abs(m.variance_usd) < 0.05, (name, m)
@@ -382,39 +392,14 @@ def test_a_plan_decided_after_tax_is_tracked_before_it(
     scenario = d / "lab.yaml"
     text = (ROOT / "scenarios" / "lab.yaml").read_text()
     scenario.write_text(text + "\ntax: {rate: 0.21, decide_on: after_tax}\n")
-    main(
-        [
-            "simulate",
-            str(scenario),
-            "--out",
-            str(d / "report"),
-            "--quiet",
-            "--format",
-            "json,csv,focus",
-            "--prices",
-            "snapshot",
-            "--odds",
-            "0",
-        ]
-    )
-    lab = d / "report"
-    summary = json.loads((lab / "summary.json").read_text())
-    text = (lab / "focus.csv").read_text()
-    header = text.splitlines()[0].split(",")
-    focus_rows = list(csv.DictReader(io.StringIO(text)))
+    plan = _plan(scenario, d / "report")
+    summary = json.loads((plan / "summary.json").read_text())
+    focus_rows = list(csv.DictReader(io.StringIO((plan / "focus.csv").read_text())))
     assert focus_rows and not any(r["x_TcoCategory"].startswith("tax_") for r in focus_rows)
     for name in ("own-8xA40", "fleet-on-demand"):
         o = next(x for x in summary["options"] if x["name"] == name)
         assert o["totals_usd"]["decided_after_tax"]
-        log, bill = tmp_path / f"{name}.sacct", tmp_path / f"{name}.csv"
-        jobs = [r for r in _planned_jobs(lab, name) if r["wait_h"] and r["run_h"]]
-        _sacct(jobs, 3, 0.0, log)
-        w = io.StringIO()
-        writer = csv.DictWriter(w, fieldnames=header, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(r for r in focus_rows if r["x_TcoOption"] == name)
-        bill.write_text(w.getvalue())
-        t, _ = follow(lab, log, "sacct", bill, name, book=PriceBook("snapshot"), through=THROUGH)
+        t, _ = _tracked_on_its_own_bill(plan, name, tmp_path)
         assert t.plan.total_usd == pytest.approx(o["totals_usd"]["cash_before_tax"])
         assert not any(k.startswith("tax_") for k in t.plan.cash)
         for m in t.months:
