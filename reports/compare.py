@@ -13,7 +13,7 @@ from typing import Any
 
 from tco.reports import compare_monthly
 from tco.reports.formatting import md_cell, md_text, money
-from tco.reports.summary_read import CompareError, load
+from tco.reports.summary_read import CompareError, basis, load
 
 __all__ = ["CompareError", "compare", "load", "to_github", "to_html", "to_markdown"]
 
@@ -80,22 +80,36 @@ def _pick(doc: dict[str, Any] | None, *keys: str) -> Any:
     return doc
 
 
+def _money(doc: dict[str, Any] | None, key: str, before_tax: bool) -> Any:
+    """An option's total ``key`` (cash, npv_cash), before tax when ``before_tax`` (a run
+    without a tax: section is before tax already)."""
+    taxed = {"cash": "cash_before_tax", "npv_cash": "npv_before_tax"}[key]
+    totals = _pick(doc, "totals_usd") or {}
+    return totals.get(taxed, totals.get(key)) if before_tax else totals.get(key)
+
+
 def _recommended(
-    o_opts: dict[str, Any], n_opts: dict[str, Any], rec: tuple[str | None, str | None]
+    o_opts: dict[str, Any],
+    n_opts: dict[str, Any],
+    rec: tuple[str | None, str | None],
+    before_tax: bool = False,
 ) -> dict[str, Any]:
     """The recommendation's own figures on each side, whichever option it is."""
 
     def of(opts: dict[str, Any], name: str | None, *keys: str) -> Any:
         return None if name is None else _pick(opts[name], *keys)
 
+    def cash(opts: dict[str, Any], name: str | None, key: str) -> Any:
+        return None if name is None else _money(opts[name], key, before_tax)
+
     return {
         "old": rec[0],
         "new": rec[1],
+        "cash_usd": _change(cash(o_opts, rec[0], "cash"), cash(n_opts, rec[1], "cash")),
+        "npv_usd": _change(cash(o_opts, rec[0], "npv_cash"), cash(n_opts, rec[1], "npv_cash")),
         **{
             measure: _change(of(o_opts, rec[0], *keys), of(n_opts, rec[1], *keys))
             for measure, keys in (
-                ("cash_usd", ("totals_usd", "cash")),
-                ("npv_usd", ("totals_usd", "npv_cash")),
                 ("p95_delay_h", ("delays_h", "p95_h")),
                 ("p95_wait_h", ("waits_h", "p95_h")),
             )
@@ -104,9 +118,11 @@ def _recommended(
 
 
 def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """The differences between two summary documents."""
+    """The differences between two summary documents, like for like: when one run decided on
+    cash after tax and the other before, both are compared before tax (``basis``)."""
     o_opts = {o["name"]: o for o in old["options"]}
     n_opts = {o["name"]: o for o in new["options"]}
+    on = basis(old, new)
 
     totals = []
     for name in [*o_opts, *(n for n in n_opts if n not in o_opts)]:
@@ -114,9 +130,9 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         totals.append(
             {
                 "option": name,
-                "cash_usd": _change(_pick(a, "totals_usd", "cash"), _pick(b, "totals_usd", "cash")),
+                "cash_usd": _change(_money(a, "cash", bool(on)), _money(b, "cash", bool(on))),
                 "npv_usd": _change(
-                    _pick(a, "totals_usd", "npv_cash"), _pick(b, "totals_usd", "npv_cash")
+                    _money(a, "npv_cash", bool(on)), _money(b, "npv_cash", bool(on))
                 ),
                 "p95_wait_h": _change(_pick(a, "waits_h", "p95_h"), _pick(b, "waits_h", "p95_h")),
                 "p95_delay_h": _change(
@@ -148,7 +164,8 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         "recommendation": {"old": rec[0], "new": rec[1], "changed": rec[0] != rec[1]},
         # The recommendation's own figures on each side, whichever option it is: what a budget
         # gate holds to (recommended.cash), where a switch to a dearer option is a change.
-        "recommended": _recommended(o_opts, n_opts, rec),
+        "recommended": _recommended(o_opts, n_opts, rec, bool(on)),
+        **({"basis": on} if on else {}),
         "totals": totals,
         "prices": prices,
         "inputs": inputs,
@@ -221,7 +238,8 @@ def _recommended_cash(diff: dict[str, Any]) -> tuple[str, str] | None:
     if c["delta"] is None:
         return None
     share = "" if c["share"] is None else f", {c['share']:+.1%}"
-    return f"{_usd(c['old'])} -> {_usd(c['new'])}", f"{_usd(c['delta'])}{share}"
+    on = f"; {diff['basis']}" if diff.get("basis") else ""
+    return f"{_usd(c['old'])} -> {_usd(c['new'])}", f"{_usd(c['delta'])}{share}{on}"
 
 
 def to_github(diff: dict[str, Any], failed: list[str] | None = None) -> str:

@@ -13,11 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from tco.reports.formatting import md_cell, md_text, money
-from tco.reports.summary_read import CompareError, check_number
+from tco.reports.summary_read import CompareError, basis, check_number
+from tco.simulator.costs import ledger
 
 
-def _side(doc: dict[str, Any], p: Path) -> tuple[str | None, dict[str, float]]:
-    """The recommended option's name and its cash by month ({} when nothing is recommended),
+def _side(
+    doc: dict[str, Any], p: Path, before_tax: bool = False
+) -> tuple[str | None, dict[str, float]]:
+    """The recommended option's name and its cash by month ({} when nothing is recommended;
+    ``before_tax``: without the tax categories a run decided after tax has in its cash),
     checked: a malformed summary is named by file and field (``CompareError``)."""
     name = doc["recommendation"]["option"]
     if name is None:
@@ -32,6 +36,8 @@ def _side(doc: dict[str, Any], p: Path) -> tuple[str | None, dict[str, float]]:
         raise CompareError(f"{p}: {where}: expected an object of categories; not a summary.json")
     total = [0.0] * len(months)
     for category, cash in by_category.items():
+        if before_tax and ledger.category(category).tax:
+            continue
         at = f"{where}.{category}"
         if not isinstance(cash, list) or len(cash) != len(months):
             raise CompareError(
@@ -49,8 +55,9 @@ def monthly(
 ) -> dict[str, Any]:
     """The recommendation's cash by calendar month on each side (whichever option it is
     there), the change and the change summed up to each month (USD)."""
-    old_name, a = _side(old, old_path)
-    new_name, b = _side(new, new_path)
+    on = bool(basis(old, new))  # like for like: before tax on both when the runs differ
+    old_name, a = _side(old, old_path, on)
+    new_name, b = _side(new, new_path, on)
     rows, running = [], 0.0
     for month in sorted(a.keys() | b.keys()):
         x, y = a.get(month), b.get(month)

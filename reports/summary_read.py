@@ -121,3 +121,17 @@ def _check_shape(doc: dict[str, Any], p: Path) -> None:
             f"{p}: recommendation.option: {rec['option']!r} is none of the options"
             f" ({', '.join(sorted(names))}); not a summary.json this tco wrote"
         )
+
+
+def decided_after_tax(doc: dict[str, Any]) -> bool:
+    """Whether a run's cash is after tax (its scenario's ``tax: decide_on: after_tax``)."""
+    tax = ((doc.get("scenario") or {}).get("input") or {}).get("tax") or {}
+    return isinstance(tax, dict) and tax.get("decide_on") == "after_tax"
+
+
+def basis(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Which cash two runs are compared on: as each decided ('') when both decided on the same
+    side of tax, else before tax on both, like for like (the words say why)."""
+    if decided_after_tax(old) == decided_after_tax(new):
+        return ""
+    return "before tax: one run decided on cash after tax, the other before"

@@ -230,3 +230,26 @@ def test_monthly_lines_up_the_months_and_sums_to_the_change(
     assert _code(["compare", str(old), str(bad), "--monthly"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"monthly.cash_usd.{first}" in err and str(bad) in err
+
+
+def test_a_run_decided_after_tax_is_compared_before_tax_with_one_decided_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like for like: the same work and prices, one run deciding on cash after tax and the
+    other before, differ in nothing but the tax; compared before tax on both, nothing moved,
+    and the comparison says on which cash it compared."""
+    old = _write(tmp_path, "old")
+    new = _write(tmp_path, "new", tax={"rate": 0.21, "decide_on": "after_tax"})
+    main(["compare", str(old), str(new), "--monthly", "--format", "json"])
+    diff = json.loads(capsys.readouterr().out)
+    assert diff["basis"].startswith("before tax")
+    assert all(t["cash_usd"]["delta"] == pytest.approx(0.0, abs=0.01) for t in diff["totals"])
+    assert diff["recommended"]["cash_usd"]["delta"] == pytest.approx(0.0, abs=0.01)
+    assert all(abs(r["change_usd"]) < 0.01 for r in diff["monthly"]["months"])
+    main(["compare", str(old), str(new)])
+    assert "before tax: one run decided on cash after tax" in capsys.readouterr().out
+    both = _write(tmp_path, "both", tax={"rate": 0.3, "decide_on": "after_tax"})
+    main(["compare", str(new), str(both), "--format", "json"])
+    diff = json.loads(capsys.readouterr().out)
+    assert "basis" not in diff  # both after tax: compared as decided, and the rate moved it
+    assert all(t["cash_usd"]["delta"] < 0 for t in diff["totals"])
