@@ -182,16 +182,15 @@ def monthly_cash(result: Result) -> Chart:
     for ax, o in zip(axes.flat, result.options, strict=False):
         pos = np.zeros(len(x))
         neg = np.zeros(len(x))
-        for cat, usd in o.ledger.cash.items():
+        for (label, colour), usd in _stacked(o.ledger.cash).items():
             if not np.any(usd):
                 continue
             values = usd * cur.per_usd
-            c = ledger.category(cat)
             base = np.where(values >= 0, pos, neg)
             bars = ax.stairs(
-                base + values, edges, baseline=base, fill=True, color=c.colour, linewidth=0
+                base + values, edges, baseline=base, fill=True, color=colour, linewidth=0
             )
-            shown.setdefault(c.label, bars)
+            shown.setdefault(label, bars)
             pos += np.where(values >= 0, values, 0)
             neg += np.where(values < 0, values, 0)
         ax.set_title(f"{o.name}", color=colours(result)[o.name], fontweight="bold")
@@ -202,9 +201,35 @@ def monthly_cash(result: Result) -> Chart:
     for i, ax in enumerate(list(axes.flat)[n:], start=n):
         ax.set_visible(False)
         axes.flat[i - cols].xaxis.set_tick_params(labelbottom=True)  # the panel above: dates
-    fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncol=4, fontsize=8)
+    # As many columns as the longest label lets fit the figure's width: four columns of labels
+    # up to 70 characters long ran past both edges and were cut (0.24.0).
+    cols_fit = LEGEND_CHARS // (max(map(len, shown), default=1) + 6)
+    fig.legend(
+        list(shown.values()),
+        list(shown),
+        loc="outside lower center",
+        ncol=max(1, min(4, cols_fit)),
+        fontsize=8,
+    )
     fig.suptitle(f"{result.scenario.name}: monthly cash out by category")
     return Chart("monthly_cash", "Monthly cash out by category, per option", fig)
+
+
+TAX_COLOUR = "#b8b8b8"
+# Characters of legend text at 8 points one row of a 9-inch figure holds (about 4 points each,
+# measured on the lab's legend: 70 characters and their patch took 46 % of its width).
+LEGEND_CHARS = 155
+
+
+def _stacked(cash: dict[str, np.ndarray]) -> dict[tuple[str, str], np.ndarray]:
+    """An option's cash by what the chart stacks, (label, colour): each category as declared,
+    the income tax on all of them as one (a decision after tax has a tax twin per category)."""
+    out: dict[tuple[str, str], np.ndarray] = {}
+    for cat, usd in cash.items():
+        c = ledger.category(cat)
+        key = ("income tax", TAX_COLOUR) if c.tax else (c.label, c.colour)
+        out[key] = out[key] + usd if key in out else usd
+    return out
 
 
 def utilisation(result: Result) -> Chart:

@@ -385,3 +385,20 @@ def test_each_budget_says_where_its_jobs_ran(lab: Result) -> None:
         assert frame["cost of the jobs (USD)"].sum() == pytest.approx(float(o.places.usd.sum()))
     fleet = tables.places(lab, lab.option("fleet-on-demand"))
     assert fleet is not None and len(fleet) >= 2  # the fleet sizes jobs to several types
+
+
+def test_the_monthly_cash_legend_lies_within_the_figure(lab: Result) -> None:
+    """Every category's name is readable whole: the legend under the panels fits the figure's
+    width (0.24.0's four columns ran past both edges and were cut in the PNG)."""
+    from tco.reports import charts
+
+    chart = charts.monthly_cash(lab)
+    try:
+        fig = chart.figure
+        fig.canvas.draw()
+        box = fig.legends[0].get_window_extent()
+        width = fig.get_window_extent().width
+        assert box.x0 >= 0 and box.x1 <= width, (box, width)
+        assert box.height < 0.15 * fig.get_window_extent().height  # not one long column
+    finally:
+        charts.close(chart)
