@@ -22,18 +22,18 @@ MANIFEST_SCHEMA = "tco-report-manifest/1"
 
 
 def _charts_and_documents(result: Result, d: Path, formats: tuple[str, ...]) -> list[Path]:
-    from tco.reports import charts, document
+    from tco.reports import chart_files, charts, document
 
     written: list[Path] = []
     made = charts.all_charts(result)
-    pngs = {c.name: charts.png_bytes(c) for c in made}
+    pngs = {c.name: chart_files.png_bytes(c) for c in made}
     svg = "svg" in formats
     if "charts" in formats or "md" in formats or svg:  # HTML embeds its charts: no files needed
         folder = manifest.subfolder(d, CHART_DIR)
         for c in made:
-            written += charts.save(c, folder, pngs[c.name], svg)
+            written += chart_files.save(c, folder, pngs[c.name], svg)
     for c in made:
-        charts.close(c)
+        chart_files.close(c)
     if "html" in formats:
         written.append(write_text(d / "report.html", document.render_html(result, made, pngs)))
     if "md" in formats:

@@ -6,9 +6,7 @@ deterministic: SVG ids use a fixed salt and no dates are embedded.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
-from pathlib import Path
 
 import matplotlib
 
@@ -25,7 +23,6 @@ from matplotlib.ticker import FuncFormatter
 from tco.reports import decision
 from tco.reports.chart_dates import month_starts, month_ticks
 from tco.simulator.advice import what_if
-from tco.simulator.core.atomic import replacing
 from tco.simulator.costs import ledger
 from tco.simulator.engine import verdicts
 from tco.simulator.engine.result import OptionResult, Result
@@ -433,29 +430,3 @@ def all_charts(result: Result) -> list[Chart]:
         arrivals(result),
         *([what_ifs(result)] if result.what_ifs else []),
     ]
-
-
-def png_bytes(chart: Chart) -> bytes:
-    """The chart as PNG bytes (the same bytes ``save`` writes)."""
-    buf = io.BytesIO()
-    chart.figure.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
-
-
-def close(chart: Chart) -> None:
-    """Free the chart's figure."""
-    plt.close(chart.figure)
-
-
-def save(chart: Chart, out_dir: Path, png: bytes, svg: bool = False) -> list[Path]:
-    """Write a chart as PNG (already rendered) and, when asked, SVG."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    png_path = out_dir / f"{chart.name}.png"
-    with replacing(png_path) as tmp:
-        tmp.write_bytes(png)
-    if not svg:
-        return [png_path]
-    svg_path = out_dir / f"{chart.name}.svg"
-    with replacing(svg_path) as tmp:
-        chart.figure.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
-    return [png_path, svg_path]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco.reports.charts import PALETTE, Chart, close, png_bytes
+from tco.reports.chart_files import close, png_bytes
+from tco.reports.charts import PALETTE, Chart
 from tco.simulator.tracking.forecast import Forecast
 from tco.simulator.tracking.variance import Tracked
 

@@ -262,11 +262,11 @@ def test_price_sources_and_dates_read_in_words(lab: Result) -> None:
 
 
 def test_options_with_the_same_waits_share_one_line_in_the_waits_chart(lab: Result) -> None:
-    from tco.reports import charts
+    from tco.reports import chart_files, charts
 
     c = charts.waits(lab)
     labels = [t.get_text() for t in c.figure.legends[0].get_texts()]
-    charts.close(c)
+    chart_files.close(c)
     shared = [x for x in labels if "the same waits" in x]
     # The cloud options start every job after the same delay: one line, every name in it; spot
     # waits for capacity too, so it has a line of its own.
@@ -390,7 +390,7 @@ def test_each_budget_says_where_its_jobs_ran(lab: Result) -> None:
 def test_the_monthly_cash_legend_lies_within_the_figure(lab: Result) -> None:
     """Every category's name is readable whole: the legend under the panels fits the figure's
     width (0.24.0's four columns ran past both edges and were cut in the PNG)."""
-    from tco.reports import charts
+    from tco.reports import chart_files, charts
 
     chart = charts.monthly_cash(lab)
     try:
@@ -401,4 +401,4 @@ def test_the_monthly_cash_legend_lies_within_the_figure(lab: Result) -> None:
         assert box.x0 >= 0 and box.x1 <= width, (box, width)
         assert box.height < 0.15 * fig.get_window_extent().height  # not one long column
     finally:
-        charts.close(chart)
+        chart_files.close(chart)
