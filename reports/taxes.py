@@ -14,8 +14,10 @@ def taxed_of(result: Result, name: str | None) -> Taxed | None:
     option among the results)."""
     if name is None or result.scenario.tax is None:
         return None
-    found = [o for o in result.options if o.name == name]
-    return found[0].metrics.tax if found else None
+    try:
+        return result.option(name).metrics.tax
+    except KeyError:
+        return None
 
 
 def cash_words(result: Result) -> str:

@@ -37,6 +37,6 @@ class Escalation(Strict):
         return {k: v for k, v in self.model_dump().items() if v}
 
     @staticmethod
-    def rate_of(rates: dict[str, float] | Mapping[str, float], name: str, rental: bool) -> float:
+    def rate_of(rates: Mapping[str, float], name: str, rental: bool) -> float:
         """The yearly rate a category grows at: ``rentals`` for a rental price, else its own."""
         return rates.get(RENTALS, 0.0) if rental else rates.get(name, 0.0)

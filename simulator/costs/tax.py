@@ -165,19 +165,35 @@ class TaxRules:
         """Month index (0: the first month, negative before it) as months since year 0."""
         return int(self.start[:4]) * 12 + int(self.start[5:7]) - 1 + month
 
+    def _fiscal(self, month: int) -> int:
+        """Months since the start of the tax year of year 0 (tax years counted from it)."""
+        return self.absolute(month) - (self.fiscal_start - 1)
+
     def tax_year(self, month: int) -> int:
         """The calendar year the tax year holding ``month`` begins in."""
-        return (self.absolute(month) - (self.fiscal_start - 1)) // 12
+        return self._fiscal(month) // 12
 
     def quarter(self, month: int) -> int:
         """The quarter (1-4) of its tax year ``month`` falls in."""
-        return (self.absolute(month) - (self.fiscal_start - 1)) % 12 // 3 + 1
+        return self._fiscal(month) % 12 // 3 + 1
 
     def year_end(self, month: int) -> int:
         """The month index of the last month of ``month``'s tax year."""
-        return month + 11 - (self.absolute(month) - (self.fiscal_start - 1)) % 12
+        return month + 11 - self._fiscal(month) % 12
+
+    def paid_in(self, months: int) -> np.ndarray:
+        """The month each of ``months`` months' tax is paid in: its quarter's last (quarterly),
+        its tax year's (annual) or itself (monthly); the horizon's last at the latest."""
+        m = np.arange(months)
+        into = (self._fiscal(0) + m) % 12
+        if self.payments == "quarterly":
+            return np.asarray(np.minimum(m + 2 - into % 3, months - 1))
+        if self.payments == "annual":
+            return np.asarray(np.minimum(m + 11 - into, months - 1))
+        return m
 
     def label(self, month: int) -> str:
+        """``month`` (an index, negative before the horizon) as YYYY-MM."""
         a = self.absolute(month)
         return f"{a // 12:04d}-{a % 12 + 1:02d}"
 
@@ -230,16 +246,12 @@ def taxes(led: Ledger, t: TaxRules, months: int) -> dict[str, np.ndarray]:
 
 
 def _paid(tax: np.ndarray, t: TaxRules) -> np.ndarray:
-    """Each month's tax moved to the month it is paid in (the horizon's last at the latest)."""
+    """Each month's tax moved to the month it is paid in (``TaxRules.paid_in``)."""
     if t.payments == "monthly":
         return tax
     out = np.zeros_like(tax)
-    last = len(tax) - 1
-    for m in np.nonzero(tax)[0]:
-        end = t.year_end(int(m))
-        if t.payments == "quarterly":
-            end -= 3 * (4 - t.quarter(int(m)))
-        out[min(end, last)] += tax[m]
+    due = np.nonzero(tax)[0]
+    np.add.at(out, t.paid_in(len(tax))[due], tax[due])  # in month order, as paid
     return out
 
 

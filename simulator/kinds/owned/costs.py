@@ -297,27 +297,26 @@ def _owned(
         )
         return got
 
-    if held < QUICK_MONTHS and (end < months or o.sell_at_horizon) and value() > 0:
+    # What they fetch, asked of the market once (None: kept past the horizon, not sold).
+    sale = value() if end < months or o.sell_at_horizon else None
+    if held < QUICK_MONTHS and sale is not None and sale > 0:
         # Bought and sold within a year of delivery: an answer resting on it says so.
-        out.notes["resold_within_a_year_usd"] = (
-            out.notes.get("resold_within_a_year_usd", 0.0) + value()
-        )
-        out.notes["bought_to_resell_usd"] = out.notes.get("bought_to_resell_usd", 0.0) + basis
+        for note, usd in (("resold_within_a_year_usd", sale), ("bought_to_resell_usd", basis)):
+            out.notes[note] = out.notes.get(note, 0.0) + usd
 
-    sold_for = value() if end < months or o.sell_at_horizon else None
     out.assets.append(
         Asset(
             m0 - age,
             basis,
-            None if sold_for is None else end - 1,
-            sold_for or 0.0,
+            None if sale is None else end - 1,
+            sale or 0.0,
             "capex",
             "resale" if end == months else "refresh_sale",
         )
     )
     if end == months:
-        if o.sell_at_horizon:
-            out.cash["resale"][-1] -= value()
+        if sale is not None:
+            out.cash["resale"][-1] -= sale
             if o.resale_value == "market" and _rate(o, sold) is None:
                 m = used_market(sold.gpu)  # the band's ends, for the answer
                 for name, rate in (
@@ -326,7 +325,7 @@ def _owned(
                 ):
                     out.notes[name] = out.notes.get(name, 0.0) + value(rate)
         return
-    sale = value()
+    assert sale is not None  # a sale before the horizon (a refresh) always happens
     for cash_or_acc, name in ((out.cash, "refresh_sale"), (out.accounting, "disposal")):
         cash_or_acc.setdefault(name, np.zeros(months))
     out.accounting.setdefault("disposal_gain", np.zeros(months))
