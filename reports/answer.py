@@ -153,7 +153,14 @@ def caveats(result: Result) -> list[str]:
             spec = result.scenario.option(o.name)
             out.extend(registry.of(spec).caveats(spec, options, o.quotes))
             out.extend(_moved_prices(o))
-    return out
+    return out + _rental_paths(result)
+
+
+def _rental_paths(result: Result) -> list[str]:
+    """Rental prices that take a path in each future: what the odds' spread rests on."""
+    odds = result.recommendation.odds
+    found = [s for p, _, s in (odds.inputs if odds else ()) if p == "market.rental_prices"]
+    return [f"Rental price paths: {s.split(' (')[0]}." for s in found]
 
 
 MOVED = 0.05  # a rule that moves a quoted price by more than this is named in the answer

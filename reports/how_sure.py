@@ -58,7 +58,25 @@ def odds(result: Result) -> list[str]:
         f" own draws; drawn from {len(o.inputs)} uncertain inputs: {'; '.join(parts)} (ranges"
         " and sources: summary.json, recommendation.odds)"
     )
-    return [line + ".", drawn + ".", *frontier(result, o), *searched(o)]
+    return [line + ".", drawn + ".", *spreads(result, o), *frontier(result, o), *searched(o)]
+
+
+def spreads(result: Result, o: Odds) -> list[str]:
+    """Where rental prices take paths: each candidate's spread of cash, narrowest first (what
+    a commitment's fixed rate buys is a narrower one)."""
+    moving = any(p == "market.rental_prices" for p, _, _ in o.inputs)
+    if not moving or not o.spreads:
+        return []
+    cur = result.scenario.money
+    ranked = sorted(o.spreads.items(), key=lambda kv: (kv[1][2] - kv[1][0]) / max(kv[1][1], 1.0))
+    parts = [
+        f"{n} {usd(p10, cur)} to {usd(p90, cur)} (P50 {usd(p50, cur)})"
+        for n, (p10, p50, p90) in ranked
+    ]
+    return [
+        "Cash over the futures, with rental prices on paths (P10 to P90, the narrowest spread"
+        " for its median first; a commitment's rate does not move): " + "; ".join(parts) + "."
+    ]
 
 
 def frontier(result: Result, o: Odds) -> list[str]:

@@ -178,6 +178,10 @@ def _odds(odds: Odds | None) -> dict[str, Any] | None:
         if odds.replaced_cash_mean_usd is None
         else _usd(odds.replaced_cash_mean_usd),
         "best_shares": {k: round(v, 6) for k, v in odds.best_shares.items()},
+        "cash_spreads_usd": {
+            k: {"p10": _usd(a), "p50": _usd(b), "p90": _usd(c)}
+            for k, (a, b, c) in odds.spreads.items()
+        },
         "inputs": [
             {"path": path, "known": known, "source": source} for path, known, source in odds.inputs
         ],

@@ -39,7 +39,7 @@ from tco.simulator.engine.verdicts import rank_closest
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
-from tco.simulator.sweep.design import Design, design
+from tco.simulator.sweep.design import Design, design, rental_paths_drawn
 from tco.simulator.sweep.odds import Futures, closest, frontier, option_odds, robust_choice
 from tco.simulator.sweep.plays import Bench, Candidate, Outcome, Task, play_task
 from tco.simulator.sweep.runner import Runner, open_runner
@@ -398,15 +398,24 @@ def _odds(
         unplayed=tuple(race.unplayed),
     )
     words = {e.candidate.name: e.words for e in done}
+    every = futures_of(done, plan)
+    spreads = {n: _spread(every.cash[:, i]) for i, n in enumerate(every.names)}
+    drawn = tuple((i.path, i.known is not None, i.source) for i in inputs(prepared))
     return Odds(
         futures=f.k * f.m,
         chosen=option_odds(f, chosen.candidate.name),
         runner_up=None if runner_up is None else option_odds(f, runner_up.candidate.name),
         best_shares=shares,
-        inputs=tuple((i.path, i.known is not None, i.source) for i in inputs(prepared)),
+        inputs=drawn + rental_paths_drawn(prepared),
         streams=f.k,
         money_draws=f.m,
         confidence=confidence,
-        frontier=tuple(frontier(futures_of(done, plan), levels, words)),
+        frontier=tuple(frontier(every, levels, words)),
         search=account,
+        spreads=spreads,
     )
+
+
+def _spread(cash: np.ndarray) -> tuple[float, float, float]:
+    p10, p50, p90 = np.percentile(cash, [10, 50, 90])
+    return float(p10), float(p50), float(p90)

@@ -163,6 +163,7 @@ def _named(odds: Odds | None, decision: Decision) -> Odds | None:
         chosen=renamed(odds.chosen, decision.chosen or decision.closest) or odds.chosen,
         runner_up=renamed(odds.runner_up, decision.runner_up),
         best_shares={names.get(k, k): v for k, v in odds.best_shares.items()},
+        spreads={names.get(k, k): v for k, v in odds.spreads.items()},
         frontier=tuple(
             replace(f, option=None if f.option is None else names.get(f.option, f.option))
             for f in odds.frontier

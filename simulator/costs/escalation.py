@@ -22,7 +22,8 @@ class Escalation(Strict):
     electricity was 4-22 % dearer in April 2025 than a year before (facility_power.csv).
     ``rentals`` moves market rental prices (on demand and spot, every provider: the categories
     declared ``rental``) as a forward curve of constant growth, and as a path in each future
-    when ``uncertain:`` draws it; a commitment's rate (a Savings Plan's) stays as bought.
+    when ``uncertain:`` draws it (``market.rental_prices`` draws a fitted path instead); a
+    commitment's rate (a Savings Plan's) stays as bought.
     H100 rental prices fell 43 % in the year to 2025-10 and rose 38 % in the five months after
     (shared hardware data, gpu_price_history.csv: $2.99 in 2024-10, $1.70 in 2025-10, $2.35 in
     2026-03): no rate is assumed; the scenario states one."""

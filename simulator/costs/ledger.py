@@ -80,6 +80,7 @@ class Category:
             credit=True,
             subgroup=self.subgroup,
             share_of_rest=self.share_of_rest,
+            rental=self.rental,
             tax=True,
         )
 
@@ -166,13 +167,18 @@ def subgroups() -> dict[str, tuple[str, ...]]:
     return {g: tuple(v) for g, v in out.items()}
 
 
-def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.ndarray:
+def scaled(
+    cash: Mapping[str, np.ndarray],
+    factors: Mapping[str, float],
+    rentals: np.ndarray | None = None,
+) -> np.ndarray:
     """Monthly cash with each price group's and subgroup's categories times its factor
     (``factors``: group or subgroup -> multiplier; a category in both takes the product; one
-    not named, and a category of none, as priced); a share of the rest (``share_of_rest``) by
-    the factor of the rest's total before tax (the tax on a share moves with the share). Costs
-    and the tax on them are linear in prices, so this is the cost at other prices without
-    simulating again."""
+    not named, and a category of none, as priced), market rental prices (``rental``) also
+    times ``rentals`` month by month (a future's price path); a share of the rest
+    (``share_of_rest``) by the factor of the rest's total before tax (the tax on a share moves
+    with the share). Costs and the tax on them are linear in prices, so this is the cost at
+    other prices without simulating again."""
     out = np.zeros(len(next(iter(cash.values()))) if cash else 0)
     shares = []
     rest, moved = 0.0, np.zeros(len(out))
@@ -182,6 +188,8 @@ def scaled(cash: Mapping[str, np.ndarray], factors: Mapping[str, float]) -> np.n
             shares.append(values)
             continue
         part = values * (factors.get(c.group or "", 1.0) * factors.get(c.subgroup or "", 1.0))
+        if rentals is not None and c.rental:
+            part = part * rentals
         out = out + part
         if not c.tax:
             rest += float(values.sum())

@@ -4,7 +4,7 @@ the smallest owned cluster that would meet it, and the recommendation itself
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tco.simulator.scenario.service_level import Miss
@@ -157,6 +157,9 @@ class Odds:
     confidence: float = 0.9
     frontier: tuple[FrontierPoint, ...] = ()
     search: SearchAccount | None = None
+    # Each candidate played on every future: its cash's P10, P50 and P90 (USD over the horizon),
+    # e.g. a commitment's narrower than on demand's when rental prices take paths.
+    spreads: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

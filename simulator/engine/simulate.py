@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from tco.pricing import snapshot
+from tco.pricing import rental_paths, snapshot
 from tco.pricing.book import PriceBook
 from tco.simulator.core.calendar import month_edges_h, month_labels
 from tco.simulator.core.errors import LimitExceeded, ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
+from tco.simulator.costs import rental_path
 from tco.simulator.costs.finance import break_even_month
 from tco.simulator.engine import allowance, existing, model_fit
 from tco.simulator.engine.metrics import cannot_run_examples, measure
@@ -30,6 +31,7 @@ from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import choose, verdict
 from tco.simulator.kinds import costing, registry
 from tco.simulator.kinds.capabilities import Can
+from tco.simulator.kinds.market import RentalPrices
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
@@ -71,6 +73,8 @@ def plan_option(
         plan = existing.sold_at_start(plan, site, scenario.horizon_months)
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())
+    if scenario.market.rental_prices is not None:
+        plan = rental_prices(plan, scenario.market.rental_prices, scenario)
     if scenario.after_horizon == "ends":
         plan = replace(plan, project_ends=True)
     if scenario.tax is not None:
@@ -91,6 +95,20 @@ def plan_option(
     else:
         fixed, quotes = storage.owned(data, months, file)
     return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
+
+
+def rental_prices(plan: Plan, moves: RentalPrices, scenario: Scenario) -> Plan:
+    """``plan`` with the scenario's rental price curve and the volatility of its path (fitted
+    for the GPU the option rents, when the scenario says ``fitted``)."""
+    curve = (
+        rental_path.curve(moves.curve, scenario.start, scenario.horizon_months)
+        if moves.curve
+        else None
+    )
+    sigma = moves.volatility
+    if sigma == "fitted":
+        sigma = rental_paths.fitted().volatility(plan.rented_gpu())[0]
+    return replace(plan, rental_curve=curve, rental_volatility=float(sigma or 0.0))
 
 
 def revised(

@@ -110,7 +110,7 @@ def before_tax(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         for name, usd in owed.items():
             added[name] = added.get(name, 0.0) + last_month(usd, edges)
         notes = {**notes, "owed_after_the_end_usd": sum(owed.values())}
-    if added or plan.escalation or plan.cash_only:
+    if added or plan.escalation or plan.cash_only or plan.rental_curve is not None:
         cash, acc = dict(led.cash), dict(led.accounting)
         for name, series in added.items():
             for view in (cash, acc):
@@ -123,6 +123,11 @@ def before_tax(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
                 per_year = Escalation.rate_of(plan.escalation, name, category(name).rental)
                 if per_year:
                     view[name] = view[name] * (1.0 + per_year) ** years
+        curve = plan.rental_curve
+        for view in (cash, acc) if curve is not None else ():
+            for name in view:
+                if category(name).rental:
+                    view[name] = view[name] * curve
         led = dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
     if plan.project_ends:
         return led

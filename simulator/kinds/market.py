@@ -8,11 +8,35 @@ A scenario may set them (``market:``) to ask "what if"; the odds of every answer
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
-from tco.simulator.core.fields import Strict
+from tco.simulator.core.fields import Month, Strict
+
+
+class RentalPrices(Strict):
+    """How market rental prices (on demand and spot, at every provider; a commitment's rate stays
+    as bought) move over the horizon. ``curve``: a forward curve, the price of each stated month
+    as a multiple of today's (log-linear between the months stated, from 1 at the start, flat
+    after the last), in the base run and every future. ``volatility``: a path in each future of
+    the odds around that curve (a year's spread of the price's log; ``fitted``: fitted per GPU
+    architecture on dated rental prices, ``pricing.rental_paths``), its mean the curve."""
+
+    volatility: Literal["fitted"] | float | None = None
+    curve: dict[Month, Annotated[float, Field(gt=0, le=20)]] = Field(default_factory=dict)
+
+    @field_validator("volatility", mode="before")
+    @classmethod
+    def _volatility(cls, v: object) -> object:
+        ok = v is None or v == "fitted"
+        ok = ok or (isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 2)
+        if not ok:
+            raise ValueError(
+                "must be 'fitted' or a yearly volatility from 0 to 2 (0.5: the log price"
+                " spreads 50 % in a year)"
+            )
+        return v
 
 
 class Market(Strict):
@@ -35,3 +59,4 @@ class Market(Strict):
     # GPU -> a multiplier on its training speed (the odds draw it within the speed model's own
     # spread, ``workload.calibration``; uncertain path ``speed.<GPU>``)
     speed_scale: dict[str, Annotated[float, Field(gt=0, le=10)]] = Field(default_factory=dict)
+    rental_prices: RentalPrices | None = None

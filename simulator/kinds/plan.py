@@ -56,3 +56,12 @@ class Plan:
     # start), for the tax law; and the scenario's tax (None: figures before tax).
     assets: tuple[Asset, ...] = ()
     tax: TaxRules | None = None
+    # Market rental prices' forward curve, a multiple of today's price by month (None: today's
+    # price throughout), and the volatility a year of their path in each future of the odds
+    # (the scenario's market.rental_prices; costs.rental_path).
+    rental_curve: np.ndarray | None = None
+    rental_volatility: float = 0.0
+
+    def rented_gpu(self) -> str:
+        """The GPU the option's rentals run on: the one whose rental price path moves them."""
+        return self.hardware.gpu

@@ -88,6 +88,16 @@ class Scenario(Strict):
         return self
 
     @model_validator(mode="after")
+    def _rental_trend_once(self) -> Scenario:
+        moves = self.market.rental_prices
+        if moves is not None and moves.curve and self.escalation.rentals:
+            raise ValueError(
+                "rental prices move by escalation.rentals or by market.rental_prices.curve, not"
+                " both: state the trend once (a curve, or a yearly rate)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _rate_for_the_currency(self) -> Scenario:
         if self.currency != "USD" and self.exchange_rate is None:
             raise ValueError(

@@ -37,11 +37,13 @@ from typing import Any
 
 import numpy as np
 
+from tco.pricing import rental_paths
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.sweep.known import Input, inputs
 
 MONEY_DRAWS = 4  # money draws per stream when some input moves money only
 LHS_KEY = 0x1A7  # the design's own random stream, apart from the job streams' (keyed by index)
+PATHS_KEY = 0x9A7  # rental price paths' own stream: turning them on leaves every other draw
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class MoneyDraw:
 
     index: int
     draws: dict[str, float | str] = field(default_factory=dict)
+    # A month's standard normal step of rental prices' Brownian motion, for each month of the
+    # horizon (empty: prices follow their curve; ``costs.rental_path``).
+    shock: tuple[float, ...] = ()
 
     @property
     def multipliers(self) -> dict[str, float]:
@@ -147,13 +152,54 @@ def design(prepared: Prepared, futures: int) -> Design:
         return Design((Stream(0, prepared.scenario.seed),), nominal, tuple(found), False)
     play = [i for i in found if not i.money]
     money = [i for i in found if i.money]
-    k, m = shape(futures, bool(money))
+    moves = rentals_move(prepared)
+    k, m = shape(futures, bool(money) or moves)
     seed = prepared.scenario.seed
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(LHS_KEY, k, m)))
     drawn = latin_hypercube(play, k - 1, rng) if k > 1 else []
     streams = [Stream(0, seed)] + [Stream(s, job_seed(seed, s), drawn[s - 1]) for s in range(1, k)]
     priced = latin_hypercube(money, k * m, rng)
+    shocks: list[tuple[float, ...]] = [()] * (k * m)
+    if moves:
+        paths = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PATHS_KEY, k, m)))
+        steps = paths.standard_normal((k * m, prepared.scenario.horizon_months))
+        shocks = [tuple(row.tolist()) for row in steps]
     draws = tuple(
-        tuple(MoneyDraw(s * m + j, priced[s * m + j]) for j in range(m)) for s in range(k)
+        tuple(MoneyDraw(s * m + j, priced[s * m + j], shocks[s * m + j]) for j in range(m))
+        for s in range(k)
     )
     return Design(tuple(streams), draws, tuple(found), True)
+
+
+def rental_paths_drawn(prepared: Prepared) -> tuple[tuple[str, bool, str], ...]:
+    """The rental price paths as an input of the odds (path, tco's own, where it comes from:
+    its first words, to the first parenthesis, are the answer's short form), or none when
+    prices keep to their curve."""
+    if not rentals_move(prepared):
+        return ()
+    moves = prepared.scenario.market.rental_prices
+    assert moves is not None
+    if moves.volatility != "fitted":
+        said = f"{moves.volatility:.0%} a year, as the scenario states"
+        return (("market.rental_prices", False, f"{said} (around the curve)"),)
+    fit = rental_paths.fitted()
+    gpus = sorted({p.rented_gpu() for p in prepared.plans if p.rental_volatility})
+    bases = "; ".join(f"{g}: {fit.volatility(g)[1]}" for g in gpus)
+    sigmas = sorted({fit.volatility(g)[0] for g in gpus} or {fit.pooled})
+    level = f"{sigmas[0]:.0%}" if len(sigmas) == 1 else f"{sigmas[0]:.0%} to {sigmas[-1]:.0%}"
+    series = ", ".join(sorted({c.gpu for c in fit.changes}))
+    return (
+        (
+            "market.rental_prices",
+            True,
+            f"{level} a year, fitted on {len(fit.changes)} {series} changes; low confidence"
+            f" (a geometric Brownian path a future around the curve; {bases}; dated prices"
+            " from secondary sources: pricing/data/rental_price_history.csv)",
+        ),
+    )
+
+
+def rentals_move(prepared: Prepared) -> bool:
+    """Whether rental prices take a path of their own in each future (a volatility stated)."""
+    moves = prepared.scenario.market.rental_prices
+    return moves is not None and moves.volatility not in (None, 0.0)

@@ -23,6 +23,7 @@ from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.costs import ledger as ledgers
+from tco.simulator.costs import rental_path
 from tco.simulator.costs.finance import npv
 from tco.simulator.engine.metrics import job_delays, measure
 from tco.simulator.engine.prepared import Prepared, option_rng
@@ -121,6 +122,7 @@ class StreamModel:
         self.priced = [money_scenario(self.model, book, m) for m in design.money[s]]
         words = price_groups()
         self.factors = [{words[w]: f for w, f in m.multipliers.items()} for m in design.money[s]]
+        self.shocks = [np.asarray(m.shock) for m in design.money[s]]
 
     @property
     def jobs(self) -> int:
@@ -160,13 +162,17 @@ class StreamModel:
             ends=plan.project_ends,
         )
         cash, npvs, cum = [], [], []
-        for scenario, factors in zip(self.priced, self.factors, strict=True):
+        for scenario, factors, shock in zip(self.priced, self.factors, self.shocks, strict=True):
             led = nominal
             if scenario is not None:  # the draw's paths: a ledger again where the plan moves
                 moved = self.plan_of(c, scenario)
                 if not same_plan(moved, plan):
                     led = costing.costs(moved, runs, m.edges)
-            monthly = ledgers.scaled(led.cash, factors) if led.cash else np.zeros(len(m.months))
+            sigma = plan.rental_volatility
+            rentals = rental_path.path(shock, sigma) if shock.size and sigma else None
+            monthly = (
+                ledgers.scaled(led.cash, factors, rentals) if led.cash else np.zeros(len(m.months))
+            )
             rate = (scenario or m.scenario).discount_rate
             cash.append(float(monthly.sum()))
             npvs.append(npv(rate, monthly))

@@ -99,6 +99,9 @@ class HybridPlan(Plan):
     data: DataSpec | None = None
     copy_storage: np.ndarray | None = None
 
+    def rented_gpu(self) -> str:
+        return self.burst_plan.rented_gpu()
+
 
 def plans(plan: HybridPlan) -> tuple[Plan, Plan]:
     """Its owned option's plan and its burst's."""
