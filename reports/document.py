@@ -72,6 +72,7 @@ def _answer(result: Result) -> Section:
         headline=answer.headline(result, with_level=False),
         text=[
             *how_sure.odds(result)[:2],
+            *how_sure.spread_lines(result),
             *lead.replaced_lines(result),
             *lead.runner_up_line(result),
             f"Service level: {answer.level_text(result)}.",

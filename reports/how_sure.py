@@ -61,6 +61,12 @@ def odds(result: Result) -> list[str]:
     return [line + ".", drawn + ".", *spreads(result, o), *frontier(result, o), *searched(o)]
 
 
+def spread_lines(result: Result) -> list[str]:
+    """Each candidate's spread of cash where rental prices take paths (none without odds)."""
+    o = result.recommendation.odds
+    return [] if o is None else spreads(result, o)
+
+
 def spreads(result: Result, o: Odds) -> list[str]:
     """Where rental prices take paths: each candidate's spread of cash, narrowest first (what
     a commitment's fixed rate buys is a narrower one)."""
