@@ -151,9 +151,10 @@ def caveats(result: Result) -> list[str]:
     for o in result.options:
         if o.name in (rec.option, result.cheapest().name):
             spec = result.scenario.option(o.name)
-            out.extend(registry.of(spec).caveats(spec, options, o.quotes))
+            drawn = tuple(result.scenario.uncertain)
+            out.extend(registry.of(spec).caveats(spec, options, o.quotes, drawn))
             out.extend(_moved_prices(o))
-    return out + _rental_paths(result)
+    return list(dict.fromkeys(out)) + _rental_paths(result)  # a mix and its part say it once
 
 
 def _rental_paths(result: Result) -> list[str]:

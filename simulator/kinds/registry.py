@@ -46,6 +46,10 @@ Opt = TypeVar("Opt", bound=OptionModel)
 P = TypeVar("P", bound=Plan)
 
 
+# The scenario's ``uncertain:`` entries, as a kind's caveats read them (what the odds draw).
+Drawn = tuple[Any, ...]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Context:
     """What checking or resolving an option may use: where the option is (``file`` and ``where``,
@@ -273,10 +277,15 @@ class Kind(abc.ABC, Generic[Opt, P]):
 
     @abc.abstractmethod
     def caveats(
-        self, option: Opt, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+        self,
+        option: Opt,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Any, ...],
+        drawn: Drawn = (),
     ) -> list[str]:
         """What an answer recommending ``option`` rests on beyond its prices' stated sources
-        (``quotes``: its plan's; ``options``: the scenario's), in sentences."""
+        (``quotes``: its plan's; ``options``: the scenario's; ``drawn``: its ``uncertain:``
+        entries, which the odds draw), in sentences."""
 
     @abc.abstractmethod
     def uncertainties(self, plan: P, where: str) -> list[KnownInput]:

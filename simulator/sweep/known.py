@@ -24,7 +24,8 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.registry import KnownInput
-from tco.simulator.scenario.uncertainty import LogNormal, Triangular, Uncertain, Uniform
+from tco.simulator.scenario.distributions import LogNormal, Triangular, Uniform
+from tco.simulator.scenario.uncertainty import Uncertain
 from tco.simulator.training.work import ModelWork
 from tco.simulator.workload import mfu
 from tco.simulator.workload.calibration import speed_of

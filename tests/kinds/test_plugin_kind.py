@@ -101,7 +101,11 @@ class FlatRentalKind(Kind[FlatRental, FlatRentalPlan]):
         """It refers to no other option or price: nothing to check."""
 
     def caveats(
-        self, option: FlatRental, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+        self,
+        option: FlatRental,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Any, ...],
+        drawn: tuple[Any, ...] = (),
     ) -> list[str]:
         return [f"{option.name}'s fee is the scenario's own figure (a toy)."]
 

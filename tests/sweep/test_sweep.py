@@ -13,8 +13,7 @@ from tco.pricing.book import PriceBook
 from tco.reports.sweep_files import FILES, write_sweep
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.run import prepare, run
-from tco.simulator.scenario.model import loads_scenario
-from tco.simulator.scenario.uncertainty import (
+from tco.simulator.scenario.distributions import (
     Choice,
     Distribution,
     LogNormal,
@@ -22,6 +21,7 @@ from tco.simulator.scenario.uncertainty import (
     Triangular,
     Uniform,
 )
+from tco.simulator.scenario.model import loads_scenario
 from tco.simulator.sweep.run import run_sweep
 from tco.simulator.sweep.summary import spreads
 from tests.conftest import ROOT

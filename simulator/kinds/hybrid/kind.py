@@ -34,6 +34,7 @@ from tco.simulator.kinds.hybrid.model import (
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import (
     Context,
+    Drawn,
     Kind,
     KnownInput,
     Mix,
@@ -117,12 +118,16 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
         return []  # its parts are options of the scenario: their kinds declare what is unsure
 
     def caveats(
-        self, option: Hybrid, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+        self,
+        option: Hybrid,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Any, ...],
+        drawn: Drawn = (),
     ) -> list[str]:
         """What its parts rest on, in their kinds' words (a burst to spot: spot's prices of
-        one moment; its servers: who replaces their failed GPUs)."""
+        one moment; its servers: who replaces their failed GPUs, when they arrive)."""
         parts = [o for name in (option.owned, option.burst) for o in options if o.name == name]
-        return [s for p in parts for s in registry.of(p).caveats(p, options, quotes)]
+        return [s for p in parts for s in registry.of(p).caveats(p, options, quotes, drawn)]
 
     def remarks(self, name: str, metrics: Any) -> list[str]:
         # Its figures mix owned and rented GPU-hours: a part's remark would misread them.

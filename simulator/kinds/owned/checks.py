@@ -5,13 +5,14 @@ and its one-line description: existing servers, new ones, a refresh's successor,
 from __future__ import annotations
 
 from tco.pricing import hardware
+from tco.pricing.errors import PricingError
 from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.kinds.owned import generations
 from tco.simulator.kinds.owned.financing import Financing
 from tco.simulator.kinds.owned.model import Owned
-from tco.simulator.kinds.owned.parts import Delivery, latest_order_month
+from tco.simulator.kinds.owned.parts import Delivery, existing_age_months, latest_order_month
 from tco.simulator.kinds.registry import Context
 from tco.simulator.workload.speed import Hardware
 
@@ -129,3 +130,38 @@ def description(
             f" ordered from month {first + 1}"
         )
     return out
+
+
+def names_known(option: Owned, ctx: Context) -> None:
+    """The option's server, its parts, its tranches' servers and its refresh exist in the
+    catalog, and the servers it already owns were bought before the start."""
+    try:
+        option.server_model()
+    except PricingError as exc:
+        raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
+    own = option.server
+    if not isinstance(own, str):  # a server of the scenario's own: its parts are known
+        for field, look_up, name in (
+            ("gpu", hardware.gpu, own.gpu),
+            ("intra_node", hardware.interconnect, own.intra_node),
+            ("inter_node", hardware.interconnect, own.inter_node),
+        ):
+            try:
+                look_up(name)
+            except PricingError as exc:
+                raise ScenarioError(ctx.file, f"{ctx.where}.server.{field}", str(exc)) from None
+    e = option.existing
+    if e is not None and existing_age_months(e, ctx.start) < 0:
+        raise ScenarioError(
+            ctx.file,
+            f"{ctx.where}.existing.bought",
+            f"{e.bought} is after the start ({ctx.start}): servers bought in the horizon"
+            " are tranches (tranches: [{month: ..., servers: ...}])",
+        )
+    if option.refresh is not None:
+        generations.check_refresh(option.refresh, ctx)
+    for i, t in enumerate(option.tranches or option.purchase_plan()):  # as written
+        try:
+            hardware.server(t.server) if t.server else option.server_model()
+        except PricingError as exc:
+            raise ScenarioError(ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)) from None

@@ -19,7 +19,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tco.pricing import hardware
-from tco.pricing.errors import PricingError
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.quote import Quote
@@ -31,16 +30,17 @@ from tco.simulator.kinds.owned.checks import (
     description,
     failures_bounded,
     in_service_within_horizon,
+    names_known,
     returned_in_service,
 )
 from tco.simulator.kinds.owned.costs import owned_ledger
+from tco.simulator.kinds.owned.delivery import delivery_odds
 from tco.simulator.kinds.owned.financing import financing_quotes
 from tco.simulator.kinds.owned.model import Owned, OwnedPlan
 from tco.simulator.kinds.owned.parts import (
     SEARCH_STEP_MONTHS,
     decline_quote,
     deliveries_of,
-    existing_age_months,
     existing_delivery,
     latest_order_month,
     order_decline,
@@ -58,6 +58,7 @@ from tco.simulator.kinds.plan import speed_quote
 from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.kinds.registry import (
     Context,
+    Drawn,
     KnownInput,
     QueueingKind,
     Sale,
@@ -220,38 +221,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return smallest_meeting(at, start, floor, limit) + when
 
     def check(self, option: Owned, ctx: Context) -> None:
-        try:
-            option.server_model()
-        except PricingError as exc:
-            raise ScenarioError(ctx.file, f"{ctx.where}.server", str(exc)) from None
-        own = option.server
-        if not isinstance(own, str):  # a server of the scenario's own: its parts are known
-            for field, look_up, name in (
-                ("gpu", hardware.gpu, own.gpu),
-                ("intra_node", hardware.interconnect, own.intra_node),
-                ("inter_node", hardware.interconnect, own.inter_node),
-            ):
-                try:
-                    look_up(name)
-                except PricingError as exc:
-                    raise ScenarioError(ctx.file, f"{ctx.where}.server.{field}", str(exc)) from None
-        e = option.existing
-        if e is not None and existing_age_months(e, ctx.start) < 0:
-            raise ScenarioError(
-                ctx.file,
-                f"{ctx.where}.existing.bought",
-                f"{e.bought} is after the start ({ctx.start}): servers bought in the horizon"
-                " are tranches (tranches: [{month: ..., servers: ...}])",
-            )
-        if option.refresh is not None:
-            generations.check_refresh(option.refresh, ctx)
-        for i, t in enumerate(option.tranches or option.purchase_plan()):  # as written
-            try:
-                hardware.server(t.server) if t.server else option.server_model()
-            except PricingError as exc:
-                raise ScenarioError(
-                    ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)
-                ) from None
+        names_known(option, ctx)
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
         f = option.financing
@@ -392,11 +362,17 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return JobPlaces.shared(names, where, runs, float(ledger.cash_total().sum()))
 
     def caveats(
-        self, option: Owned, options: tuple[OptionModel, ...], quotes: tuple[Any, ...]
+        self,
+        option: Owned,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Any, ...],
+        drawn: Drawn = (),
     ) -> list[str]:
-        """Who replaces its failed GPUs, as its plan assumed it (quotes.maintenance_quote)."""
+        """Who replaces its failed GPUs, as its plan assumed it (quotes.maintenance_quote);
+        when the odds draw its lead time, how likely the delivery the answer takes is."""
         said = [q for q in quotes if q.item.startswith(MAINTENANCE_ITEM)]
-        return [f"{option.name}'s failed GPUs: {q.detail}." for q in said]
+        out = [f"{option.name}'s failed GPUs: {q.detail}." for q in said]
+        return out + delivery_odds(option, options, drawn)
 
     def gpus_of(self, plan: OwnedPlan) -> set[str]:
         """Its servers' GPUs: the model it buys, a refresh's successor and the other models of

@@ -23,7 +23,7 @@ from tco.pricing import hardware, providers
 from tco.pricing.errors import PricingError
 from tco.pricing.records import BASIS_WORDS, Price
 from tco.simulator.cluster.scheduler import QueueInput, simulate
-from tco.simulator.core import defaults, uncertain_names
+from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
@@ -31,18 +31,16 @@ from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Ledger
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import speed_quote
-from tco.simulator.kinds.registry import Context, Kind, KnownInput
+from tco.simulator.kinds.registry import Context, Drawn, Kind, KnownInput
 from tco.simulator.kinds.rented.billing import usage
 from tco.simulator.kinds.rented.fleet import Placement, Shape, link_quotes, place
 from tco.simulator.kinds.rented.model import CloudBase, RentByGpu
 from tco.simulator.kinds.rented.packing import pack
 from tco.simulator.kinds.rented.plan import CloudPlan
+from tco.simulator.kinds.rented.spot_odds import on_demand_move
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, Rentals, remaining_h
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
-
-# What the odds draw for a rented option at list prices (``uncertainties``): declared here.
-uncertain_names.declare(__name__, "prices.on_demand")
 
 C = TypeVar("C", bound=CloudBase)
 T = TypeVar("T")
@@ -67,19 +65,6 @@ def _too_old(ctx: Context, itype: str, since: str | None) -> str:
             f"its price is dated only by {as_of} (copied then; offers_since asks for known dates)"
         )
     return f"priced as of {as_of}, before offers_since {since}" if as_of < since else ""
-
-
-def on_demand_move() -> KnownInput:
-    low, mode, high = defaults.ON_DEMAND_MOVE
-    return KnownInput(
-        "prices.on_demand",
-        "prices.on_demand",
-        low,
-        high,
-        mode,
-        "AWS cut on-demand GPU prices 25-44 % in June 2025 (AWS News Blog 2025-06-05); such a"
-        " cut at a random month takes up to 22 % off a horizon's total; no rise is on record",
-    )
 
 
 # What no rented kind does, and why (``kinds.capabilities``).
@@ -158,7 +143,11 @@ class CloudKind(Kind[C, CP]):
         return None  # rents: sells nothing back
 
     def caveats(
-        self, option: C, options: tuple[OptionModel, ...], quotes: tuple[Quote, ...]
+        self,
+        option: C,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Quote, ...],
+        drawn: Drawn = (),
     ) -> list[str]:
         """Nothing beyond its quotes: list prices of a dated snapshot or a live look-up, each
         with its source (a kind whose prices are of one moment, as spot's, says so)."""

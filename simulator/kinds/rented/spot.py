@@ -39,7 +39,7 @@ from tco.simulator.core.limits import MAX_EVENTS
 from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, declare
 from tco.simulator.kinds.capabilities import Can
-from tco.simulator.kinds.registry import Context, KnownInput, register
+from tco.simulator.kinds.registry import Context, Drawn, KnownInput, register
 from tco.simulator.kinds.rented import spot_odds
 from tco.simulator.kinds.rented.billing import usage
 from tco.simulator.kinds.rented.cloud import CloudKind
@@ -227,7 +227,11 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
     finishes_at: ClassVar[str] = "spot_compute"
 
     def caveats(
-        self, option: Spot, options: tuple[OptionModel, ...], quotes: tuple[Quote, ...]
+        self,
+        option: Spot,
+        options: tuple[OptionModel, ...],
+        quotes: tuple[Quote, ...],
+        drawn: Drawn = (),
     ) -> list[str]:
         name = option.name
         rates = sorted({f"{q.value:g}" for q in quotes if q.unit == "per instance-month"})

@@ -1,16 +1,20 @@
-"""What the odds of every answer draw for a spot option (``SpotKind.uncertainties``): the spot
-price between its zones' bounds, where interruptions sit in their advisor buckets, how scarce
-capacity is, and on-demand prices when it falls back to them; each name declared here, where
-the inputs live (``core.uncertain_names``)."""
+"""What the odds of every answer draw for a rented option: on-demand prices within their move
+(``CloudKind.uncertainties``); for a spot option (``SpotKind.uncertainties``) the spot price
+between its zones' bounds, where interruptions sit in their advisor buckets, how scarce capacity
+is, and on-demand prices when it falls back to them; each name declared here, where the inputs
+live (``core.uncertain_names``)."""
 
 from __future__ import annotations
 
 from tco.simulator.core import defaults, uncertain_names
 from tco.simulator.kinds.registry import KnownInput
-from tco.simulator.kinds.rented.cloud import on_demand_move
 
 uncertain_names.declare(
-    __name__, "prices.spot", "market.spot_interruption_quantile", "market.spot_scarcity"
+    __name__,
+    "prices.on_demand",
+    "prices.spot",
+    "market.spot_interruption_quantile",
+    "market.spot_scarcity",
 )
 
 
@@ -69,3 +73,16 @@ def uncertainties(
     if falls_back:
         out.append(on_demand_move())
     return out
+
+
+def on_demand_move() -> KnownInput:
+    low, mode, high = defaults.ON_DEMAND_MOVE
+    return KnownInput(
+        "prices.on_demand",
+        "prices.on_demand",
+        low,
+        high,
+        mode,
+        "AWS cut on-demand GPU prices 25-44 % in June 2025 (AWS News Blog 2025-06-05); such a"
+        " cut at a random month takes up to 22 % off a horizon's total; no rise is on record",
+    )
