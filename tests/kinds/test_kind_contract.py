@@ -42,6 +42,10 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         }
     ],
     "spot": [{"name": "spot", "kind": "spot", "instance_type": "g5.xlarge"}],
+    "capacity_block": [
+        {"name": "cb", "kind": "capacity_block", "instance_type": "p5.48xlarge"}
+        | {"blocks": [{"month": 1, "instances": 1, "days": 14}]},
+    ],
     "bare_metal": [
         {
             "name": "bm",
