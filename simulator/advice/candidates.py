@@ -24,6 +24,7 @@ from tco.simulator.engine.simulate import with_option
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.proposals import Load, Proposal, Where
+from tco.simulator.kinds.site import SiteFull
 from tco.simulator.workload.speed import run_hours
 
 # How each reason to drop a candidate begins, and what it is counted as in the answer's words.
@@ -127,7 +128,11 @@ def with_candidates(
             continue
         beyond += p.bound_usd >= best
         option = registry.get(p.option["kind"]).model.model_validate(p.option)
-        prepared, result = with_option(prepared, result, option, book)
+        try:
+            prepared, result = with_option(prepared, result, option, book)
+        except SiteFull as exc:
+            dropped[id(p)] = f"beyond the site's power: {exc.message}"
+            continue
         played = result.options[-1]
         if result.verdicts[played.name].meets and played.total_cash_usd < best:
             best, best_name = played.total_cash_usd, played.name

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tco.pricing.book import PriceBook
+from tco.simulator.advice import site_limit
 from tco.simulator.advice.composing import ORDER_KNOB, WAIT_KNOB, mix_name, pairs
 from tco.simulator.advice.optimize import Config, Played, frontier, optimize, play_config
 from tco.simulator.core.errors import ScenarioError
@@ -51,6 +52,7 @@ from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.registry import Mix, QueueingKind
 from tco.simulator.kinds.runs import JobRuns
+from tco.simulator.kinds.site import SiteFull
 
 WAIT_FRACTIONS = (2.0, 0.0)  # of the level's hours: the longest and the shortest wait tried
 WAIT_BISECTIONS = 3
@@ -130,6 +132,8 @@ class Mixer:
         size = registry.of(mix.base).size(mix.base)
         assert size is not None
         self.knob, self.given, self.floor, self.limit = size
+        sized = lambda n: self.option(n, 0.0, {})  # noqa: E731 (the mix at a size)
+        self.limit = site_limit.within(prepared, book, sized, self.floor, self.limit)
         self.budget = budget
         self.seen: dict[tuple[Any, ...], Played] = {}
         self.level_h = prepared.scenario.service_level.allowed_h
@@ -182,6 +186,8 @@ class Mixer:
         index = len(self.prepared.scenario.options)
         try:
             self.seen[key] = play_config(self.prepared, index, option, self.book, knobs)
+        except SiteFull:
+            return None  # more servers than the site powers
         except ScenarioError:
             if order is None:
                 raise

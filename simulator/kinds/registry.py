@@ -35,7 +35,7 @@ from tco.simulator.kinds.market import Market
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.proposals import Load, Proposal, Where
 from tco.simulator.kinds.runs import JobPlaces, JobRuns, declared_measures, forget_measures
-from tco.simulator.kinds.site import Existing
+from tco.simulator.kinds.site import Existing, Site
 from tco.simulator.workload.calibration import GpuSpeed, speed_of
 from tco.simulator.workload.jobs import Jobs
 
@@ -67,6 +67,7 @@ class Context:
     options: Mapping[str, tuple[int, OptionModel]] = field(default_factory=dict)
     market: Market = field(default_factory=Market)  # spot interruptions and capacity
     data: DataSpec | None = None  # the scenario's data: block (where a kind's data lives)
+    site: Site | None = None  # what the site can power (site:)
 
     def other(self, index: int) -> Context:
         """The context of the option at ``index`` of the same scenario."""

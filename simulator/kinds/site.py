@@ -1,12 +1,16 @@
 """The site a scenario describes beyond its options: the servers it already owns, as the
 options that run them declare them (``Kind.existing_servers``; ``engine.existing`` credits
-their sale to an option that does not run them)."""
+their sale to an option that does not run them), and what it can power (``site:``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import Strict
 from tco.simulator.core.quote import Quote
 from tco.simulator.costs.ledger import Asset
 
@@ -24,3 +28,19 @@ class Existing:
     quote: Quote
     # Their sale at the start as the tax law sees it (what they cost, when, what they fetch).
     asset: Asset | None = None
+
+
+class Site(Strict):
+    """What the site can power: ``it_kw``, the IT load its power and cooling serve (the servers'
+    own draw; the PUE of each option's ``power:`` prices the rest), with its source. Servers that
+    would draw more at once are not bought: an option listing them is refused, and the searches
+    size clusters within it (issue 56, item 1: racks, cooling and what more capacity costs are
+    not modelled yet)."""
+
+    it_kw: Annotated[float, Field(gt=0, le=1e6)]
+    source: str = Field(min_length=1)
+
+
+class SiteFull(ScenarioError):
+    """Servers that would draw more than the site's power: a search's size it skips, a listed
+    option's error."""

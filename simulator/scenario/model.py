@@ -31,6 +31,7 @@ from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
 from tco.simulator.costs.tax import Tax
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.market import Market
+from tco.simulator.kinds.site import Site
 from tco.simulator.scenario.candidates import Candidates
 from tco.simulator.scenario.explain import explain, unknown_kind, wrong_branch
 from tco.simulator.scenario.service_level import ServiceLevel, check_classes
@@ -65,6 +66,7 @@ class Scenario(Strict):
     speed: SpeedOverrides | None = None  # overrides of calibrated GPU speeds, with a source
     service_level: ServiceLevel = Field(default_factory=ServiceLevel)
     data: DataSpec | None = None  # data kept and moved (simulator.storage)
+    site: Site | None = None  # what the site can power (kinds.site): servers beyond it not bought
     escalation: Escalation = Field(default_factory=lambda: Escalation())
     # Income tax (costs.tax): None, figures before tax (a university or non-profit pays none).
     tax: Tax | None = None
@@ -135,6 +137,7 @@ class Scenario(Strict):
             options={o.name: (i, o) for i, o in enumerate(self.options)},
             market=self.market,
             data=self.data,
+            site=self.site,
         )
 
 

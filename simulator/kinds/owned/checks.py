@@ -4,17 +4,27 @@ and its one-line description: existing servers, new ones, a refresh's successor,
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from tco.pricing import hardware
 from tco.pricing.errors import PricingError
 from tco.simulator.core import defaults
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.limits import MAX_EVENTS
+from tco.simulator.core.quote import Quote
 from tco.simulator.kinds.owned import generations
 from tco.simulator.kinds.owned.financing import Financing
+from tco.simulator.kinds.owned.generations import Generation
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery, existing_age_months, latest_order_month
 from tco.simulator.kinds.registry import Context
+from tco.simulator.kinds.site import SiteFull
 from tco.simulator.workload.speed import Hardware
+
+SITE_DRAWN = "site power drawn"
+SITE_POWER = "site power"
+SITE_NEXT = "site power of one more server"
 
 
 def returned_in_service(
@@ -165,3 +175,46 @@ def names_known(option: Owned, ctx: Context) -> None:
             hardware.server(t.server) if t.server else option.server_model()
         except PricingError as exc:
             raise ScenarioError(ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)) from None
+
+
+def drawn_kw(
+    kw: float, mix: tuple[Generation, ...], deliveries: tuple[Delivery, ...], successor: Any
+) -> tuple[float, int]:
+    """The most the servers draw at once (kW at their maximum) and how many they are: every
+    server delivered within the horizon at its model's draw (a refresh's successors replace the
+    servers they follow: the larger of the two)."""
+    per = [kw, *(g.max_kw_per_server for g in mix)]
+    held = [d for d in deliveries if math.isfinite(d.delivery_h)]
+    before = sum(d.servers * per[d.generation] for d in held)
+    n = sum(d.servers for d in held)
+    if successor is not None and successor.servers * successor.max_kw_per_server > before:
+        return successor.servers * successor.max_kw_per_server, successor.servers
+    return before, n
+
+
+def fits_site(
+    kw: float,
+    mix: tuple[Generation, ...],
+    deliveries: tuple[Delivery, ...],
+    successor: Any,
+    ctx: Context,
+) -> tuple[Quote, ...]:
+    """The site's power the servers draw, what it powers and what one more server would draw,
+    as quotes (none: the scenario states no site); ``SiteFull`` when they would draw more than
+    it powers."""
+    site = ctx.site
+    if site is None:
+        return ()
+    need, n = drawn_kw(kw, mix, deliveries, successor)
+    if need > site.it_kw + 1e-9:
+        raise SiteFull(
+            ctx.file,
+            ctx.where,
+            f"{n} servers draw {need:,.1f} kW at their maximum ({kw:g} kW each); the site powers"
+            f" {site.it_kw:,.1f} kW (site.it_kw): at most {int(site.it_kw // kw)} such servers fit",
+        )
+    return (
+        Quote(SITE_DRAWN, round(need, 3), "kW", "scenario", "undated", f"{n} servers at most"),
+        Quote(SITE_POWER, site.it_kw, "kW", "scenario", "undated", site.source),
+        Quote(SITE_NEXT, kw, "kW", "catalog", "undated", "one more server at its maximum"),
+    )

@@ -29,6 +29,7 @@ from tco.simulator.kinds.owned import queue as owned_queue
 from tco.simulator.kinds.owned.checks import (
     description,
     failures_bounded,
+    fits_site,
     in_service_within_horizon,
     names_known,
     returned_in_service,
@@ -47,6 +48,7 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
+from tco.simulator.kinds.owned.power import power_binds
 from tco.simulator.kinds.owned.quotes import (
     MAINTENANCE_ITEM,
     existing_quotes,
@@ -224,7 +226,6 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         names_known(option, ctx)
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
-        f = option.financing
         server = option.server_model()
         dated = server.price_date if option.price_usd is None else "undated"
         deliveries = deliveries_of(
@@ -266,7 +267,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                 option.existing, ctx.start, option.existing_price_usd(), server.price_usd
             )
             deliveries = (old, *deliveries)
-        returned_in_service(f, deliveries, ctx, successor)
+        returned_in_service(option.financing, deliveries, ctx, successor)
         failures_bounded(option, deliveries, (hw, *(g.hardware for g in mix)), successor, ctx)
         return OwnedPlan(
             option=option,
@@ -279,11 +280,12 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
                     dated,
                     tuple(d for d in deliveries if d.generation == 0 and not d.existing),
                 ),
-                *financing_quotes(f),
+                *financing_quotes(option.financing),
                 speed_quote(ctx.speed(gpu.name)),
                 *refresh_quotes,
                 *mix_quotes,
                 *existing_quotes(option, deliveries, server.gpu, ctx),
+                *fits_site(kw, mix, deliveries, successor, ctx),
             ),
             description=description(server, deliveries, successor, mix),
             price_usd_per_server=price,
@@ -372,7 +374,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         when the odds draw its lead time, how likely the delivery the answer takes is."""
         said = [q for q in quotes if q.item.startswith(MAINTENANCE_ITEM)]
         out = [f"{option.name}'s failed GPUs: {q.detail}." for q in said]
-        return out + delivery_odds(option, options, drawn)
+        return out + power_binds(option.name, quotes) + delivery_odds(option, options, drawn)
 
     def gpus_of(self, plan: OwnedPlan) -> set[str]:
         """Its servers' GPUs: the model it buys, a refresh's successor and the other models of

@@ -1,0 +1,40 @@
+"""The largest mix a site can power (``site:``): a mix's search sizes its servers within it, so
+neither the search on the base job stream nor the race over futures plays a cluster the site
+could not hold (issue 56, item 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tco.pricing.book import PriceBook
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.core.fields import OptionModel
+from tco.simulator.engine.prepared import Prepared
+from tco.simulator.engine.simulate import plan_option
+from tco.simulator.kinds.site import SiteFull
+
+Sized = Callable[[int], OptionModel]  # the mix at a size of its servers
+
+
+def within(prepared: Prepared, book: PriceBook, sized: Sized, floor: int, limit: int) -> int:
+    """The largest size from ``floor`` up to ``limit`` whose servers the site can power (a
+    larger one is not bought): bisected on plans alone, nothing played."""
+    if prepared.scenario.site is None or fits(prepared, book, sized, limit):
+        return limit
+    lo, hi = floor, limit  # lo fits (or is the floor), hi does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(prepared, book, sized, mid) else (lo, mid)
+    return lo
+
+
+def fits(prepared: Prepared, book: PriceBook, sized: Sized, n: int) -> bool:
+    """Whether size ``n`` of the mix's servers fits the site's power."""
+    sc = prepared.scenario
+    try:
+        plan_option(sc, len(sc.options), sized(n), book, prepared.file)
+    except SiteFull:
+        return False
+    except (ValueError, ScenarioError):
+        return True  # refused for another reason: said where it is played
+    return True

@@ -1,0 +1,88 @@
+"""A site that runs out of power (issue 56, item 1): servers beyond what the site powers are not
+bought, the search sizes clusters within it, and the answer says what binds, checked by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tco.reports import answer
+from tco.simulator.core.errors import ScenarioError
+from tco.simulator.engine.simulate import prepare
+from tco.simulator.run import simulate
+from tests.conftest import make_scenario
+
+SITE = {"it_kw": 500, "source": "the facilities lead (test)"}
+OWN = {
+    "name": "own",
+    "kind": "owned",
+    "server": "HGX H100 8-GPU",
+    "max_kw": 40,  # so that the arithmetic is round: 500 kW // 40 kW = 12 servers, 480 kW
+    "servers": 8,
+    "lead_time_months": 1,
+}
+P5 = {"name": "p5", "kind": "on_demand", "instance_type": "p5.48xlarge"}
+# About 120 H100s busy on average: 110 jobs a month of 8 GPUs x 100 h.
+WORK = {
+    "job_classes": [
+        {
+            "name": "runs",
+            "arrivals_per_month": 110,
+            "gpus": 8,
+            "work": {"reference_gpu": "H100 SXM", "gpu_hours": 800, "distribution": "exponential"},
+        }
+    ]
+}
+
+
+def _scenario(**over: Any) -> Any:
+    return make_scenario(
+        workload=WORK,
+        options=[OWN, P5],
+        horizon_months=24,
+        search="portfolio",
+        odds={"futures": 0},
+        **over,
+    )
+
+
+def test_a_listed_cluster_beyond_the_site_s_power_is_refused_in_one_line() -> None:
+    big = {**OWN, "servers": 13}  # 13 x 40 kW = 520 kW > 500 kW
+    with pytest.raises(ScenarioError, match=r"draw 520.0 kW .* at most 12 such servers") as e:
+        prepare(make_scenario(workload=WORK, options=[big, P5], site=SITE))
+    assert "options[0]" in str(e.value) and "\n" not in str(e.value)
+    prepare(make_scenario(workload=WORK, options=[{**OWN, "servers": 12}, P5], site=SITE))
+
+
+def test_the_site_s_power_makes_the_search_buy_fewer_servers_and_rent_the_rest() -> None:
+    free = simulate(prepare(_scenario()))
+    capped = simulate(prepare(_scenario(site=SITE)))
+    unbounded = free.recommendation.portfolio
+    bounded = capped.recommendation.portfolio
+    assert unbounded is not None and bounded is not None
+
+    def servers(p: Any) -> int:
+        return int(next(x.knobs["servers"] for x in p.parts if x.role == "base"))
+
+    assert servers(unbounded) > 12  # with power to spare the search buys more than fits
+    assert servers(bounded) == 12  # 500 kW // 40 kW: the most the site powers
+    assert bounded.meets  # the cloud takes what 12 servers cannot
+    assert bounded.cash_usd > unbounded.cash_usd  # the missing power costs money
+    said = [x for x in answer.caveats(capped) if "power binds" in x]
+    assert said and "power binds: 480 kW of 500 kW" in said[0]
+    assert not [x for x in answer.caveats(free) if "power binds" in x]
+
+
+@pytest.mark.parametrize(
+    ("site", "message"),
+    [
+        ({"it_kw": 0, "source": "x"}, "site.it_kw"),
+        ({"it_kw": 500}, "site.source"),
+        ({"it_kw": 500, "source": "x", "racks": 4}, "site.racks"),
+    ],
+)
+def test_a_bad_site_is_one_line_naming_the_field(site: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScenarioError, match=message) as e:
+        make_scenario(site=site)
+    assert "\n" not in str(e.value)
