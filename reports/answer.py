@@ -154,7 +154,24 @@ def caveats(result: Result) -> list[str]:
             drawn = tuple(result.scenario.uncertain)
             out.extend(registry.of(spec).caveats(spec, options, o.quotes, drawn))
             out.extend(_moved_prices(o))
-    return list(dict.fromkeys(out)) + _rental_paths(result)  # a mix and its part say it once
+    out = list(dict.fromkeys(out))  # a mix and its part say it once
+    return out + _more_power(result) + _rental_paths(result)
+
+
+def _more_power(result: Result) -> list[str]:
+    """What more site power would save, where the site's power held the search's best mix."""
+    mix = result.recommendation.portfolio
+    more = None if mix is None else mix.more_power
+    if more is None:
+        return []
+    cur = result.scenario.money
+    return [
+        f"With power to spare the search would buy {more.words} for"
+        f" {usd(more.cash_usd, cur)} on the base job stream,"
+        f" {usd(more.held_cash_usd - more.cash_usd, cur)} less than the best the site's power"
+        f" holds ({usd(more.held_cash_usd, cur)}): what more power is worth over the horizon,"
+        " before the cost of getting it."
+    ]
 
 
 def _rental_paths(result: Result) -> list[str]:

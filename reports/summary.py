@@ -231,7 +231,17 @@ def _portfolio(mix: Portfolio | None) -> dict[str, Any] | None:
             {"role": p.role, "option": p.option, "kind": p.kind, "knobs": dict(p.knobs)}
             for p in mix.parts
         ],
+        **_more_power(mix),
     }
+
+
+def _more_power(mix: Portfolio) -> dict[str, Any]:
+    """With a site whose power held the search: what it would buy with power to spare."""
+    m = mix.more_power
+    if m is None:
+        return {}
+    held = {"words": m.words, "cash_usd": _usd(m.cash_usd), "held_cash_usd": _usd(m.held_cash_usd)}
+    return {"with_more_power": held}
 
 
 def to_summary(result: Result) -> dict[str, Any]:

@@ -98,6 +98,9 @@ class Search:
     configs: tuple[Config, ...]
     evaluations: int
     mixers: dict[str, Mixer] = dataclasses.field(default_factory=dict)
+    # The best mix as the search would find it with power to spare, when the site's power
+    # held it at its largest size (by mix name): what more power would save.
+    more_power: dict[str, Portfolio] = dataclasses.field(default_factory=dict)
 
     def best(self) -> Portfolio | None:
         return cheapest(self.portfolios)
@@ -133,7 +136,8 @@ class Mixer:
         assert size is not None
         self.knob, self.given, self.floor, self.limit = size
         sized = lambda n: self.option(n, 0.0, {})  # noqa: E731 (the mix at a size)
-        self.limit = site_limit.within(prepared, book, sized, self.floor, self.limit)
+        fits = site_limit.within(prepared, book, sized, self.floor, self.limit)
+        self.site_bound, self.limit = fits < self.limit, fits
         self.budget = budget
         self.seen: dict[tuple[Any, ...], Played] = {}
         self.level_h = prepared.scenario.service_level.allowed_h
@@ -422,10 +426,14 @@ def search(prepared: Prepared, book: PriceBook, result: Result | None = None) ->
     if best is not None:  # the best mix, ordered later (renting until then)?
         later = mixers[best.option.name].ordered_later(best)
         found[found.index(best)] = later
+    freed = lambda held: Mixer(  # noqa: E731 (the held mix again, with power to spare)
+        site_limit.without_site(prepared, frozen), frozen, held.composer, held.mix, each
+    )
+    more, spent = site_limit.more_power(best, mixers, freed)
     for mixer in mixers.values():
         spent += mixer.spent
         configs.extend(x.config for x in mixer.seen.values())
-    return Search(tuple(found), tuple(configs), spent, mixers)
+    return Search(tuple(found), tuple(configs), spent, mixers, more)
 
 
 def optimize_with_mixes(prepared: Prepared, book: PriceBook) -> list[Config]:

@@ -25,6 +25,7 @@ from tco.simulator.advice import portfolio as mixes
 from tco.simulator.advice.decision import Decision, Pick
 from tco.simulator.advice.optimize import search_option
 from tco.simulator.engine.findings import (
+    MorePower,
     Odds,
     OptionOdds,
     Portfolio,
@@ -76,6 +77,20 @@ def with_picks(
 
 
 def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> Portfolio | None:
+    """The mix to report (with what more site power would save), from ``_mix``."""
+    mix = _mix(pick, found, result)
+    if mix is None or found is None or found.best() is None:
+        return mix
+    best = found.best()
+    assert best is not None
+    freer = found.more_power.get(best.option.name)
+    if freer is None:
+        return mix
+    more = MorePower(freer.base_words or freer.words, freer.config.cash_usd, best.config.cash_usd)
+    return replace(mix, more_power=more)
+
+
+def _mix(pick: Pick | None, found: mixes.Search | None, result: Result) -> Portfolio | None:
     """The mix to report: the one the decision names, else the portfolio search's best on the
     base job stream (what a mix would have been)."""
     if pick is not None and pick.option is not None and pick.mix is not None:

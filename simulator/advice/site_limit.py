@@ -4,13 +4,15 @@ could not hold (issue 56, item 1)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from tco.pricing.book import PriceBook
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.engine.prepared import Prepared
-from tco.simulator.engine.simulate import plan_option
+from tco.simulator.engine.simulate import plan_option, revised
+from tco.simulator.engine.verdicts import cents
 from tco.simulator.kinds.site import SiteFull
 
 Sized = Callable[[int], OptionModel]  # the mix at a size of its servers
@@ -38,3 +40,27 @@ def fits(prepared: Prepared, book: PriceBook, sized: Sized, n: int) -> bool:
     except (ValueError, ScenarioError):
         return True  # refused for another reason: said where it is played
     return True
+
+
+def without_site(prepared: Prepared, book: PriceBook) -> Prepared:
+    """The same scenario and jobs with power to spare: what the search would buy then says what
+    more power would save."""
+    return revised(prepared, book, lambda data: data.__setitem__("site", None))
+
+
+def more_power(
+    best: Any, mixers: Mapping[str, Any], freed: Callable[[Any], Any]
+) -> tuple[dict[str, Any], int]:
+    """When the site's power held the best mix (a ``portfolio.Portfolio``) at its largest size:
+    the same mix searched with power to spare (``freed``: its ``portfolio.Mixer`` again, on the
+    scenario without its site), its best by mix name when it costs less, and the plays that
+    took (none when the best size fits with room: more power would change nothing)."""
+    if best is None or not (held := mixers[best.option.name]).site_bound:
+        return {}, 0
+    if best.size < held.limit:
+        return {}, 0
+    freer = freed(held)
+    again = freer.search()
+    if again is None or cents(again.config.cash_usd) >= cents(best.config.cash_usd):
+        return {}, freer.spent
+    return {held.name: again}, freer.spent

@@ -59,6 +59,16 @@ class PortfolioPart:
 
 
 @dataclass(frozen=True)
+class MorePower:
+    """What the portfolio search would buy with power to spare, where the site's power held its
+    best mix at the most the site powers (``site:``): both on the base job stream, USD."""
+
+    words: str  # the servers it would buy
+    cash_usd: float  # its best with power to spare
+    held_cash_usd: float  # the best the site's power holds
+
+
+@dataclass(frozen=True)
 class Portfolio:
     """The cheapest mix of the scenario's options the search found (``advice.portfolio``).
     ``added``: simulated as an option of the result (under ``search: given`` it is only
@@ -74,6 +84,7 @@ class Portfolio:
     meets: bool
     added: bool
     base_words: str = ""  # the base part alone in words (its servers), for a headline
+    more_power: MorePower | None = None  # what more site power would save (None: it binds not)
 
 
 @dataclass(frozen=True)

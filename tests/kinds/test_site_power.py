@@ -72,6 +72,15 @@ def test_the_site_s_power_makes_the_search_buy_fewer_servers_and_rent_the_rest()
     said = [x for x in answer.caveats(capped) if "power binds" in x]
     assert said and "power binds: 480 kW of 500 kW" in said[0]
     assert not [x for x in answer.caveats(free) if "power binds" in x]
+    # What more power would save: the search again without the site, on the same jobs, finds
+    # what the free run found.
+    more = bounded.more_power
+    assert more is not None and free.recommendation.portfolio is not None
+    assert more.cash_usd == pytest.approx(unbounded.cash_usd)
+    assert more.held_cash_usd == pytest.approx(bounded.cash_usd)
+    worth = [x for x in answer.caveats(capped) if "power to spare" in x]
+    assert worth and f"{servers(unbounded)} x HGX H100 8-GPU" in worth[0]
+    assert free.recommendation.portfolio.more_power is None
 
 
 @pytest.mark.parametrize(

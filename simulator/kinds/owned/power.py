@@ -20,6 +20,5 @@ def power_binds(name: str, quotes: Sequence[Any]) -> list[str]:
     return [
         f"{name}: power binds: {drawn.value:,.0f} kW of {site.value:,.0f} kW ({drawn.detail},"
         f" at their maximum draw; site.it_kw: {site.detail}): one more server"
-        f" ({more.value:g} kW) would not fit; more power would let the search weigh a larger"
-        " cluster."
+        f" ({more.value:g} kW) would not fit."
     ]
