@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Strict
@@ -39,6 +39,27 @@ class Site(Strict):
 
     it_kw: Annotated[float, Field(gt=0, le=1e6)]
     source: str = Field(min_length=1)
+    # Racks and the power each is built for: a rack holds as many servers of a model as its
+    # kW allow at their maximum draw (none when one server draws more: a denser rack, liquid
+    # cooled, is another site).
+    racks: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    kw_per_rack: Annotated[float, Field(gt=0, le=1_000)] | None = None
+
+    @model_validator(mode="after")
+    def _racks_with_their_kw(self) -> Site:
+        if (self.racks is None) != (self.kw_per_rack is None):
+            raise ValueError("racks and kw_per_rack go together: how many, and each one's kW")
+        return self
+
+    def per_rack(self, kw: float) -> int:
+        """Servers drawing ``kw`` each that one rack holds (0: none; no racks stated: any)."""
+        if self.kw_per_rack is None:
+            return 1 << 30
+        return int(self.kw_per_rack // kw + 1e-9)
+
+    def racks_for(self, servers: dict[float, int]) -> int:
+        """Racks the servers need (``servers``: kW each -> how many), each model in its own."""
+        return sum(-(-n // max(self.per_rack(kw), 1)) for kw, n in servers.items() if n)
 
 
 class SiteFull(ScenarioError):

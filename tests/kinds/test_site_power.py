@@ -88,10 +88,28 @@ def test_the_site_s_power_makes_the_search_buy_fewer_servers_and_rent_the_rest()
     [
         ({"it_kw": 0, "source": "x"}, "site.it_kw"),
         ({"it_kw": 500}, "site.source"),
-        ({"it_kw": 500, "source": "x", "racks": 4}, "site.racks"),
+        ({"it_kw": 500, "source": "x", "racks": 4}, "racks and kw_per_rack go together"),
+        ({"it_kw": 500, "source": "x", "cooling": "liquid"}, "site.cooling"),
     ],
 )
 def test_a_bad_site_is_one_line_naming_the_field(site: dict[str, Any], message: str) -> None:
     with pytest.raises(ScenarioError, match=message) as e:
         make_scenario(site=site)
     assert "\n" not in str(e.value)
+
+
+def test_racks_bind_before_power_and_say_so() -> None:
+    # 80 kW racks hold two 40 kW servers each: 6 racks hold 12, whatever the 1,000 kW allow.
+    racks = {**SITE, "it_kw": 1000, "racks": 6, "kw_per_rack": 80}
+    with pytest.raises(ScenarioError, match=r"need 7 racks of 80 kW .* at most 12 such servers"):
+        prepare(make_scenario(workload=WORK, options=[{**OWN, "servers": 13}, P5], site=racks))
+    capped = simulate(prepare(_scenario(site=racks)))
+    said = [x for x in answer.caveats(capped) if "bind" in x]
+    assert said and "racks bind: 6 of 6 racks (80 kW each, 2 such servers a rack" in said[0]
+    assert "power binds" not in said[0]  # 480 kW of 1,000: power is not what stops it
+
+
+def test_a_server_denser_than_the_racks_is_refused() -> None:
+    thin = {**SITE, "racks": 20, "kw_per_rack": 30}
+    with pytest.raises(ScenarioError, match="more than a 30 kW rack holds"):
+        prepare(make_scenario(workload=WORK, options=[OWN, P5], site=thin))

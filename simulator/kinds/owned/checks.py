@@ -25,6 +25,9 @@ from tco.simulator.workload.speed import Hardware
 SITE_DRAWN = "site power drawn"
 SITE_POWER = "site power"
 SITE_NEXT = "site power of one more server"
+SITE_RACKS_USED = "site racks used"
+SITE_RACKS = "site racks"
+SITE_RACKS_NEXT = "site racks with one more server"
 
 
 def returned_in_service(
@@ -177,19 +180,27 @@ def names_known(option: Owned, ctx: Context) -> None:
             raise ScenarioError(ctx.file, f"{ctx.where}.tranches[{i}].server", str(exc)) from None
 
 
-def drawn_kw(
+def held(
     kw: float, mix: tuple[Generation, ...], deliveries: tuple[Delivery, ...], successor: Any
-) -> tuple[float, int]:
-    """The most the servers draw at once (kW at their maximum) and how many they are: every
-    server delivered within the horizon at its model's draw (a refresh's successors replace the
-    servers they follow: the larger of the two)."""
+) -> dict[float, int]:
+    """The servers held at the most (kW at each one's maximum draw -> how many): every server
+    delivered within the horizon (a refresh's successors replace the servers they follow: the
+    set that draws more)."""
     per = [kw, *(g.max_kw_per_server for g in mix)]
-    held = [d for d in deliveries if math.isfinite(d.delivery_h)]
-    before = sum(d.servers * per[d.generation] for d in held)
-    n = sum(d.servers for d in held)
-    if successor is not None and successor.servers * successor.max_kw_per_server > before:
-        return successor.servers * successor.max_kw_per_server, successor.servers
-    return before, n
+    out: dict[float, int] = {}
+    for d in deliveries:
+        if math.isfinite(d.delivery_h):
+            out[per[d.generation]] = out.get(per[d.generation], 0) + d.servers
+    if successor is not None:
+        after = {successor.max_kw_per_server: successor.servers}
+        if drawn(after) > drawn(out):
+            return after
+    return out
+
+
+def drawn(servers: dict[float, int]) -> float:
+    """kW the servers draw at their maximum."""
+    return sum(kw * n for kw, n in servers.items())
 
 
 def fits_site(
@@ -199,22 +210,55 @@ def fits_site(
     successor: Any,
     ctx: Context,
 ) -> tuple[Quote, ...]:
-    """The site's power the servers draw, what it powers and what one more server would draw,
-    as quotes (none: the scenario states no site); ``SiteFull`` when they would draw more than
-    it powers."""
+    """The site's power and racks the servers take, what the site has and what one more server
+    would take, as quotes (none: the scenario states no site); ``SiteFull`` when they would
+    take more than it has."""
     site = ctx.site
     if site is None:
         return ()
-    need, n = drawn_kw(kw, mix, deliveries, successor)
-    if need > site.it_kw + 1e-9:
-        raise SiteFull(
-            ctx.file,
-            ctx.where,
-            f"{n} servers draw {need:,.1f} kW at their maximum ({kw:g} kW each); the site powers"
-            f" {site.it_kw:,.1f} kW (site.it_kw): at most {int(site.it_kw // kw)} such servers fit",
-        )
-    return (
+    servers = held(kw, mix, deliveries, successor)
+    need, n = drawn(servers), sum(servers.values())
+    fail = site_message(site, servers, kw)
+    if fail:
+        raise SiteFull(ctx.file, ctx.where, f"{n} servers {fail}")
+    more = {**servers, kw: servers.get(kw, 0) + 1}
+    quotes = [
         Quote(SITE_DRAWN, round(need, 3), "kW", "scenario", "undated", f"{n} servers at most"),
         Quote(SITE_POWER, site.it_kw, "kW", "scenario", "undated", site.source),
         Quote(SITE_NEXT, kw, "kW", "catalog", "undated", "one more server at its maximum"),
-    )
+    ]
+    if site.racks is not None:
+        used, next_ = site.racks_for(servers), site.racks_for(more)
+        every = f"{site.kw_per_rack:g} kW each, {site.per_rack(kw)} such servers a rack"
+        quotes += [
+            Quote(SITE_RACKS_USED, used, "racks", "scenario", "undated", every),
+            Quote(SITE_RACKS, site.racks, "racks", "scenario", "undated", site.source),
+            Quote(SITE_RACKS_NEXT, next_, "racks", "scenario", "undated", "with one more server"),
+        ]
+    return tuple(quotes)
+
+
+def site_message(site: Any, servers: dict[float, int], kw: float) -> str:
+    """Why the servers do not fit the site ('' when they do), after "N servers"."""
+    need = drawn(servers)
+    if need > site.it_kw + 1e-9:
+        return (
+            f"draw {need:,.1f} kW at their maximum ({kw:g} kW each); the site powers"
+            f" {site.it_kw:,.1f} kW (site.it_kw): at most {int(site.it_kw // kw)} such servers fit"
+        )
+    if site.racks is None:
+        return ""
+    too_dense = [k for k, n in servers.items() if n and site.per_rack(k) == 0]
+    if too_dense:
+        return (
+            f"include {max(too_dense):g} kW ones, more than a {site.kw_per_rack:g} kW rack holds"
+            " (site.kw_per_rack): a denser rack, liquid cooled, is another site"
+        )
+    racks = site.racks_for(servers)
+    if racks > site.racks:
+        return (
+            f"need {racks} racks of {site.kw_per_rack:g} kW ({site.per_rack(kw)} a rack at"
+            f" {kw:g} kW); the site has {site.racks} (site.racks): at most"
+            f" {site.racks * site.per_rack(kw)} such servers fit"
+        )
+    return ""
