@@ -22,7 +22,7 @@ from pydantic import Field, field_validator, model_validator
 from tco.pricing import capacity_blocks
 from tco.pricing.errors import PricingError
 from tco.pricing.records import Price
-from tco.simulator.core.calendar import month_edges_h, month_index, per_month
+from tco.simulator.core.calendar import month_edges_h, per_month
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import OptionModel, Pos, Strict
 from tco.simulator.core.quote import Quote, price_quote
@@ -201,7 +201,7 @@ class CapacityBlockKind(CloudKind[CapacityBlock, CapacityBlockPlan]):
         covered, idle, beyond = block_hours(use.instances_hourly[0], plan.reserved)
         fee = np.zeros(len(edges) - 1)
         for b in plan.option.blocks:
-            fee[month_index(edges, float(edges[b.month]))] += b.instances * 24 * b.days * rate
+            fee[b.month] += b.instances * 24 * b.days * rate  # bought for its first hour
         compute = per_month(beyond * price, edges)
         used = per_month(covered * rate, edges)
         return Ledger(
