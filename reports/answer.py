@@ -28,6 +28,7 @@ from tco.simulator.engine.verdicts import by_cash, cents, cheapest_of, meets, mi
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import declared_measures
 from tco.simulator.scenario.service_level import DEFAULT_CONFIDENCE
+from tco.simulator.sweep.design import RENTAL_PATHS
 
 
 def _cheapest_other(result: Result, o: OptionResult) -> OptionResult | None:
@@ -148,10 +149,10 @@ def caveats(result: Result) -> list[str]:
     rec = result.recommendation
     out: list[str] = []
     options = tuple(result.scenario.options)
+    drawn = tuple(result.scenario.uncertain)
     for o in result.options:
         if o.name in (rec.option, result.cheapest().name):
             spec = result.scenario.option(o.name)
-            drawn = tuple(result.scenario.uncertain)
             out.extend(registry.of(spec).caveats(spec, options, o.quotes, drawn))
             out.extend(_moved_prices(o))
     out = list(dict.fromkeys(out))  # a mix and its part say it once
@@ -177,7 +178,7 @@ def _more_power(result: Result) -> list[str]:
 def _rental_paths(result: Result) -> list[str]:
     """Rental prices that take a path in each future: what the odds' spread rests on."""
     odds = result.recommendation.odds
-    found = [s for p, _, s in (odds.inputs if odds else ()) if p == "market.rental_prices"]
+    found = [s for p, _, s in (odds.inputs if odds else ()) if p == RENTAL_PATHS]
     return [f"Rental price paths: {s.split(' (')[0]}." for s in found]
 
 

@@ -35,9 +35,7 @@ def _side(
     if not isinstance(by_category, dict):
         raise CompareError(f"{p}: {where}: expected an object of categories; not a summary.json")
     total = [0.0] * len(months)
-    for category, cash in by_category.items():
-        if before_tax and ledger.category(category).tax:
-            continue
+    for category, cash in (ledger.before_tax(by_category) if before_tax else by_category).items():
         at = f"{where}.{category}"
         if not isinstance(cash, list) or len(cash) != len(months):
             raise CompareError(

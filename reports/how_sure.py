@@ -9,6 +9,7 @@ from tco.reports.answer import usd
 from tco.reports.words import share
 from tco.simulator.engine.findings import Odds
 from tco.simulator.engine.result import Result
+from tco.simulator.sweep.design import RENTAL_PATHS
 
 
 def odds(result: Result) -> list[str]:
@@ -70,7 +71,7 @@ def spread_lines(result: Result) -> list[str]:
 def spreads(result: Result, o: Odds) -> list[str]:
     """Where rental prices take paths: each candidate's spread of cash, narrowest first (what
     a commitment's fixed rate buys is a narrower one)."""
-    moving = any(p == "market.rental_prices" for p, _, _ in o.inputs)
+    moving = any(p == RENTAL_PATHS for p, _, _ in o.inputs)
     if not moving or not o.spreads:
         return []
     cur = result.scenario.money

@@ -79,10 +79,9 @@ def with_picks(
 def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> Portfolio | None:
     """The mix to report (with what more site power would save), from ``_mix``."""
     mix = _mix(pick, found, result)
-    if mix is None or found is None or found.best() is None:
+    best = None if found is None else found.best()
+    if mix is None or found is None or best is None:
         return mix
-    best = found.best()
-    assert best is not None
     freer = found.more_power.get(best.option.name)
     if freer is None:
         return mix

@@ -21,6 +21,12 @@ def month_labels(start: str, months: int) -> list[str]:
     return out
 
 
+def month_number(month: str) -> int:
+    """A month (YYYY-MM, or the month of YYYY-MM-DD) as months since year 0: differences of
+    two are the months between them."""
+    return int(month[:4]) * 12 + int(month[5:7]) - 1
+
+
 def month_edges_h(start: str, months: int) -> np.ndarray:
     """Hour at which each month starts, plus the horizon end: an int64 array of months + 1."""
     lengths = [

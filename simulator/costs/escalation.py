@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated
 
+import numpy as np
 from pydantic import Field
 
 from tco.simulator.core.fields import Strict
@@ -12,16 +12,13 @@ from tco.simulator.core.fields import Strict
 Rate = Annotated[float, Field(ge=-0.5, le=1)]
 
 
-# The key of market rental prices among the rates: every category declared ``rental``.
-RENTALS = "rentals"
-
-
 class Escalation(Strict):
     """Yearly growth of running costs, applied month by month ((1 + e)^(m/12) in month m) to the
     ledger category of the same name; the discount rate still applies on top for NPV. E.g. US
     electricity was 4-22 % dearer in April 2025 than a year before (facility_power.csv).
     ``rentals`` moves market rental prices (on demand and spot, every provider: the categories
-    declared ``rental``) as a forward curve of constant growth, and as a path in each future
+    declared ``rental``) as a forward curve of constant growth (``rental_curve``; the plan's
+    ``rental_curve``, as a stated curve does), and as a path in each future
     when ``uncertain:`` draws it (``market.rental_prices`` draws a fitted path instead); a
     commitment's rate (a Savings Plan's) stays as bought.
     H100 rental prices fell 43 % in the year to 2025-10 and rose 38 % in the five months after
@@ -35,9 +32,12 @@ class Escalation(Strict):
     rentals: Rate = 0.0
 
     def rates(self) -> dict[str, float]:
-        return {k: v for k, v in self.model_dump().items() if v}
+        """The yearly rates of the categories of the same name (``rentals`` apart: it moves
+        every rental category, ``rental_curve``)."""
+        return {k: v for k, v in self.model_dump().items() if v and k != "rentals"}
 
-    @staticmethod
-    def rate_of(rates: Mapping[str, float], name: str, rental: bool) -> float:
-        """The yearly rate a category grows at: ``rentals`` for a rental price, else its own."""
-        return rates.get(RENTALS, 0.0) if rental else rates.get(name, 0.0)
+    def rental_curve(self, months: int) -> np.ndarray | None:
+        """``rentals`` as a forward curve: (1 + e)^(m/12) in month m (None: no growth)."""
+        if not self.rentals:
+            return None
+        return np.asarray((1.0 + self.rentals) ** (np.arange(months) / 12.0))

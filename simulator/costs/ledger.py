@@ -14,8 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 # Price groups varied by the sensitivity analysis, in the order it reports them.
 SENSITIVITY_GROUPS = ("cloud prices", "server prices", "electricity", "facility", "staff")
@@ -165,6 +168,12 @@ def subgroups() -> dict[str, tuple[str, ...]]:
         if c.subgroup is not None:
             out.setdefault(c.subgroup, []).append(c.name)
     return {g: tuple(v) for g, v in out.items()}
+
+
+def before_tax(cash: Mapping[str, T]) -> dict[str, T]:
+    """A ledger view (or a report's by category) without its income tax categories: what the
+    cluster ran and the clouds billed, as bills and logs hold it."""
+    return {name: v for name, v in cash.items() if not category(name).tax}
 
 
 def scaled(

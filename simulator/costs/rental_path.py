@@ -8,19 +8,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-
-def _index(month: str) -> int:
-    y, m = month.split("-")
-    return int(y) * 12 + int(m) - 1
+from tco.simulator.core.calendar import month_number
 
 
 def curve(points: Mapping[str, float], start: str, months: int) -> np.ndarray:
     """Each month's multiple of today's price: 1 at ``start`` (unless a point says otherwise),
     log-linear between the stated months, flat before the first and after the last."""
-    at = {_index(start): 1.0}
-    at.update({_index(k): float(v) for k, v in points.items()})
+    at = {month_number(start): 1.0}
+    at.update({month_number(k): float(v) for k, v in points.items()})
     known = sorted(at)
-    x = np.arange(months, dtype=np.float64) + _index(start)
+    x = np.arange(months, dtype=np.float64) + month_number(start)
     logs = np.log([at[k] for k in known])
     return np.exp(np.interp(x, np.asarray(known, dtype=np.float64), logs))
 

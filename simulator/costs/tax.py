@@ -34,6 +34,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from tco.simulator.core.calendar import month_number
 from tco.simulator.core.fields import Strict
 from tco.simulator.core.quote import Quote
 from tco.simulator.costs import tax_rules as rules
@@ -163,7 +164,7 @@ class TaxRules:
 
     def absolute(self, month: int) -> int:
         """Month index (0: the first month, negative before it) as months since year 0."""
-        return int(self.start[:4]) * 12 + int(self.start[5:7]) - 1 + month
+        return month_number(self.start) + month
 
     def _fiscal(self, month: int) -> int:
         """Months since the start of the tax year of year 0 (tax years counted from it)."""

@@ -31,7 +31,6 @@ from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import choose, verdict
 from tco.simulator.kinds import costing, registry
 from tco.simulator.kinds.capabilities import Can
-from tco.simulator.kinds.market import RentalPrices
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.kinds.runs import JobRuns
 from tco.simulator.scenario.model import Scenario, validate
@@ -73,8 +72,7 @@ def plan_option(
         plan = existing.sold_at_start(plan, site, scenario.horizon_months)
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())
-    if scenario.market.rental_prices is not None:
-        plan = rental_prices(plan, scenario.market.rental_prices, scenario)
+    plan = rental_prices(plan, scenario)
     if scenario.after_horizon == "ends":
         plan = replace(plan, project_ends=True)
     if scenario.tax is not None:
@@ -97,17 +95,20 @@ def plan_option(
     return replace(plan, fixed_costs=fixed, quotes=(*plan.quotes, *quotes))
 
 
-def rental_prices(plan: Plan, moves: RentalPrices, scenario: Scenario) -> Plan:
-    """``plan`` with the scenario's rental price curve and the volatility of its path (fitted
-    for the GPU the option rents, when the scenario says ``fitted``)."""
-    curve = (
-        rental_path.curve(moves.curve, scenario.start, scenario.horizon_months)
-        if moves.curve
-        else None
-    )
-    sigma = moves.volatility
+def rental_prices(plan: Plan, scenario: Scenario) -> Plan:
+    """``plan`` with the scenario's rental price curve (``market.rental_prices.curve``, or
+    ``escalation.rentals`` as one: a scenario states one of the two) and the volatility of
+    their path (fitted for the GPU the option rents, when the scenario says ``fitted``)."""
+    months = scenario.horizon_months
+    moves = scenario.market.rental_prices
+    curve = scenario.escalation.rental_curve(months)
+    if moves is not None and moves.curve:
+        curve = rental_path.curve(moves.curve, scenario.start, months)
+    sigma = None if moves is None else moves.volatility
     if sigma == "fitted":
         sigma = rental_paths.fitted().volatility(plan.rented_gpu())[0]
+    if curve is None and not sigma:
+        return plan
     return replace(plan, rental_curve=curve, rental_volatility=float(sigma or 0.0))
 
 

@@ -14,7 +14,6 @@ import dataclasses
 
 import numpy as np
 
-from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.ledger import Category, Ledger, category, declare
 from tco.simulator.costs.tax import taxes
 from tco.simulator.kinds.capabilities import Can
@@ -118,10 +117,9 @@ def before_tax(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         for name, series in plan.cash_only.items():
             cash[name] = cash[name] + series if name in cash else series.copy()
         years = np.arange(len(edges) - 1) / 12.0  # month m is m/12 years after the start
-        for view in (cash, acc) if plan.escalation else ():
-            for name in view:
-                per_year = Escalation.rate_of(plan.escalation, name, category(name).rental)
-                if per_year:
+        for name, per_year in plan.escalation.items():
+            for view in (cash, acc):
+                if name in view:
                     view[name] = view[name] * (1.0 + per_year) ** years
         curve = plan.rental_curve
         for view in (cash, acc) if curve is not None else ():

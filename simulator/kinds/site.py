@@ -31,11 +31,11 @@ class Existing:
 
 
 class Site(Strict):
-    """What the site can power: ``it_kw``, the IT load its power and cooling serve (the servers'
-    own draw; the PUE of each option's ``power:`` prices the rest), with its source. Servers that
-    would draw more at once are not bought: an option listing them is refused, and the searches
-    size clusters within it (issue 56, item 1: racks, cooling and what more capacity costs are
-    not modelled yet)."""
+    """What the site can power and house: ``it_kw``, the IT load its power and cooling serve (the
+    servers' own draw; the PUE of each option's ``power:`` prices the rest), with its source,
+    and optionally its racks. Servers that would draw more at once, or need more racks, are not
+    bought: an option listing them is refused, and the searches size clusters within the site
+    (issue 56, item 1: cooling types and what more capacity costs are not modelled yet)."""
 
     it_kw: Annotated[float, Field(gt=0, le=1e6)]
     source: str = Field(min_length=1)
@@ -52,9 +52,8 @@ class Site(Strict):
         return self
 
     def per_rack(self, kw: float) -> int:
-        """Servers drawing ``kw`` each that one rack holds (0: none; no racks stated: any)."""
-        if self.kw_per_rack is None:
-            return 1 << 30
+        """Servers drawing ``kw`` each that one of the site's racks holds (0: none)."""
+        assert self.kw_per_rack is not None, "a site without racks"
         return int(self.kw_per_rack // kw + 1e-9)
 
     def racks_for(self, servers: dict[float, int]) -> int:
@@ -63,5 +62,5 @@ class Site(Strict):
 
 
 class SiteFull(ScenarioError):
-    """Servers that would draw more than the site's power: a search's size it skips, a listed
-    option's error."""
+    """Servers beyond the site's power or racks: a size a search skips, a listed option's
+    error."""

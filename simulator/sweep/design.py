@@ -44,6 +44,7 @@ from tco.simulator.sweep.known import Input, inputs
 MONEY_DRAWS = 4  # money draws per stream when some input moves money only
 LHS_KEY = 0x1A7  # the design's own random stream, apart from the job streams' (keyed by index)
 PATHS_KEY = 0x9A7  # rental price paths' own stream: turning them on leaves every other draw
+RENTAL_PATHS = "market.rental_prices"  # the paths as an input of the odds (``Odds.inputs``)
 
 
 @dataclass(frozen=True)
@@ -181,16 +182,16 @@ def rental_paths_drawn(prepared: Prepared) -> tuple[tuple[str, bool, str], ...]:
     assert moves is not None
     if moves.volatility != "fitted":
         said = f"{moves.volatility:.0%} a year, as the scenario states"
-        return (("market.rental_prices", False, f"{said} (around the curve)"),)
+        return ((RENTAL_PATHS, False, f"{said} (around the curve)"),)
     fit = rental_paths.fitted()
-    gpus = sorted({p.rented_gpu() for p in prepared.plans if p.rental_volatility})
-    bases = "; ".join(f"{g}: {fit.volatility(g)[1]}" for g in gpus)
-    sigmas = sorted({fit.volatility(g)[0] for g in gpus} or {fit.pooled})
+    each = {g: fit.volatility(g) for g in {p.rented_gpu() for p in prepared.plans}}
+    bases = "; ".join(f"{g}: {basis}" for g, (_, basis) in sorted(each.items()))
+    sigmas = sorted({sigma for sigma, _ in each.values()} or {fit.pooled})
     level = f"{sigmas[0]:.0%}" if len(sigmas) == 1 else f"{sigmas[0]:.0%} to {sigmas[-1]:.0%}"
     series = ", ".join(sorted({c.gpu for c in fit.changes}))
     return (
         (
-            "market.rental_prices",
+            RENTAL_PATHS,
             True,
             f"{level} a year, fitted on {len(fit.changes)} {series} changes; low confidence"
             f" (a geometric Brownian path a future around the curve; {bases}; dated prices"

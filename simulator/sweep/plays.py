@@ -123,6 +123,17 @@ class StreamModel:
         words = price_groups()
         self.factors = [{words[w]: f for w, f in m.multipliers.items()} for m in design.money[s]]
         self.shocks = [np.asarray(m.shock) for m in design.money[s]]
+        self._paths: dict[float, list[np.ndarray | None]] = {}
+
+    def rental_paths(self, sigma: float) -> list[np.ndarray | None]:
+        """Each money draw's rental price path at volatility ``sigma`` (None: prices keep to
+        their curve), made once per volatility: every candidate renting alike shares them."""
+        if sigma not in self._paths:
+            self._paths[sigma] = [
+                rental_path.path(shock, sigma) if shock.size and sigma else None
+                for shock in self.shocks
+            ]
+        return self._paths[sigma]
 
     @property
     def jobs(self) -> int:
@@ -162,14 +173,13 @@ class StreamModel:
             ends=plan.project_ends,
         )
         cash, npvs, cum = [], [], []
-        for scenario, factors, shock in zip(self.priced, self.factors, self.shocks, strict=True):
+        paths = self.rental_paths(plan.rental_volatility)
+        for scenario, factors, rentals in zip(self.priced, self.factors, paths, strict=True):
             led = nominal
             if scenario is not None:  # the draw's paths: a ledger again where the plan moves
                 moved = self.plan_of(c, scenario)
                 if not same_plan(moved, plan):
                     led = costing.costs(moved, runs, m.edges)
-            sigma = plan.rental_volatility
-            rentals = rental_path.path(shock, sigma) if shock.size and sigma else None
             monthly = (
                 ledgers.scaled(led.cash, factors, rentals) if led.cash else np.zeros(len(m.months))
             )

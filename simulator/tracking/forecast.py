@@ -26,7 +26,7 @@ import numpy as np
 from tco.pricing.book import PriceBook
 from tco.simulator.advice.composing import rebuilt
 from tco.simulator.core.errors import ScenarioError
-from tco.simulator.costs.ledger import category
+from tco.simulator.costs.ledger import before_tax, category
 from tco.simulator.engine.metrics import Metrics
 from tco.simulator.engine.prepared import Prepared
 from tco.simulator.engine.simulate import play_named, revised
@@ -147,7 +147,7 @@ def forecast(t: Tracked, base: Prepared, book: PriceBook, budget: float | None) 
             raise ScenarioError(exc.file, exc.field, why) from None
         played = play_named(prepared, t.plan.option)
         service.append(service_of(played.metrics))
-        cash = {k: v for k, v in played.ledger.cash.items() if not category(k).tax}
+        cash = before_tax(played.ledger.cash)
         month = sum(
             (v * (ratio if category(k).billed else 1.0) for k, v in cash.items()),
             np.zeros(len(t.plan.months)),

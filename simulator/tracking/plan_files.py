@@ -18,7 +18,7 @@ import tco.simulator.kinds  # noqa: F401 (the kinds declare their ledger categor
 from tco.simulator.core.calendar import month_edges_h, months_of
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.input_files import InputFileError, read_input
-from tco.simulator.costs.ledger import category
+from tco.simulator.costs.ledger import before_tax, category
 from tco.simulator.kinds import registry
 from tco.simulator.tracking.focus import cover
 
@@ -113,8 +113,7 @@ def _load(path: Path, option: str | None) -> Plan:
     o = next(x for x in summary["options"] if x["name"] == chosen)
     # What the cluster ran and the clouds billed is tracked before income tax: a plan decided
     # after tax has its tax categories in the cash, which no bill or log holds.
-    read = _monthly(_read(path, "monthly.csv"), chosen, months)
-    cash = {k: v for k, v in read.items() if not category(k).tax}
+    cash = before_tax(_monthly(_read(path, "monthly.csv"), chosen, months))
     jobs, hours, waits = _jobs(_read(path, "jobs.csv"), chosen, sc["start"], len(months))
     mix = (summary.get("recommendation") or {}).get("portfolio") or {}
     parts: tuple[tuple[str, str, dict[str, Any]], ...] = ()

@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tco.simulator.costs import finance
-from tco.simulator.kinds.rented.billing import billed_hours
-from tco.simulator.kinds.rented.savings_plan import savings_plan_hours
+from tco.simulator.kinds.rented.billing import billed_hours, savings_plan_hours
 
 
 @pytest.mark.parametrize("method", ["straight_line", "declining_balance", "sum_of_years_digits"])

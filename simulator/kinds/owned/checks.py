@@ -19,7 +19,7 @@ from tco.simulator.kinds.owned.generations import Generation
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery, existing_age_months, latest_order_month
 from tco.simulator.kinds.registry import Context
-from tco.simulator.kinds.site import SiteFull
+from tco.simulator.kinds.site import Site, SiteFull
 from tco.simulator.workload.speed import Hardware
 
 SITE_DRAWN = "site power drawn"
@@ -238,7 +238,7 @@ def fits_site(
     return tuple(quotes)
 
 
-def site_message(site: Any, servers: dict[float, int], kw: float) -> str:
+def site_message(site: Site, servers: dict[float, int], kw: float) -> str:
     """Why the servers do not fit the site ('' when they do), after "N servers"."""
     need = drawn(servers)
     if need > site.it_kw + 1e-9:

@@ -9,20 +9,19 @@ from typing import Any
 
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.registry import Drawn
 
 FIELD = "lead_time_months"
 
 
-def drawn_lead_time(option: Owned, options: tuple[OptionModel, ...], drawn: tuple[Any, ...]) -> Any:
+def drawn_lead_time(option: Owned, options: tuple[OptionModel, ...], drawn: Drawn) -> Any:
     """The ``uncertain:`` entry drawing this option's lead time (None: it is as written)."""
     places = [i for i, o in enumerate(options) if o.name == option.name]
     paths = {f"options[{i}].{FIELD}" for i in places} | {f"options[*].{FIELD}"}
     return next((u for u in drawn if u.path in paths), None)
 
 
-def delivery_odds(
-    option: Owned, options: tuple[OptionModel, ...], drawn: tuple[Any, ...]
-) -> list[str]:
+def delivery_odds(option: Owned, options: tuple[OptionModel, ...], drawn: Drawn) -> list[str]:
     """P(in service within the lead time the answer takes), and the months by which 90 % of
     futures have their servers, when the odds draw the lead time."""
     u = drawn_lead_time(option, options, drawn)

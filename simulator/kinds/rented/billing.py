@@ -1,5 +1,6 @@
 """What a rented option is billed: each rental rounded up to the billing increment, at least
-the minimum, and the instances billed per clock hour of each shape."""
+the minimum, the instances billed per clock hour of each shape, and a commitment's hours (a
+Savings Plan's, a Capacity Block's: used first, the rest on demand, the unused paid anyway)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,14 @@ def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
         busy_h = hourly(runs.start_h, runs.end_h, runs.gpus.astype(np.float64), hours)
         busy = per_month(busy_h, edges)
     return Usage(inst, paid_gpu, busy)
+
+
+def savings_plan_hours(
+    usage_instances: np.ndarray, commitment_usd: np.ndarray, rate: float, on_demand: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Clock hours under a Savings Plan: (instance-hours covered, used commitment USD, unused
+    commitment USD, on-demand overflow USD) per hour. Usage up to the commitment is billed at the
+    plan rate, the rest at on-demand, and the unused part of the commitment is paid anyway."""
+    covered = np.minimum(usage_instances, commitment_usd / rate)
+    used = covered * rate
+    return covered, used, commitment_usd - used, (usage_instances - covered) * on_demand

@@ -29,7 +29,7 @@ from tco.simulator.core.quote import Quote, price_quote
 from tco.simulator.costs.ledger import Category, Ledger, Series, declare, ratio
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import Context, Drawn, register
-from tco.simulator.kinds.rented.billing import usage
+from tco.simulator.kinds.rented.billing import savings_plan_hours, usage
 from tco.simulator.kinds.rented.cloud import CloudKind
 from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.plan import CloudPlan
@@ -111,15 +111,6 @@ def reserved_hours(blocks: list[Block], start: str, months: int) -> np.ndarray:
     return out
 
 
-def block_hours(
-    used: np.ndarray, reserved: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per clock hour: (instances on reserved capacity, reserved instances idle, instances on
-    demand beyond the reservation)."""
-    covered = np.minimum(used, reserved)
-    return covered, reserved - covered, used - covered
-
-
 @register
 class CapacityBlockKind(CloudKind[CapacityBlock, CapacityBlockPlan]):
     name = "capacity_block"
@@ -198,18 +189,22 @@ class CapacityBlockKind(CloudKind[CapacityBlock, CapacityBlockPlan]):
     def ledger(self, plan: CapacityBlockPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         use = usage(plan, runs, edges)
         rate, price = plan.rate.usd_per_hour, plan.price.usd_per_hour
-        covered, idle, beyond = block_hours(use.instances_hourly[0], plan.reserved)
+        # Reserved hours are a commitment billed at the block's rate: a Savings Plan's hours
+        # (used first, the rest on demand, the unused paid anyway), paid up front instead.
+        _, used_h, idle_h, beyond_h = savings_plan_hours(
+            use.instances_hourly[0], plan.reserved * rate, rate, price
+        )
         fee = np.zeros(len(edges) - 1)
         for b in plan.option.blocks:
             fee[b.month] += b.instances * 24 * b.days * rate  # bought for its first hour
-        compute = per_month(beyond * price, edges)
-        used = per_month(covered * rate, edges)
+        compute = per_month(beyond_h, edges)
+        used = per_month(used_h, edges)
         return Ledger(
             cash={"cloud_compute": compute, "cb_fee": fee},
             accounting={
                 "cloud_compute": compute.copy(),
                 "cb_hours_used": used,
-                "cb_hours_unused": per_month(idle * rate, edges),
+                "cb_hours_unused": per_month(idle_h, edges),
             },
             gpu_hours_paid=use.paid_gpu_h,
             gpu_hours_busy=use.busy_gpu_h,

@@ -32,7 +32,7 @@ from tco.simulator.core.quote import price_quote
 from tco.simulator.costs.ledger import Category, Ledger, Series, declare, ratio
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import Context, register
-from tco.simulator.kinds.rented.billing import usage
+from tco.simulator.kinds.rented.billing import savings_plan_hours, usage
 from tco.simulator.kinds.rented.cloud import CloudKind
 from tco.simulator.kinds.rented.model import CloudBase
 from tco.simulator.kinds.rented.plan import CloudPlan
@@ -190,17 +190,6 @@ def _rate(o: SavingsPlan, ctx: Context, itype: str | None, on_demand: Price) -> 
         " SP ~ standard RI, Compute SP ~ convertible RI is an approximation",
         "estimate",
     )
-
-
-def savings_plan_hours(
-    usage_instances: np.ndarray, commitment_usd: np.ndarray, rate: float, on_demand: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Clock hours under a Savings Plan: (instance-hours covered, used commitment USD, unused
-    commitment USD, on-demand overflow USD) per hour. Usage up to the commitment is billed at the
-    plan rate, the rest at on-demand, and the unused part of the commitment is paid anyway."""
-    covered = np.minimum(usage_instances, commitment_usd / rate)
-    used = covered * rate
-    return covered, used, commitment_usd - used, (usage_instances - covered) * on_demand
 
 
 def fleet_hours(
