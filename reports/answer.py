@@ -7,12 +7,13 @@ break-even in a table); :func:`sentences` gives all of them in the terminal's or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
+from tco.reports import carbon
 from tco.reports.buying import catalog, sale_of, servers
-from tco.reports.provenance import plain_source
+from tco.reports.provenance import price_sources
 from tco.reports.robustness import robustness as robustness
 from tco.reports.taxes import beside, cash_words
 from tco.reports.words import hours as hours
@@ -21,7 +22,7 @@ from tco.reports.words import pct as pct
 from tco.reports.words import reference_label as reference_label
 from tco.reports.words import usd as usd
 from tco.simulator.core.calendar import month_edges_h, month_index
-from tco.simulator.core.quote import PRICE_FACTOR_UNIT, Quote
+from tco.simulator.core.quote import PRICE_FACTOR_UNIT
 from tco.simulator.engine.findings import Resize, Verdict
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.engine.verdicts import by_cash, cents, cheapest_of, meets, miss_word
@@ -401,30 +402,6 @@ def remarks(result: Result) -> list[str]:
     return said
 
 
-def cloud_quotes(result: Result) -> Iterator[Quote]:
-    """Every option's quoted cloud price (an instance-hour's)."""
-    return (q for o in result.options for q in o.quotes if q.unit == "USD/h")
-
-
-def cloud_sources(result: Result, words: Callable[[str], str], dated: str) -> list[str]:
-    """Each source of cloud prices (in ``words``) with its date after ``dated`` (none for an
-    undated one), sorted."""
-    return sorted(
-        {
-            words(q.source) + ("" if q.as_of == "undated" else f"{dated}{q.as_of}")
-            for q in cloud_quotes(result)
-        }
-    )
-
-
-def price_sources(result: Result) -> list[str]:
-    """Where the cloud prices came from and as of when."""
-    sources = cloud_sources(result, plain_source, " as of ")
-    if not sources:
-        return []
-    return [f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."]
-
-
 def break_evens(result: Result) -> list[str]:
     """When buying breaks even, and at which volume of work owning and renting cost the same."""
     return _break_evens(result) + _volumes(result, result.verdicts)
@@ -445,5 +422,6 @@ def sentences(result: Result) -> list[str]:
         *remarks(result),
         *robustness(result),
         *(f"Trace: {note}." for note in result.jobs.notes),
+        *carbon.lines(result),
         *price_sources(result),
     ]

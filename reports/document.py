@@ -17,7 +17,17 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from tco.reports import answer, charts, decision, how_sure, lead, provenance, tables, taxes
+from tco.reports import (
+    answer,
+    carbon,
+    charts,
+    decision,
+    how_sure,
+    lead,
+    provenance,
+    tables,
+    taxes,
+)
 from tco.reports.charts import Chart
 from tco.reports.formatting import as_text, markdown_table, md_text
 from tco.simulator.core.scope import LEFT_OUT
@@ -136,6 +146,28 @@ def _break_even(result: Result) -> Section | None:
     )
 
 
+def _carbon(result: Result) -> Section | None:
+    frame = carbon.table(result)
+    if frame.empty:
+        return None
+    return Section(
+        "carbon",
+        "Carbon",
+        text=[
+            "tCO2e over the horizon, the work unfinished at it included when the operation goes"
+            " on (like its cost). In running: each server's IT energy (its maximum draw times the"
+            " idle share while in service or billed, the busy share on the GPUs jobs use) times"
+            " its data centre's PUE times the grid's intensity where it runs (location-based,"
+            " annual). Embodied: a share of the servers' making for each hour they are held."
+            " Sorted by tCO2e; every figure is in summary.json."
+        ],
+        tables=[
+            Table("", frame, prose=("grid and PUE",)),
+            Table("Where the figures come from", carbon.sources(result), prose=("source", "note")),
+        ],
+    )
+
+
 def _budget(result: Result, name: str) -> Section:
     sc = result.scenario
     o = result.option(name)
@@ -201,6 +233,9 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
     be = _break_even(result)
     if be is not None:
         out.append(be)
+    co2 = _carbon(result)
+    if co2 is not None:
+        out.append(co2)
     # The charts of the decision open, the others folded (a print keeps to the decision).
     first = [n for n in chart_names if n in charts.DECISION]
     more = [n for n in chart_names if n not in charts.DECISION]

@@ -9,9 +9,9 @@ import numpy as np
 
 from tco.pricing import providers
 from tco.pricing.records import BASIS_WORDS
+from tco.reports import carbon
 from tco.reports.answer import (
     caveats,
-    cloud_quotes,
     headline,
     level_text,
     reference_label,
@@ -19,6 +19,7 @@ from tco.reports.answer import (
 )
 from tco.reports.buying import capital, catalog, sale_of, servers
 from tco.reports.decision import chosen, runner_up
+from tco.reports.provenance import cloud_quotes
 from tco.reports.robustness import lead_sensitivity
 from tco.reports.taxes import beside, cash_words, tax_lines
 from tco.reports.words import more_or_less, share
@@ -55,6 +56,7 @@ def lead(result: Result) -> list[str]:
             f"Service level: {level_text(result)}.",
             f"Why: {rec.reason}.",
             *tax_lines(result),
+            *carbon.price_line(result),
             *horizon_rule(result),
             *same_work(result),
             *capital(result),

@@ -8,9 +8,11 @@ but a presented report says what they mean.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 import pandas as pd
 
+from tco.simulator.core.quote import Quote
 from tco.simulator.engine.result import Result
 
 # Source tags the pricing and catalog code write, and what they mean.
@@ -95,3 +97,27 @@ def mode(result: Result) -> str:
         " The table below gives each source's dates; every figure is in the prices table, with its"
         " source."
     )
+
+
+def cloud_quotes(result: Result) -> Iterator[Quote]:
+    """Every option's quoted cloud price (an instance-hour's)."""
+    return (q for o in result.options for q in o.quotes if q.unit == "USD/h")
+
+
+def cloud_sources(result: Result, words: Callable[[str], str], dated: str) -> list[str]:
+    """Each source of cloud prices (in ``words``) with its date after ``dated`` (none for an
+    undated one), sorted."""
+    return sorted(
+        {
+            words(q.source) + ("" if q.as_of == "undated" else f"{dated}{q.as_of}")
+            for q in cloud_quotes(result)
+        }
+    )
+
+
+def price_sources(result: Result) -> list[str]:
+    """Where the cloud prices came from and as of when."""
+    sources = cloud_sources(result, plain_source, " as of ")
+    if not sources:
+        return []
+    return [f"Cloud prices: {'; '.join(sources)}. Every price and its source is in summary.json."]

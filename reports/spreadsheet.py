@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
 import re
 import weakref
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,15 +28,15 @@ from openpyxl.worksheet.table import Table as ExcelTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from tco.reports import tables
+from tco.reports import carbon, tables
 from tco.reports.formatting import is_money
+from tco.reports.zip_stamp import reproducible
 from tco.simulator.core.atomic import replacing
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.capabilities import Can
 from tco.simulator.kinds.registry import UnitPrice
 
-ZIP_EPOCH = dt.datetime(1980, 1, 1, tzinfo=dt.UTC)
 USD_FORMAT = "#,##0.00;[Red]-#,##0.00"
 PCT_FORMAT = "0.0%"
 HOURS_FORMAT = "#,##0.0"
@@ -343,6 +341,23 @@ def _table(ws: Worksheet, ref: str, kind: str) -> None:
     ws.add_table(t)
 
 
+def _back_sheets(wb: Workbook, result: Result, used: set[str]) -> None:
+    """The sheets after the options': carbon (when the options have a footprint), every price
+    and every assumption."""
+    co2 = carbon.table(result)
+    if not co2.empty:
+        c = wb.create_sheet(sheet_name("Carbon", used))
+        row = _write_frame(c, co2, 1, "tCO2e per option")
+        _write_frame(c, carbon.sources(result), row + 1, "Where the figures come from")
+        _widths(c, first=28, other=22)
+    p = wb.create_sheet("Prices")
+    _write_frame(p, tables.prices(result), 1)
+    _widths(p, other=22)
+    a = wb.create_sheet("Assumptions")
+    _write_frame(a, tables.assumptions(result), 1)
+    _widths(a, first=60, other=40)
+
+
 def write(result: Result, path: Path) -> Path:
     """Write the workbook atomically."""
     wb = Workbook()
@@ -399,45 +414,10 @@ def write(result: Result, path: Path) -> Path:
             for title, frame in extra:
                 row = _write_frame(k, frame, row, title)
             _widths(k, first=14)
-    p = wb.create_sheet("Prices")
-    _write_frame(p, tables.prices(result), 1)
-    _widths(p, other=22)
-    a = wb.create_sheet("Assumptions")
-    _write_frame(a, tables.assumptions(result), 1)
-    _widths(a, first=60, other=40)
+    _back_sheets(wb, result, used)
     _no_other_formulas(wb)
     wb.calculation.fullCalcOnLoad = True  # no cached results: the reader computes the formulas
     with replacing(path) as tmp:
         wb.save(tmp)
-        _reproducible(tmp)
+        reproducible(tmp)
     return path
-
-
-def _stamp() -> tuple[int, int, int, int, int, int]:
-    """The date written into the workbook: SOURCE_DATE_EPOCH (the reproducible-builds
-    convention) when set, else 1980-01-01 00:00 UTC, the earliest a zip entry can carry."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch.isdigit() else ZIP_EPOCH
-    return max(when, ZIP_EPOCH).timetuple()[:6]
-
-
-def _reproducible(path: Path) -> None:
-    """Rewrite the saved workbook without the clock: openpyxl stamps the document's created and
-    modified times and every zip entry with the time of saving, so two identical runs would
-    differ. Same entries, same order, same compression."""
-    stamp = _stamp()
-    iso = dt.datetime(*stamp).strftime("%Y-%m-%dT%H:%M:%SZ").encode()
-    with zipfile.ZipFile(path) as z:
-        entries = [(info, z.read(info.filename)) for info in z.infolist()]
-    with zipfile.ZipFile(path, "w") as out:
-        for info, data in entries:
-            if info.filename == "docProps/core.xml":
-                data = re.sub(
-                    rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)",
-                    rb"\g<1>" + iso + rb"\g<2>",
-                    data,
-                )
-            entry = zipfile.ZipInfo(info.filename, date_time=stamp)
-            entry.compress_type = info.compress_type
-            entry.external_attr = info.external_attr
-            out.writestr(entry, data)

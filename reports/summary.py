@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tco.pricing import carbon as carbon_data
 from tco.simulator.advice import sensitivity, what_if
 from tco.simulator.core.atomic import write_text
 from tco.simulator.costs import ledger
@@ -83,6 +84,7 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "service_level": {"meets": v.meets, "misses": list(v.reasons)},
         "prices": [asdict(q) for q in o.quotes],
         "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
+        **({"carbon": _carbon(o)} if led.footprint is not None else {}),
         "monthly": {
             "cash_usd": {k: _series(v, _usd) for k, v in led.cash.items()},
             "accounting_usd": {k: _series(v, _usd) for k, v in led.accounting.items()},
@@ -91,7 +93,46 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
             "gpu_hours_busy": _series(led.gpu_hours_busy, _num),
             "gpu_utilisation": _series(led.gpu_utilisation, _num),
             **{s.name: _series(led.series.get(s.name), _num) for s in ledger.series()},
+            **(
+                {"carbon_t": _series(led.footprint.monthly_t, _num)}
+                if led.footprint is not None
+                else {}
+            ),
         },
+    }
+
+
+def _carbon(o: OptionResult) -> dict[str, Any]:
+    """The option's carbon (``costs.carbon``) and where each figure comes from."""
+    fp = o.ledger.footprint
+    assert fp is not None
+    return {
+        "total_t": _num(fp.total_t),
+        "operational_t": _num(float(fp.operational_t.sum())),
+        "embodied_t": _num(float(fp.embodied_t.sum())),
+        "facility_kwh": _num(float(fp.facility_kwh.sum())),
+        "kg_per_delivered_reference_gpu_hour": _num(o.carbon_kg_per_ref_gpu_hour),
+        "priced_usd": _usd(float(o.ledger.cash["carbon"].sum()))
+        if "carbon" in o.ledger.cash
+        else None,
+        "rests_on_a_guess": fp.rests_on_guess(),
+        "embodied_source": carbon_data.EMBODIED_SOURCE,
+        "places": [
+            {
+                "where": p.where,
+                "operational_t": _num(p.operational_t),
+                "g_co2e_per_kwh": p.grid.g_per_kwh,
+                "grid": p.grid.location,
+                "grid_source": p.grid.source,
+                "grid_as_of": p.grid.as_of,
+                "grid_confidence": p.grid.confidence,
+                "grid_note": p.grid.note,
+                "pue": p.pue.value,
+                "pue_source": p.pue.source,
+                "pue_confidence": p.pue.confidence,
+            }
+            for p in fp.places
+        ],
     }
 
 

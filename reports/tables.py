@@ -161,6 +161,8 @@ def monthly(result: Result, o: OptionResult) -> pd.DataFrame:
         taxes = list(o.ledger.tax.values())
         data["tax total (USD)"] = np.sum(taxes, axis=0) if taxes else np.zeros(len(result.months))
     data["GPU utilisation"] = o.ledger.gpu_utilisation
+    if o.ledger.footprint is not None:  # work finished after the horizon in its last month
+        data["tCO2e"] = o.ledger.footprint.monthly_t
     for s in ledger.series():
         if s.name in o.ledger.series:
             data[s.label] = o.ledger.series[s.name]

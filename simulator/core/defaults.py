@@ -29,6 +29,7 @@ DECLINING_BALANCE_FACTOR = 2.0
 
 # Uptime Institute global average PUE, 2023 survey (1.58; shared costs.md 2b).
 PUE = 1.58
+PUE_SOURCE = "Uptime Institute global average PUE, 2023 survey (1.58)"
 
 # US industrial electricity, 2025 average: $0.0826/kWh (Epoch energy_price(), EIA; costs.md 2d).
 ELECTRICITY_USD_PER_KWH = 0.0826

@@ -4,7 +4,8 @@ docs/MODEL.md's "Left out" section holds the same lines (a test keeps them equal
 from __future__ import annotations
 
 LEFT_OUT: tuple[str, ...] = (
-    "Taxes: depreciation is shown for the books, without its tax effect.",
+    "Income tax: a loss carried forward (and the 80 % limit on using it); profit is taken to"
+    " absorb every deduction the year it arises.",
     "Software licences, and the cost of people waiting for GPUs (waits are reported, not priced).",
     "Failures of the network beyond a rack (a spine switch, a cable) that cut servers off from"
     " each other.",
@@ -19,4 +20,6 @@ LEFT_OUT: tuple[str, ...] = (
     " source).",
     "Regional storage and egress prices: us-east-1's are applied everywhere.",
     "Savings Plan or reserved rates outside us-east-1 and us-west-2 when offline.",
+    "Carbon: hourly grid intensity (annual averages are used), market-based accounting"
+    " (renewable purchases, PPAs), and the energy of networks, storage and data transfer.",
 )

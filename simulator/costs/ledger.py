@@ -18,6 +18,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from tco.simulator.costs.carbon import Draw, Footprint
+
 T = TypeVar("T")
 
 # Price groups varied by the sensitivity analysis, in the order it reports them.
@@ -271,6 +273,10 @@ class Ledger:
     # Income tax by the category it arises on (``costs.tax.taxes``), when the scenario has a
     # tax: section; also in ``cash`` when the decision is on cash after tax.
     tax: dict[str, np.ndarray] = field(default_factory=dict)
+    # The power its servers draw and the servers it holds, by place (``costs.carbon``; each
+    # kind writes its own), and their carbon as the answer counts it (``kinds.costing``).
+    draws: tuple[Draw, ...] = ()
+    footprint: Footprint | None = None
 
     @property
     def gpu_utilisation(self) -> np.ndarray:

@@ -176,6 +176,9 @@ class Metrics:
     # scenario has a tax: section (``costs.tax``); ``tax_in_cash``: the decision is on cash
     # after tax, so cash_usd and npv_usd include it.
     tax: Taxed | None = None
+    # tCO2e over the horizon, finishing its unfinished work included (``costs.carbon``; 0: a
+    # ledger without a footprint), for a level with a carbon ceiling.
+    carbon_t: float = 0.0
 
     @property
     def work_paid_for(self) -> float:
@@ -195,6 +198,7 @@ class Metrics:
             p95_delay_h=self.delays.p95_h,
             class_p95_delay_h=self.class_p95_delay_h,
             class_cannot_run_share=self.class_cannot_run_share,
+            carbon_t=self.carbon_t,
         )
 
 
@@ -262,6 +266,7 @@ def measure(
         measures={m.name: m.of(runs, paid) for m in declared_measures()},
         project_ends=ends,
         tax=None if taxed is None else Taxed.of(ledger, cash, npv_usd, discount_rate, taxed),
+        carbon_t=0.0 if ledger.footprint is None else ledger.footprint.total_t,
     )
 
 

@@ -111,6 +111,13 @@ class OptionResult:
         return self.total_cash_usd / delivered if delivered > 0 else float("nan")
 
     @property
+    def carbon_kg_per_ref_gpu_hour(self) -> float:
+        """kgCO2e per reference GPU-hour of the work it pays for, as its cash is (NaN if none
+        or no footprint)."""
+        fp, delivered = self.ledger.footprint, self.metrics.work_paid_for
+        return fp.total_t * 1e3 / delivered if fp is not None and delivered > 0 else float("nan")
+
+    @property
     def gpu_utilisation(self) -> float:
         """Busy GPU-hours / available (owned) or billed (cloud) GPU-hours over the horizon."""
         return self.metrics.gpu_utilisation

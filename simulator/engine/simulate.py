@@ -23,6 +23,7 @@ from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.limits import MAX_OPTION_JOBS
 from tco.simulator.costs import data as storage
 from tco.simulator.costs import rental_path
+from tco.simulator.costs.carbon import Carbon
 from tco.simulator.costs.finance import break_even_month
 from tco.simulator.engine import allowance, existing, model_fit
 from tco.simulator.engine.metrics import cannot_run_examples, measure
@@ -73,6 +74,7 @@ def plan_option(
     if scenario.escalation.rates():
         plan = replace(plan, escalation=scenario.escalation.rates())
     plan = rental_prices(plan, scenario)
+    plan = replace(plan, carbon=Carbon.of(scenario.carbon, scenario.region))
     if scenario.after_horizon == "ends":
         plan = replace(plan, project_ends=True)
     if scenario.tax is not None:

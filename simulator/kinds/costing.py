@@ -14,6 +14,7 @@ import dataclasses
 
 import numpy as np
 
+from tco.simulator.costs.carbon import footprint
 from tco.simulator.costs.ledger import Category, Ledger, category, declare
 from tco.simulator.costs.tax import taxes
 from tco.simulator.kinds.capabilities import Can
@@ -22,13 +23,15 @@ from tco.simulator.kinds.registry import of
 from tco.simulator.kinds.runs import JobRuns, remaining_h
 
 declare(
+    # A price per tonne of CO2e on the option's carbon (the scenario's carbon: section).
+    Category("carbon", "carbon price", None, "#6b8e23"),
     Category(
         "share_to_finish",
         "the option's share of cost to finish the work unfinished at the horizon",
         None,
         "#c7c7c7",
         share_of_rest=True,
-    )
+    ),
 )
 
 
@@ -46,13 +49,25 @@ def share_to_finish(runs: JobRuns, led: Ledger, horizon_h: float) -> float:
     one's did; a cluster's marginal cost (power alone) would make unfinished work nearly free
     on it, and a backlog a bargain. A share of the whole ledger, so prices that move its
     categories move it alike (``Category.share_of_rest``)."""
-    need = float((remaining_h(runs, horizon_h) * runs.gpus).sum())
+    need, used = _need_used(runs, led, horizon_h)
     if need <= 0:
         return 0.0
     cash = max(float(led.cash_total().sum()), 0.0) if led.cash else 0.0
-    busy, paid = float(led.gpu_hours_busy.sum()), float(led.gpu_hours_paid.sum())
-    used = busy if busy > 0 else paid
     return need * cash / used if used > 0 else 0.0
+
+
+def finish_share(runs: JobRuns, led: Ledger, horizon_h: float) -> float:
+    """The GPU-hours the work unfinished at the horizon still needs, per GPU-hour its jobs
+    used within it: the part of the option's whole that finishing it takes."""
+    need, used = _need_used(runs, led, horizon_h)
+    return need / used if need > 0 and used > 0 else 0.0
+
+
+def _need_used(runs: JobRuns, led: Ledger, horizon_h: float) -> tuple[float, float]:
+    """GPU-hours the unfinished work needs, and those the jobs used (busy, else paid)."""
+    need = float((remaining_h(runs, horizon_h) * runs.gpus).sum())
+    busy, paid = float(led.gpu_hours_busy.sum()), float(led.gpu_hours_paid.sum())
+    return need, busy if busy > 0 else paid
 
 
 def finished(
@@ -127,8 +142,33 @@ def before_tax(plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
                 if category(name).rental:
                     view[name] = view[name] * curve
         led = dataclasses.replace(led, cash=cash, accounting=acc, notes=notes)
-    if plan.project_ends:
+    if not plan.project_ends:
+        kind = of(plan.option)
+        own = kind.to_finish(plan, runs, float(edges[-1])) if kind.can(Can.FINISH) else None
+        led = finished(led, runs, edges, own)
+    return with_carbon(led, plan, runs, edges)
+
+
+def with_carbon(led: Ledger, plan: Plan, runs: JobRuns, edges: np.ndarray) -> Ledger:
+    """``led`` with its carbon (``costs.carbon``): its draws', and when the operation continues
+    past the horizon, finishing its unfinished work's at the option's own intensity (the share
+    ``share_to_finish`` charges it, in the last month, as its cost is); in cash and accounting
+    as the category ``carbon`` when the scenario prices a tonne."""
+    terms = plan.carbon
+    if terms is None:
         return led
-    kind = of(plan.option)
-    own = kind.to_finish(plan, runs, float(edges[-1])) if kind.can(Can.FINISH) else None
-    return finished(led, runs, edges, own)
+    months = len(edges) - 1
+    draws = led.draws
+    if not plan.project_ends:
+        k = finish_share(runs, led, float(edges[-1]))
+        draws = draws + tuple(d.scaled(k, months) for d in draws) if k > 0 else draws
+    fp = footprint(draws, terms, months)
+    led = dataclasses.replace(led, footprint=fp)
+    if not terms.price_usd_per_t:
+        return led
+    usd = fp.monthly_t * terms.price_usd_per_t
+    return dataclasses.replace(
+        led,
+        cash={**led.cash, "carbon": usd},
+        accounting={**led.accounting, "carbon": usd.copy()},
+    )

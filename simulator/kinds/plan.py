@@ -15,6 +15,7 @@ import numpy as np
 
 from tco.simulator.core.fields import OptionModel
 from tco.simulator.core.quote import Quote
+from tco.simulator.costs.carbon import Carbon
 from tco.simulator.costs.ledger import Asset
 from tco.simulator.costs.tax import TaxRules
 from tco.simulator.workload.calibration import GpuSpeed
@@ -61,6 +62,9 @@ class Plan:
     # (the scenario's market.rental_prices; costs.rental_path).
     rental_curve: np.ndarray | None = None
     rental_volatility: float = 0.0
+    # The scenario's carbon: section resolved (its price, the site's grid); None: the plan was
+    # made outside a scenario's run, and its ledger carries no footprint (``kinds.costing``).
+    carbon: Carbon | None = None
 
     def rented_gpu(self) -> str:
         """The GPU the option's rentals run on: the one whose rental price path moves them."""

@@ -25,6 +25,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Month, Name, OptionModel, Strict
 from tco.simulator.core.input_files import InputFileError, read_input
 from tco.simulator.core.limits import MAX_JOBS
+from tco.simulator.costs.carbon import CarbonSpec
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
@@ -70,6 +71,8 @@ class Scenario(Strict):
     escalation: Escalation = Field(default_factory=lambda: Escalation())
     # Income tax (costs.tax): None, figures before tax (a university or non-profit pays none).
     tax: Tax | None = None
+    # Carbon (costs.carbon): always reported; priced into cash when given a price per tonne.
+    carbon: CarbonSpec | None = None
     price_files: list[str] = Field(default_factory=list)  # a user's prices as providers
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep and the odds
     market: Market = Field(default_factory=Market)  # spot interruptions and capacity, as taken

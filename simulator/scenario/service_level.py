@@ -67,6 +67,9 @@ class ServiceLevel(Strict):
     # level (issue 37). 0.9 by default: an assumption, a budget owner's appetite for risk; the
     # answer shows what 0.5 to 0.99 would buy (the frontier).
     confidence: Annotated[float, Field(gt=0, le=1)] = DEFAULT_CONFIDENCE
+    # A carbon ceiling: the most tCO2e an option may emit over the horizon (``costs.carbon``:
+    # in running and embodied, finishing its unfinished work included); None: no ceiling.
+    max_tco2e: Annotated[float, Field(gt=0, le=1e9)] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -102,6 +105,8 @@ class ServiceLevel(Strict):
             parts.append(f"{name}'s p95 delay at most {limit:g} h")
         if self.p95_wait_hours is not None:
             parts.append(f"p95 wait at most {self.p95_wait_hours:g} h")
+        if self.max_tco2e is not None:
+            parts.append(f"at most {self.max_tco2e:,g} tCO2e over the horizon")
         return " and ".join(parts)
 
     @property
@@ -127,6 +132,7 @@ class ServiceLevel(Strict):
         p95_delay_h: float | None = None,
         class_p95_delay_h: Mapping[str, float] | None = None,
         class_cannot_run_share: Mapping[str, float] | None = None,
+        carbon_t: float = 0.0,
     ) -> list[Miss]:
         """Why an option misses the level (empty: it meets it). ``p95_delay_h`` None: the
         option's delays are not known (then its wait stands for them: no job finishes sooner
@@ -160,6 +166,8 @@ class ServiceLevel(Strict):
                 f" > {self.max_unfinished_share:.1%}"
             )
             out.append(Miss(text, "overdue"))
+        if self.max_tco2e is not None and carbon_t > self.max_tco2e:
+            out.append(Miss(f"{carbon_t:,.1f} tCO2e > {self.max_tco2e:,g} t", "carbon"))
         return out
 
 

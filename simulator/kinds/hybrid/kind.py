@@ -326,6 +326,7 @@ class HybridKind(Kind[Hybrid, HybridPlan]):
                 for k in {**own.owed_after_horizon, **cloud.owed_after_horizon}
             },
             assets=own.assets + cloud.assets,
+            draws=own.draws + cloud.draws,
             # Unfinished work at the option's share of its whole cost (``costing``): a
             # job queued for the servers at the horizon may yet burst, so neither part's
             # price alone is what finishing it costs.

@@ -9,9 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco.pricing import carbon as carbon_data
+from tco.pricing.carbon import Pue
 from tco.pricing.used_market import used_market
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_ending, per_month
+from tco.simulator.costs.carbon import SITE, Draw
 from tco.simulator.costs.finance import depreciation
 from tco.simulator.costs.ledger import Asset, Category, Ledger, declare
 from tco.simulator.costs.usage import hourly
@@ -160,7 +163,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     months = len(edges) - 1
     hours = int(edges[-1])
     month_hours = np.diff(edges).astype(np.float64)
-    support, it_kwh, facility, paid, busy = (np.zeros(months) for _ in range(5))
+    support, it_kwh, facility, paid, busy, embodied = (np.zeros(months) for _ in range(6))
     capex, resale, dep = (np.zeros(months) for _ in range(3))
     total = Flows(months, {"capex": capex, "resale": resale}, {"depreciation": dep})
     first = months
@@ -186,6 +189,7 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         )
         facility += server_hours / month_hours * kw * o.facility.usd_per_kw_month
         paid += server_hours * gps
+        embodied += server_hours * carbon_data.embodied_kg_per_hour(gps)
         busy += busy_g
         end = months if g.until_h >= hours else month_ending(edges, g.until_h) + 1
         spares = spare_gpus(o, sum(d.servers for d, _ in g.tranches) * gps, gps)
@@ -207,7 +211,14 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
     shared = {"power": power, "facility": facility, "support": support, "staff": staff}
     after = total.notes.get("lease_payments_beyond_horizon_usd", 0.0)
+    pue_given = "pue" in o.power.model_fields_set
+    pue = Pue(
+        o.power.pue,
+        "the option's power.pue" if pue_given else defaults.PUE_SOURCE,
+        "medium" if pue_given else "low",
+    )
     return Ledger(
+        draws=(Draw(SITE, it_kwh, pue, None, embodied),),
         cash={**total.cash, **shared},
         accounting={**total.accounting, **shared},
         gpu_hours_paid=paid,

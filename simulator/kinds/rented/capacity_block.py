@@ -207,6 +207,7 @@ class CapacityBlockKind(CloudKind[CapacityBlock, CapacityBlockPlan]):
                 "cb_hours_unused": per_month(idle_h, edges),
             },
             gpu_hours_paid=use.paid_gpu_h,
+            draws=use.draws(plan),
             gpu_hours_busy=use.busy_gpu_h,
             series={"cb_utilisation": ratio(used, per_month(plan.reserved * rate, edges))},
             notes={"reserved_instance_hours": float(plan.reserved.sum())},

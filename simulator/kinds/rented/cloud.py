@@ -287,7 +287,7 @@ class CloudKind(Kind[C, CP]):
                 speed=ctx.speed(g.name),
             )
             label = f"custom instance: {i.gpus} x {g.name} (price source in the prices table)"
-            return (Shape("custom", hw, price, label),)
+            return (Shape("custom", hw, price, label, o.provider, ctx.region),)
         out = []
         for n, itype in enumerate(self.type_names(o, ctx, picked)):
             field = (
@@ -310,7 +310,7 @@ class CloudKind(Kind[C, CP]):
             hw = Hardware.of_instance(spec, v, ctx.speed(spec.gpu_model))
             where = ctx.book.region_of(itype, ctx.region)
             label = f"{itype} ({spec.gpu_count} x {spec.gpu_model}) in {where}"
-            out.append(Shape(itype, hw, price, label))
+            out.append(Shape(itype, hw, price, label, providers.split(itype)[0], where))
         return tuple(out)
 
     def cloud_plan(self, o: C, ctx: Context) -> CloudPlan:
@@ -433,5 +433,6 @@ class CloudKind(Kind[C, CP]):
             cash={"cloud_compute": compute},
             accounting={"cloud_compute": compute.copy()},
             gpu_hours_paid=use.paid_gpu_h,
+            draws=use.draws(plan),
             gpu_hours_busy=use.busy_gpu_h,
         )

@@ -33,6 +33,10 @@ class Shape:
     hardware: Hardware
     price: Price
     label: str
+    # Where it runs, for the grid its power comes from (``costs.carbon``): the provider and
+    # its region.
+    provider: str = "aws"
+    region: str = ""
 
 
 @dataclass(frozen=True)

@@ -375,6 +375,7 @@ class SavingsPlanKind(CloudKind[SavingsPlan, SavingsPlanPlan]):
                 "sp_commitment_unused": per_month(unused_commit, edges),
             },
             gpu_hours_paid=use.paid_gpu_h,
+            draws=use.draws(plan),
             gpu_hours_busy=use.busy_gpu_h,
             series={
                 "sp_utilisation": ratio(used, per_month(commit_h, edges)),

@@ -404,6 +404,7 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
         spot = usage(plan, replace(runs, rentals=r.subset(~r.fallback)), edges)
         cash = {"spot_compute": per_month(spot.on_demand_usd_hourly(plan), edges)}
         paid = spot.paid_gpu_h
+        every = usage(plan, runs, edges)  # billed spot or fallback, busy while held
         if r.fallback.any():
             back = usage(plan, replace(runs, rentals=r.subset(r.fallback)), edges)
             prices = np.array([p.usd_per_hour if p else 0.0 for p in plan.on_demand])
@@ -413,5 +414,6 @@ class SpotKind(CloudKind[Spot, SpotPlan]):
             cash=cash,
             accounting={k: v.copy() for k, v in cash.items()},
             gpu_hours_paid=paid,
-            gpu_hours_busy=usage(plan, runs, edges).busy_gpu_h,
+            gpu_hours_busy=every.busy_gpu_h,
+            draws=every.draws(plan),
         )
