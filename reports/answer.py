@@ -167,12 +167,25 @@ def _more_power(result: Result) -> list[str]:
     if more is None:
         return []
     cur = result.scenario.money
-    return [
+    text = (
         f"With power to spare the search would buy {more.words} for"
         f" {usd(more.cash_usd, cur)} on the base job stream,"
         f" {usd(more.held_cash_usd - more.cash_usd, cur)} less than the best the site's power"
-        f" holds ({usd(more.held_cash_usd, cur)}): what more power is worth over the horizon,"
-        " before the cost of getting it."
+        f" holds ({usd(more.held_cash_usd, cur)}): what more power is worth over the horizon"
+    )
+    if more.more_kw <= 0:
+        return [text + ", before the cost of getting it."]
+    per_kw = more.build_usd / more.more_kw
+    net = more.net_usd
+    verdict = f"which leaves {usd(net, cur)}" if net > 0 else f"{usd(-net, cur)} more than it saves"
+    when = (
+        "" if more.build_months is None else f", in {more.build_months} months (site.build_months)"
+    )
+    return [
+        f"{text}. Its servers draw {more.more_kw:,.0f} kW beyond the site's: building that power"
+        f" costs about {usd(more.build_usd, cur)} at {usd(per_kw, cur)} a kW ({more.build_source})"
+        f"{when}, {verdict}; in colocation the kW-months are in the cash already, where space is"
+        " to be had."
     ]
 
 

@@ -281,7 +281,16 @@ def _more_power(mix: Portfolio) -> dict[str, Any]:
     m = mix.more_power
     if m is None:
         return {}
-    held = {"words": m.words, "cash_usd": _usd(m.cash_usd), "held_cash_usd": _usd(m.held_cash_usd)}
+    held = {
+        "words": m.words,
+        "cash_usd": _usd(m.cash_usd),
+        "held_cash_usd": _usd(m.held_cash_usd),
+        "more_kw": _num(m.more_kw),
+        "build_usd": _usd(m.build_usd),
+        "build_source": m.build_source,
+        "build_months": m.build_months,
+        "net_usd": _usd(m.net_usd),
+    }
     return {"with_more_power": held}
 
 

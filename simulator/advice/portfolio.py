@@ -99,8 +99,9 @@ class Search:
     evaluations: int
     mixers: dict[str, Mixer] = dataclasses.field(default_factory=dict)
     # The best mix as the search would find it with power to spare, when the site's power
-    # held it at its largest size (by mix name): what more power would save.
-    more_power: dict[str, Portfolio] = dataclasses.field(default_factory=dict)
+    # held it at its largest size (by mix name), with the kW it would draw beyond the site's:
+    # what more power would save, and how much power that is.
+    more_power: dict[str, tuple[Portfolio, float]] = dataclasses.field(default_factory=dict)
 
     def best(self) -> Portfolio | None:
         return cheapest(self.portfolios)

@@ -82,10 +82,21 @@ def _finding(pick: Pick | None, found: mixes.Search | None, result: Result) -> P
     best = None if found is None else found.best()
     if mix is None or found is None or best is None:
         return mix
-    freer = found.more_power.get(best.option.name)
-    if freer is None:
+    got = found.more_power.get(best.option.name)
+    site = result.scenario.site
+    if got is None or site is None:
         return mix
-    more = MorePower(freer.base_words or freer.words, freer.config.cash_usd, best.config.cash_usd)
+    freer, kw = got
+    per_kw, source = site.build_cost()
+    more = MorePower(
+        freer.base_words or freer.words,
+        freer.config.cash_usd,
+        best.config.cash_usd,
+        more_kw=kw,
+        build_usd=kw * per_kw,
+        build_source=source,
+        build_months=site.build_months,
+    )
     return replace(mix, more_power=more)
 
 

@@ -50,11 +50,12 @@ def without_site(prepared: Prepared, book: PriceBook) -> Prepared:
 
 def more_power(
     best: Any, mixers: Mapping[str, Any], freed: Callable[[Any], Any]
-) -> tuple[dict[str, Any], int]:
+) -> tuple[dict[str, tuple[Any, float]], int]:
     """When the site's power held the best mix (a ``portfolio.Portfolio``) at its largest size:
     the same mix searched with power to spare (``freed``: its ``portfolio.Mixer`` again, on the
-    scenario without its site), its best by mix name when it costs less, and the plays that
-    took (none when the best size fits with room: more power would change nothing)."""
+    scenario without its site), its best by mix name when it costs less with the kW its servers
+    would draw beyond the site's, and the plays that took (none when the best size fits with
+    room: more power would change nothing)."""
     if best is None or not (held := mixers[best.option.name]).site_bound:
         return {}, 0
     if best.size < held.limit:
@@ -63,4 +64,17 @@ def more_power(
     again = freer.search()
     if again is None or cents(again.config.cash_usd) >= cents(best.config.cash_usd):
         return {}, freer.spent
-    return {held.name: again}, freer.spent
+    return {held.name: (again, beyond(held.prepared, held.book, again.option))}, freer.spent
+
+
+def beyond(prepared: Prepared, book: PriceBook, option: OptionModel) -> float:
+    """kW ``option``'s servers would draw beyond the site's power (0: within it, or what they
+    lack is racks or cooling)."""
+    sc = prepared.scenario
+    try:
+        plan_option(sc, len(sc.options), option, book, prepared.file)
+    except SiteFull as exc:
+        return exc.more_kw
+    except (ValueError, ScenarioError):
+        return 0.0
+    return 0.0

@@ -66,6 +66,18 @@ class MorePower:
     words: str  # the servers it would buy
     cash_usd: float  # its best with power to spare
     held_cash_usd: float  # the best the site's power holds
+    # The kW its servers would draw beyond the site's power (0: what they lack is racks), what
+    # building that power costs (USD, ``Site.build_cost``) with its source, and the months the
+    # site says it takes (None: not said).
+    more_kw: float = 0.0
+    build_usd: float = 0.0
+    build_source: str = ""
+    build_months: int | None = None
+
+    @property
+    def net_usd(self) -> float:
+        """What more power saves once built: positive, worth building."""
+        return self.held_cash_usd - self.cash_usd - self.build_usd
 
 
 @dataclass(frozen=True)

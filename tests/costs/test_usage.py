@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tco.simulator.costs.usage import hourly
+from tco.simulator.costs.usage import hourly, monthly
 
 
 def brute(start: np.ndarray, end: np.ndarray, w: np.ndarray, hours: int) -> np.ndarray:
@@ -30,3 +32,22 @@ def test_hourly_equals_brute_force(rows: list[tuple[float, float, float]]) -> No
 def test_nan_starts_are_ignored() -> None:
     got = hourly(np.array([np.nan, 0.5]), np.array([3.0, 1.5]), np.array([5.0, 2.0]), 3)
     np.testing.assert_allclose(got, [1.0, 1.0, 0.0])
+
+
+def test_monthly_is_the_hourly_integral_summed_into_months() -> None:
+    """``monthly`` (no hourly array) equals ``hourly`` summed into months: intervals across
+    month edges, clipped at both ends, never started (NaN), of zero length."""
+    rng = np.random.default_rng(7)
+    n, hours = 2000, 2160
+    start = rng.uniform(-50.0, hours + 50.0, n)
+    end = start + rng.exponential(200.0, n)
+    start[::37] = np.nan
+    end[::41] = start[::41]
+    weight = rng.integers(1, 9, n).astype(np.float64)
+    edges = np.array([0, 744, 1416, 2160])
+    months = monthly(start, end, weight, edges)
+    by_hour = hourly(start, end, weight, hours)
+    np.testing.assert_allclose(months, [by_hour[a:b].sum() for a, b in pairwise(edges)], rtol=1e-12)
+    # By hand: one job of 2 GPUs from hour 700 to 800 is 88 GPU-hours in January, 112 after.
+    one = monthly(np.array([700.0]), np.array([800.0]), np.array([2.0]), edges)
+    np.testing.assert_allclose(one, [88.0, 112.0, 0.0])

@@ -81,6 +81,50 @@ def test_the_site_s_power_makes_the_search_buy_fewer_servers_and_rent_the_rest()
     worth = [x for x in answer.caveats(capped) if "power to spare" in x]
     assert worth and f"{servers(unbounded)} x HGX H100 8-GPU" in worth[0]
     assert free.recommendation.portfolio.more_power is None
+    # What that power costs to build: the kW beyond the site's, by hand, at Cushman &
+    # Wakefield's 2025 average of $11.7 M per MW (the site states no figure of its own).
+    beyond = servers(unbounded) * 40 - 500
+    assert more.more_kw == pytest.approx(beyond)
+    assert more.build_usd == pytest.approx(beyond * 11_700)
+    assert more.net_usd == pytest.approx(more.held_cash_usd - more.cash_usd - beyond * 11_700)
+    assert f"draw {beyond:,} kW beyond the site's" in worth[0]
+    assert "Cushman & Wakefield" in worth[0] and "a national average" in worth[0]
+
+
+def test_the_site_s_own_build_cost_and_months_price_more_power() -> None:
+    site = {**SITE, "build_usd_per_kw": 2_000, "build_months": 18}
+    mix = simulate(prepare(_scenario(site=site))).recommendation.portfolio
+    more = None if mix is None else mix.more_power
+    assert more is not None and more.build_usd == pytest.approx(more.more_kw * 2_000)
+    assert more.build_months == 18 and "site.build_usd_per_kw" in more.build_source
+
+
+def test_the_site_s_cooling_sets_the_pue_its_servers_pay() -> None:
+    own = {**OWN, "servers": 4}
+    plain, liquid, stated = (
+        simulate(prepare(make_scenario(workload=WORK, options=[own], site=site)))
+        for site in (SITE, {**SITE, "cooling": "liquid"}, {**SITE, "pue": 1.2})
+    )
+    power = [float(r.options[0].ledger.cash["power"].sum()) for r in (plain, liquid, stated)]
+    # The same energy at 1.58 (the option's default), 1.10 (liquid) and 1.2 (stated).
+    assert power[1] / power[0] == pytest.approx(1.10 / 1.58)
+    assert power[2] / power[0] == pytest.approx(1.2 / 1.58)
+    fp = liquid.options[0].ledger.footprint
+    assert fp is not None and fp.places[0].pue.value == 1.10
+    assert "liquid-cooled site" in fp.places[0].pue.source
+    # An option's own power.pue wins over the site's.
+    mine = {**own, "power": {"pue": 1.3}}
+    r = simulate(prepare(make_scenario(workload=WORK, options=[mine], site=SITE | {"pue": 1.2})))
+    assert float(r.options[0].ledger.cash["power"].sum()) / power[0] == pytest.approx(1.3 / 1.58)
+
+
+def test_an_air_cooled_site_refuses_a_server_denser_than_air_cools() -> None:
+    with pytest.raises(
+        ScenarioError, match=r"include 40 kW ones; air cooling serves racks of at most 30 kW"
+    ) as e:
+        prepare(make_scenario(workload=WORK, options=[OWN, P5], site={**SITE, "cooling": "air"}))
+    assert "\n" not in str(e.value)
+    prepare(make_scenario(workload=WORK, options=[OWN, P5], site={**SITE, "cooling": "liquid"}))
 
 
 @pytest.mark.parametrize(
@@ -89,7 +133,11 @@ def test_the_site_s_power_makes_the_search_buy_fewer_servers_and_rent_the_rest()
         ({"it_kw": 0, "source": "x"}, "site.it_kw"),
         ({"it_kw": 500}, "site.source"),
         ({"it_kw": 500, "source": "x", "racks": 4}, "racks and kw_per_rack go together"),
-        ({"it_kw": 500, "source": "x", "cooling": "liquid"}, "site.cooling"),
+        ({"it_kw": 500, "source": "x", "cooling": "water"}, "site.cooling"),
+        (
+            {"it_kw": 500, "source": "x", "cooling": "air", "racks": 4, "kw_per_rack": 40},
+            "air cooling serves racks of at most 30 kW",
+        ),
     ],
 )
 def test_a_bad_site_is_one_line_naming_the_field(site: dict[str, Any], message: str) -> None:

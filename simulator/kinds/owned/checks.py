@@ -19,7 +19,7 @@ from tco.simulator.kinds.owned.generations import Generation
 from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.owned.parts import Delivery, existing_age_months, latest_order_month
 from tco.simulator.kinds.registry import Context
-from tco.simulator.kinds.site import Site, SiteFull
+from tco.simulator.kinds.site import AIR_RACK_KW, Site, SiteFull
 from tco.simulator.workload.speed import Hardware
 
 SITE_DRAWN = "site power drawn"
@@ -220,7 +220,7 @@ def fits_site(
     need, n = drawn(servers), sum(servers.values())
     fail = site_message(site, servers, kw)
     if fail:
-        raise SiteFull(ctx.file, ctx.where, f"{n} servers {fail}")
+        raise SiteFull(ctx.file, ctx.where, f"{n} servers {fail}", max(need - site.it_kw, 0.0))
     more = {**servers, kw: servers.get(kw, 0) + 1}
     quotes = [
         Quote(SITE_DRAWN, round(need, 3), "kW", "scenario", "undated", f"{n} servers at most"),
@@ -245,6 +245,12 @@ def site_message(site: Site, servers: dict[float, int], kw: float) -> str:
         return (
             f"draw {need:,.1f} kW at their maximum ({kw:g} kW each); the site powers"
             f" {site.it_kw:,.1f} kW (site.it_kw): at most {int(site.it_kw // kw)} such servers fit"
+        )
+    hot = [k for k, n in servers.items() if n and k > AIR_RACK_KW]
+    if site.cooling == "air" and hot:
+        return (
+            f"include {max(hot):g} kW ones; air cooling serves racks of at most {AIR_RACK_KW:g} kW"
+            " (Uptime Institute 2025): a site cooled by liquid or immersion (site.cooling)"
         )
     if site.racks is None:
         return ""

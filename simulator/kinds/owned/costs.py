@@ -211,11 +211,10 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
     shared = {"power": power, "facility": facility, "support": support, "staff": staff}
     after = total.notes.get("lease_payments_beyond_horizon_usd", 0.0)
-    pue_given = "pue" in o.power.model_fields_set
-    pue = Pue(
-        o.power.pue,
-        "the option's power.pue" if pue_given else defaults.PUE_SOURCE,
-        "medium" if pue_given else "low",
+    pue = plan.site_pue or (
+        Pue(o.power.pue, "the option's power.pue", "medium")
+        if "pue" in o.power.model_fields_set
+        else Pue(o.power.pue, defaults.PUE_SOURCE, "low")
     )
     return Ledger(
         draws=(Draw(SITE, it_kwh, pue, None, embodied),),

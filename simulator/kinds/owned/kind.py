@@ -48,7 +48,7 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
-from tco.simulator.kinds.owned.power import power_binds
+from tco.simulator.kinds.owned.power import power_binds, site_pue, with_quote
 from tco.simulator.kinds.owned.quotes import (
     MAINTENANCE_ITEM,
     existing_quotes,
@@ -71,6 +71,7 @@ from tco.simulator.kinds.registry import (
 from tco.simulator.kinds.runs import JobPlaces, JobRuns
 from tco.simulator.kinds.site import Existing
 from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.speed import Hardware
 
 __all__ = ["Owned", "OwnedKind", "OwnedPlan", "owned_ledger"]
 
@@ -226,6 +227,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         names_known(option, ctx)
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
+        option, pue, pue_quote = site_pue(option, ctx)
         server = option.server_model()
         dated = server.price_date if option.price_usd is None else "undated"
         deliveries = deliveries_of(
@@ -251,17 +253,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             option.unmixable(),
         )
         hw = server_hardware(server, ctx.speed)
-        successor: generations.Successor | None = None
-        refresh_quotes: tuple[Quote, ...] = ()
-        if option.refresh is not None:
-            successor, refresh_quotes = generations.successor(
-                option.refresh,
-                ctx,
-                hw,
-                option.purchase_plan(),
-                option.lead_time_months,
-                option.price_decline_per_year,
-            )
+        successor, refresh_quotes = _refresh(option, ctx, hw)
         if option.existing is not None:  # in service from the first hour, bought before
             old = existing_delivery(
                 option.existing, ctx.start, option.existing_price_usd(), server.price_usd
@@ -272,7 +264,8 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         return OwnedPlan(
             option=option,
             hardware=hw,
-            quotes=(
+            quotes=with_quote(
+                pue_quote,
                 *plan_quotes(option, server, price, kw, Selling.of(ctx.market)),
                 decline_quote(
                     option.price_decline_per_year,
@@ -294,6 +287,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             successor=successor,
             mix=mix,
             selling=Selling.of(ctx.market),
+            site_pue=pue,
         )
 
     def bought_from(self, option: Owned, month: int, ctx: Context, field: str) -> Owned:
@@ -424,3 +418,19 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             }
         )
         return [("Depreciation schedule", frame)]
+
+
+def _refresh(
+    option: Owned, ctx: Context, hw: Hardware
+) -> tuple[generations.Successor | None, tuple[Quote, ...]]:
+    """The refresh the option plans (its successor servers and their quotes), if any."""
+    if option.refresh is None:
+        return None, ()
+    return generations.successor(
+        option.refresh,
+        ctx,
+        hw,
+        option.purchase_plan(),
+        option.lead_time_months,
+        option.price_decline_per_year,
+    )

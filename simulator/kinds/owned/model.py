@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from tco.pricing import hardware
+from tco.pricing.carbon import Pue
 from tco.simulator.cluster.failures import Failures
 from tco.simulator.core import defaults
 from tco.simulator.core.fields import Count, GpuCount, Name, NonNeg, OptionModel
@@ -146,3 +147,5 @@ class OwnedPlan(Plan):
     successor: Successor | None = None  # the refresh, resolved
     selling: Selling = BROKER  # the used market a seller meets (the market's)
     mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``
+    # The site's PUE where the option pays it (``power.site_pue``; None: its own power.pue).
+    site_pue: Pue | None = None

@@ -1,5 +1,6 @@
-"""What the site says of an owned option's servers (``site:``): in the answer, what binds (its
-power, its racks) when one more server would not fit, from the quotes its plan carries
+"""What the site says of an owned option's servers (``site:``): the PUE they pay when the site
+states one (or its cooling) and the option does not; in the answer, what binds (its power, its
+racks) when one more server would not fit, from the quotes its plan carries
 (``checks.fits_site``)."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tco.pricing.carbon import Pue
+from tco.simulator.core.quote import Quote
 from tco.simulator.kinds.owned.checks import (
     SITE_DRAWN,
     SITE_NEXT,
@@ -15,6 +18,29 @@ from tco.simulator.kinds.owned.checks import (
     SITE_RACKS_NEXT,
     SITE_RACKS_USED,
 )
+from tco.simulator.kinds.owned.model import Owned
+from tco.simulator.kinds.registry import Context
+
+
+def site_pue(option: Owned, ctx: Context) -> tuple[Owned, Pue | None, Quote | None]:
+    """``option`` paying the site's PUE when the site states one (or its cooling) and the option
+    states no power.pue of its own, with it as carbon and the report read it (None: as it was)."""
+    given = None if ctx.site is None else ctx.site.pue_of()
+    if given is None or "pue" in option.power.model_fields_set:
+        return option, None, None
+    value, source = given
+    power = option.power.model_copy(update={"pue": value})
+    quote = Quote("PUE", value, "ratio", "scenario", "undated", source)
+    stated = ctx.site is not None and ctx.site.pue is not None
+    pue = Pue(value, source, "medium" if stated else "low")
+    return option.model_copy(update={"power": power}), pue, quote
+
+
+def with_quote(quote: Quote | None, *quotes: Quote) -> tuple[Quote, ...]:
+    """``quotes`` with ``quote`` in place of the one of its item (as they were: None)."""
+    if quote is None:
+        return quotes
+    return tuple(quote if q.item == quote.item else q for q in quotes)
 
 
 def power_binds(name: str, quotes: Sequence[Any]) -> list[str]:
