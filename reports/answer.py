@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from tco.reports import carbon
+from tco.reports import carbon, chargeback
 from tco.reports.buying import catalog, sale_of, servers
 from tco.reports.provenance import price_sources
 from tco.reports.robustness import robustness as robustness
@@ -436,5 +436,6 @@ def sentences(result: Result) -> list[str]:
         *robustness(result),
         *(f"Trace: {note}." for note in result.jobs.notes),
         *carbon.lines(result),
+        *chargeback.line(result),
         *price_sources(result),
     ]

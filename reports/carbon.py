@@ -4,12 +4,14 @@ sentence the terminal and the answer give."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from tco.pricing import carbon as carbon_data
 from tco.pricing.carbon import GridFactor, Pue
 from tco.reports import decision
-from tco.reports.formatting import in_currency
+from tco.reports.formatting import in_currency, json_num, json_usd
 from tco.reports.words import usd
 from tco.simulator.costs.carbon import SITE, Footprint
 from tco.simulator.engine.result import OptionResult, Result
@@ -140,3 +142,37 @@ def price_line(result: Result) -> list[str]:
         f"Carbon priced at {usd(c.price_usd_per_t, cur)} a tonne ({c.price_source}):"
         f" {usd(paid, cur)} of {name}'s cash, counted like any cost."
     ]
+
+
+def summary(o: OptionResult) -> dict[str, Any]:
+    """The option's carbon (``costs.carbon``) and where each figure comes from."""
+    fp = o.ledger.footprint
+    assert fp is not None
+    return {
+        "total_t": json_num(fp.total_t),
+        "operational_t": json_num(float(fp.operational_t.sum())),
+        "embodied_t": json_num(float(fp.embodied_t.sum())),
+        "facility_kwh": json_num(float(fp.facility_kwh.sum())),
+        "kg_per_delivered_reference_gpu_hour": json_num(o.carbon_kg_per_ref_gpu_hour),
+        "priced_usd": json_usd(float(o.ledger.cash["carbon"].sum()))
+        if "carbon" in o.ledger.cash
+        else None,
+        "rests_on_a_guess": fp.rests_on_guess(),
+        "embodied_source": carbon_data.EMBODIED_SOURCE,
+        "places": [
+            {
+                "where": p.where,
+                "operational_t": json_num(p.operational_t),
+                "g_co2e_per_kwh": p.grid.g_per_kwh,
+                "grid": p.grid.location,
+                "grid_source": p.grid.source,
+                "grid_as_of": p.grid.as_of,
+                "grid_confidence": p.grid.confidence,
+                "grid_note": p.grid.note,
+                "pue": p.pue.value,
+                "pue_source": p.pue.source,
+                "pue_confidence": p.pue.confidence,
+            }
+            for p in fp.places
+        ],
+    }

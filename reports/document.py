@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from tco.reports import (
     answer,
     carbon,
+    chargeback,
     charts,
     decision,
     how_sure,
@@ -168,6 +169,23 @@ def _carbon(result: Result) -> Section | None:
     )
 
 
+def _chargeback(result: Result) -> Section | None:
+    found = chargeback.billed(result)
+    if found is None:
+        return None
+    o, b = found
+    return Section(
+        "chargeback",
+        "Each team's bill",
+        text=[chargeback.words(result, o, b)],
+        tables=[
+            Table(f"{o.name}, by team", chargeback.table(result, o, b)),
+            Table("Each option, by team", chargeback.by_option(result)),
+            Table(f"{o.name}, month by month", chargeback.monthly(result, b)),
+        ],
+    )
+
+
 def _budget(result: Result, name: str) -> Section:
     sc = result.scenario
     o = result.option(name)
@@ -236,6 +254,9 @@ def sections(result: Result, chart_names: list[str]) -> list[Section]:
     co2 = _carbon(result)
     if co2 is not None:
         out.append(co2)
+    teams = _chargeback(result)
+    if teams is not None:
+        out.append(teams)
     # The charts of the decision open, the others folded (a print keeps to the decision).
     first = [n for n in chart_names if n in charts.DECISION]
     more = [n for n in chart_names if n not in charts.DECISION]

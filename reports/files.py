@@ -12,6 +12,7 @@ import pandas as pd
 from tco.reports import summary
 from tco.reports.formatting import sheet_text
 from tco.simulator.core.atomic import write_text
+from tco.simulator.costs.chargeback import running_cents
 from tco.simulator.engine.result import Result
 
 JOB_COLUMNS = (
@@ -92,8 +93,7 @@ def _cents_that_add_up(monthly: pd.DataFrame) -> np.ndarray:
     usd = monthly["usd"].to_numpy(dtype=np.float64)
     out = np.empty_like(usd)
     for rows in monthly.groupby(["option", "view"], sort=False).indices.values():
-        cents = np.round(np.cumsum(usd[rows]) * 100.0)
-        out[rows] = np.diff(cents, prepend=0.0) / 100.0
+        out[rows] = running_cents(usd[rows]) / 100.0
     return out
 
 

@@ -111,3 +111,13 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def sheet_text(text: str) -> str:
     """``text`` as a CSV cell a spreadsheet shows as text, never evaluates."""
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def json_usd(x: float) -> float | None:
+    """A money figure as summary.json holds it: cents, None for NaN (never -0.0)."""
+    return None if math.isnan(x) else round(float(x), 2) + 0.0
+
+
+def json_num(x: float) -> float | None:
+    """Any other figure as summary.json holds it: four decimals, None for NaN."""
+    return None if math.isnan(x) else round(float(x), 4) + 0.0

@@ -28,7 +28,7 @@ from openpyxl.worksheet.table import Table as ExcelTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from tco.reports import carbon, tables
+from tco.reports import carbon, chargeback, tables
 from tco.reports.formatting import is_money
 from tco.reports.zip_stamp import reproducible
 from tco.simulator.core.atomic import replacing
@@ -350,6 +350,14 @@ def _back_sheets(wb: Workbook, result: Result, used: set[str]) -> None:
         row = _write_frame(c, co2, 1, "tCO2e per option")
         _write_frame(c, carbon.sources(result), row + 1, "Where the figures come from")
         _widths(c, first=28, other=22)
+    found = chargeback.billed(result)
+    if found is not None:
+        o, b = found
+        t = wb.create_sheet(sheet_name("Chargeback", used))
+        t["A1"] = chargeback.words(result, o, b)
+        row = _write_frame(t, chargeback.table(result, o, b), 3, "By team")
+        _write_frame(t, chargeback.monthly(result, b), row + 1, "Month by month")
+        _widths(t, first=14, other=18)
     p = wb.create_sheet("Prices")
     _write_frame(p, tables.prices(result), 1)
     _widths(p, other=22)

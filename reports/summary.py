@@ -9,7 +9,6 @@ the clock or the machine, so the same scenario and seed give the same bytes.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
@@ -17,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tco.pricing import carbon as carbon_data
+from tco.reports import carbon, chargeback
+from tco.reports.formatting import json_num, json_usd
 from tco.simulator.advice import sensitivity, what_if
 from tco.simulator.core.atomic import write_text
 from tco.simulator.costs import ledger
-from tco.simulator.engine.findings import Odds, OptionOdds, Portfolio, Verdict
+from tco.simulator.engine.findings import Odds, OptionOdds, Portfolio
 from tco.simulator.engine.result import OptionResult, Result
 from tco.simulator.kinds import registry
 from tco.simulator.kinds.runs import Measure, declared_measures
@@ -29,20 +29,16 @@ from tco.simulator.kinds.runs import Measure, declared_measures
 SCHEMA_ID = "tco-summary/1"
 
 
-def _usd(x: float) -> float | None:
-    return None if math.isnan(x) else round(float(x), 2) + 0.0
-
-
-def _num(x: float) -> float | None:
-    return None if math.isnan(x) else round(float(x), 4) + 0.0
+_usd, _num = json_usd, json_num
 
 
 def _series(values: np.ndarray | None, fmt: Any) -> list[float | None] | None:
     return None if values is None else [fmt(v) for v in values.tolist()]
 
 
-def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, Any]:
+def _option(o: OptionResult, result: Result) -> dict[str, Any]:
     led = o.ledger
+    months, v = result.months, result.verdicts[o.name]
     return {
         "name": o.name,
         "kind": o.kind,
@@ -84,7 +80,8 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
         "service_level": {"meets": v.meets, "misses": list(v.reasons)},
         "prices": [asdict(q) for q in o.quotes],
         "notes_usd": {k: _usd(v) for k, v in led.notes.items()},
-        **({"carbon": _carbon(o)} if led.footprint is not None else {}),
+        **({"carbon": carbon.summary(o)} if led.footprint is not None else {}),
+        **chargeback.summary(result, o),
         "monthly": {
             "cash_usd": {k: _series(v, _usd) for k, v in led.cash.items()},
             "accounting_usd": {k: _series(v, _usd) for k, v in led.accounting.items()},
@@ -99,40 +96,6 @@ def _option(o: OptionResult, months: tuple[str, ...], v: Verdict) -> dict[str, A
                 else {}
             ),
         },
-    }
-
-
-def _carbon(o: OptionResult) -> dict[str, Any]:
-    """The option's carbon (``costs.carbon``) and where each figure comes from."""
-    fp = o.ledger.footprint
-    assert fp is not None
-    return {
-        "total_t": _num(fp.total_t),
-        "operational_t": _num(float(fp.operational_t.sum())),
-        "embodied_t": _num(float(fp.embodied_t.sum())),
-        "facility_kwh": _num(float(fp.facility_kwh.sum())),
-        "kg_per_delivered_reference_gpu_hour": _num(o.carbon_kg_per_ref_gpu_hour),
-        "priced_usd": _usd(float(o.ledger.cash["carbon"].sum()))
-        if "carbon" in o.ledger.cash
-        else None,
-        "rests_on_a_guess": fp.rests_on_guess(),
-        "embodied_source": carbon_data.EMBODIED_SOURCE,
-        "places": [
-            {
-                "where": p.where,
-                "operational_t": _num(p.operational_t),
-                "g_co2e_per_kwh": p.grid.g_per_kwh,
-                "grid": p.grid.location,
-                "grid_source": p.grid.source,
-                "grid_as_of": p.grid.as_of,
-                "grid_confidence": p.grid.confidence,
-                "grid_note": p.grid.note,
-                "pue": p.pue.value,
-                "pue_source": p.pue.source,
-                "pue_confidence": p.pue.confidence,
-            }
-            for p in fp.places
-        ],
     }
 
 
@@ -329,7 +292,7 @@ def to_summary(result: Result) -> dict[str, Any]:
         # The catalog's candidates (candidates:): played beside the listed options, or dropped.
         "candidates": [asdict(c) for c in result.candidates],
         **_advice(result),
-        "options": [_option(o, result.months, result.verdicts[o.name]) for o in result.options],
+        "options": [_option(o, result) for o in result.options],
     }
 
 

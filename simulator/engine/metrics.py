@@ -176,6 +176,8 @@ class Metrics:
     # scenario has a tax: section (``costs.tax``); ``tax_in_cash``: the decision is on cash
     # after tax, so cash_usd and npv_usd include it.
     tax: Taxed | None = None
+    # Per team (``Jobs.class_teams``): its jobs' p95 delay, as a class's (none: no team named).
+    team_p95_delay_h: Mapping[str, float] = field(default_factory=dict)
     # tCO2e over the horizon, finishing its unfinished work included (``costs.carbon``; 0: a
     # ledger without a footprint), for a level with a carbon ceiling.
     carbon_t: float = 0.0
@@ -199,6 +201,7 @@ class Metrics:
             class_p95_delay_h=self.class_p95_delay_h,
             class_cannot_run_share=self.class_cannot_run_share,
             carbon_t=self.carbon_t,
+            team_p95_delay_h=self.team_p95_delay_h,
         )
 
 
@@ -267,6 +270,7 @@ def measure(
         project_ends=ends,
         tax=None if taxed is None else Taxed.of(ledger, cash, npv_usd, discount_rate, taxed),
         carbon_t=0.0 if ledger.footprint is None else ledger.footprint.total_t,
+        team_p95_delay_h=_team_p95_delays(jobs, delays),
     )
 
 
@@ -276,6 +280,18 @@ def _class_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
     out = {}
     for k, name in enumerate(jobs.class_names):
         mine = jobs.job_class == k
+        d = delays[mine & ~np.isnan(delays)]
+        out[name] = float(np.percentile(d, 95)) if len(d) else (math.nan if mine.any() else 0.0)
+    return out
+
+
+def _team_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
+    """Each team's p95 delay, of its jobs that can run (as a class's: 0 with no job, NaN when
+    none can run); none when no team is named."""
+    teams, team = jobs.team_of_jobs()
+    out = {}
+    for k, name in enumerate(teams):
+        mine = team == k
         d = delays[mine & ~np.isnan(delays)]
         out[name] = float(np.percentile(d, 95)) if len(d) else (math.nan if mine.any() else 0.0)
     return out

@@ -161,7 +161,8 @@ def prepare(
     plans = resolve_plans(scenario, book, file)
     snap = snapshot.load()
     jobs = draw_jobs(scenario, trace)
-    check_classes(scenario.service_level, jobs.class_names, file)  # a trace's, now known
+    teams = scenario.workload.teams
+    check_classes(scenario.service_level, jobs.class_names, file, teams)  # a trace's, now known
     model_fit.check(scenario, plans, jobs, file)
     held = len(jobs) * len(plans)
     if held > MAX_OPTION_JOBS.value():

@@ -26,6 +26,7 @@ from tco.simulator.core.fields import Month, Name, OptionModel, Strict
 from tco.simulator.core.input_files import InputFileError, read_input
 from tco.simulator.core.limits import MAX_JOBS
 from tco.simulator.costs.carbon import CarbonSpec
+from tco.simulator.costs.chargeback import ChargebackSpec, check_shares
 from tco.simulator.costs.data import DataSpec
 from tco.simulator.costs.escalation import Escalation
 from tco.simulator.costs.money import USD, Currency, CurrencyCode, ExchangeRate
@@ -73,6 +74,9 @@ class Scenario(Strict):
     tax: Tax | None = None
     # Carbon (costs.carbon): always reported; priced into cash when given a price per tonne.
     carbon: CarbonSpec | None = None
+    # How each team's bill charges capacity no job used (costs.chargeback); teams are named on
+    # job classes, one-off runs and a trace.
+    chargeback: ChargebackSpec = Field(default_factory=ChargebackSpec)
     price_files: list[str] = Field(default_factory=list)  # a user's prices as providers
     uncertain: list[Uncertain] = Field(default_factory=list)  # for tco sweep and the odds
     market: Market = Field(default_factory=Market)  # spot interruptions and capacity, as taken
@@ -258,7 +262,8 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
     _check_job_count(scenario, file)
     if tr is None:  # (a trace's classes are known once it is read: prepare checks them)
         names = scenario.workload.names
-        check_classes(scenario.service_level, names, file)
+        check_classes(scenario.service_level, names, file, scenario.workload.teams)
+    check_shares(scenario.chargeback, scenario.workload.teams, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
     data = scenario.model_dump(mode="json")

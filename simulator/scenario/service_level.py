@@ -63,6 +63,8 @@ class ServiceLevel(Strict):
     # Job classes with a level of their own: class name -> the p95 delay its jobs may have (h),
     # e.g. deadline-bound runs 24 h, fine-tunes a week; the scenario-wide level holds too.
     p95_delay_hours_by_class: dict[str, Hours] = Field(default_factory=dict)
+    # Teams with a level of their own (the team: of job classes, one-off runs and a trace).
+    p95_delay_hours_by_team: dict[str, Hours] = Field(default_factory=dict)
     # Over the futures of the odds: the share of job streams in which an answer must meet the
     # level (issue 37). 0.9 by default: an assumption, a budget owner's appetite for risk; the
     # answer shows what 0.5 to 0.99 would buy (the frontier).
@@ -103,6 +105,8 @@ class ServiceLevel(Strict):
             parts.append(f"p95 delay (finish - arrival - run) at most {self.p95_delay_hours:g} h")
         for name, limit in self.p95_delay_hours_by_class.items():
             parts.append(f"{name}'s p95 delay at most {limit:g} h")
+        for name, limit in self.p95_delay_hours_by_team.items():
+            parts.append(f"team {name}'s p95 delay at most {limit:g} h")
         if self.p95_wait_hours is not None:
             parts.append(f"p95 wait at most {self.p95_wait_hours:g} h")
         if self.max_tco2e is not None:
@@ -133,6 +137,7 @@ class ServiceLevel(Strict):
         class_p95_delay_h: Mapping[str, float] | None = None,
         class_cannot_run_share: Mapping[str, float] | None = None,
         carbon_t: float = 0.0,
+        team_p95_delay_h: Mapping[str, float] | None = None,
     ) -> list[Miss]:
         """Why an option misses the level (empty: it meets it). ``p95_delay_h`` None: the
         option's delays are not known (then its wait stands for them: no job finishes sooner
@@ -147,6 +152,10 @@ class ServiceLevel(Strict):
             got = (class_p95_delay_h or {}).get(name, 0.0)
             if got > limit:
                 out.append(Miss(f"{name}: p95 delay {got:,.1f} h > {limit:g} h", "delay"))
+        for name, limit in self.p95_delay_hours_by_team.items():
+            got = (team_p95_delay_h or {}).get(name, 0.0)
+            if got > limit:
+                out.append(Miss(f"team {name}: p95 delay {got:,.1f} h > {limit:g} h", "delay"))
         if cannot_run_share > self.max_cannot_run_share:
             text = (
                 f"{cannot_run_share:.1%} of the work cannot run > {self.max_cannot_run_share:.1%}"
@@ -171,12 +180,23 @@ class ServiceLevel(Strict):
         return out
 
 
-def check_classes(level: ServiceLevel, names: Sequence[str], file: str) -> None:
-    """A class given a level of its own must be a class of the workload (``names``)."""
+def check_classes(
+    level: ServiceLevel, names: Sequence[str], file: str, teams: Sequence[str] = ()
+) -> None:
+    """A class given a level of its own must be a class of the workload (``names``), a team a
+    team its classes name (``teams``)."""
     for name in level.p95_delay_hours_by_class:
         if name not in names:
             raise ScenarioError(
                 file,
                 f"service_level.p95_delay_hours_by_class.{name}",
                 f"no job class {name!r}; valid: {', '.join(names)}",
+            )
+    for name in level.p95_delay_hours_by_team:
+        if name not in teams:
+            valid = ", ".join(teams) or "none: name a team: on a job class, run or trace"
+            raise ScenarioError(
+                file,
+                f"service_level.p95_delay_hours_by_team.{name}",
+                f"no team {name!r}; valid: {valid}",
             )

@@ -45,6 +45,9 @@ class Jobs:
     # however many GPUs share it) where the work is stated as a model; None: one GPU's memory,
     # ``memory_gb``, the most one data-parallel replica holds (activations are not saved).
     state_gb: np.ndarray | None = None
+    # The team of each class, parallel to ``class_names`` ('' where none is named; empty: no
+    # team anywhere): whose jobs they are (``costs.chargeback``, the level by team).
+    class_teams: tuple[str, ...] = ()
 
     @property
     def checkpoint_gb(self) -> np.ndarray:
@@ -75,6 +78,14 @@ class Jobs:
             family=pick(self.family),
             state_gb=pick(self.state_gb),
         )
+
+    def team_of_jobs(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """The teams named and, per job, its team's index among them (-1: none)."""
+        teams = tuple(dict.fromkeys(t for t in self.class_teams if t))
+        if not teams:
+            return (), np.full(len(self), -1, dtype=INDEX)
+        of_class = np.array([teams.index(t) if t else -1 for t in self.class_teams], dtype=INDEX)
+        return teams, of_class[self.job_class]
 
     def job_ids(self) -> list[str]:
         """Readable ids: the recorded id of a trace job, else '<class>#<n>' numbered within the

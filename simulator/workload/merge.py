@@ -4,6 +4,8 @@ order)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tco.simulator.core.calendar import month_edges_h
@@ -43,7 +45,9 @@ def generate(
         parts.append(replay(tr, trace, seed, horizon_h, len(names) - 1, names, refs))
     overrides, source = (dict(speed.scores), speed.source) if speed else ({}, "")
     speeds = tuple(speed_of(r, overrides, source) for r in refs)
-    return _merge(parts, names, refs, with_names=tr is not None, speeds=speeds)
+    jobs = _merge(parts, names, refs, with_names=tr is not None, speeds=speeds)
+    teams = workload.class_teams
+    return replace(jobs, class_teams=teams) if any(teams) else jobs
 
 
 COLUMNS = (
@@ -97,4 +101,5 @@ def _merge(
         notes=notes,
         families=ALL_FAMILIES,
         reference_speeds=speeds,
+        class_teams=(),
     )

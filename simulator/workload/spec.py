@@ -93,6 +93,7 @@ class JobClass(Strict):
     memory_gb: NonNeg = 0.0  # per GPU
     comm_share: Fraction = defaults.COMM_SHARE  # on 8 GPUs over InfiniBand HDR
     workload_family: Family = "all"  # whose measured GPU speeds apply (simulator.calibration)
+    team: Name | None = None  # whose jobs they are: their waits and their bill (costs.chargeback)
 
     @model_validator(mode="after")
     def _model_says(self) -> JobClass:
@@ -113,6 +114,7 @@ class OneOff(Strict):
     memory_gb: NonNeg = 0.0  # per GPU; from the model when work is a model
     comm_share: Fraction = defaults.COMM_SHARE
     workload_family: Family = "all"
+    team: Name | None = None
 
     @model_validator(mode="after")
     def _model_says(self) -> OneOff:
@@ -174,6 +176,7 @@ class Trace(Strict):
     scale_arrivals: Pos = 1.0  # 2 = the same jobs arriving twice as fast
     growth_per_month: Growth = 0.0
     repeat: bool = False  # repeat the trace back to back to cover the horizon
+    team: Name | None = None  # the team every replayed job belongs to
 
     @property
     def keeps_unfinished(self) -> bool:
@@ -203,6 +206,20 @@ class Workload(Strict):
     def names(self) -> list[str]:
         """Job classes' and one-off runs' names, in the order their jobs are numbered."""
         return [c.name for c in self.job_classes] + [r.name for r in self.runs]
+
+    @property
+    def class_teams(self) -> tuple[str, ...]:
+        """The team of each class of jobs, in the order of ``Jobs.class_names`` (job classes,
+        one-off runs, then the trace's): '' where none is named."""
+        teams = [c.team for c in self.job_classes] + [r.team for r in self.runs]
+        if self.trace is not None:
+            teams.append(self.trace.team)
+        return tuple(t or "" for t in teams)
+
+    @property
+    def teams(self) -> tuple[str, ...]:
+        """The teams named, in the order first named (none: no team is named)."""
+        return tuple(dict.fromkeys(t for t in self.class_teams if t))
 
     @property
     def stated(self) -> list[tuple[str, JobClass | OneOff]]:
