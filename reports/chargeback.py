@@ -88,15 +88,31 @@ def monthly(result: Result, b: Bill) -> pd.DataFrame:
     return in_currency(pd.DataFrame(data), result.scenario.money)
 
 
+def sharing(result: Result) -> str:
+    """How the teams share owned servers, in a sentence."""
+    sh = result.scenario.sharing
+    if sh.policy != "priority":
+        return "Owned servers serve the teams first come, first served."
+    return (
+        f"Owned servers serve the teams by priority: {', then '.join(sh.order)} (sharing:"
+        " priority; a running job is never stopped for a better-ranked one; by arrival within"
+        " a team)."
+    )
+
+
 def words(result: Result, o: OptionResult, b: Bill) -> str:
     """What the bill is of, in a sentence."""
     return (
-        f"{o.name}'s cost over {result.scenario.horizon_months} months shared among its teams"
-        " by what their jobs used each month (GPU-hours, at their instances' prices where a"
-        " fleet's types differ; a hybrid's burst by GPU-hours with its servers), in the"
-        f" accounting view (servers charged as they depreciate); {RULES[b.idle]}"
-        " (chargeback.idle). Whole cents: each month's shares add up to the month's cost, and"
-        " the months to the option's total."
+        sharing(result)
+        + " "
+        + (
+            f"{o.name}'s cost over {result.scenario.horizon_months} months shared among its teams"
+            " by what their jobs used each month (GPU-hours, at their instances' prices where a"
+            " fleet's types differ; a hybrid's burst by GPU-hours with its servers), in the"
+            f" accounting view (servers charged as they depreciate); {RULES[b.idle]}"
+            " (chargeback.idle). Whole cents: each month's shares add up to the month's cost, and"
+            " the months to the option's total."
+        )
     )
 
 

@@ -57,6 +57,9 @@ class QueueInput:
     # Servers of other models beside these (a mixed cluster): placement on servers, each job on
     # one model; ``hold_h`` is then the hold on the queue's own servers (inf: none).
     groups: list[Group] = field(default_factory=list)
+    # Per job, its rank in the queue (lower first: a team's priority; ties by arrival); None:
+    # first come, first served.
+    priority: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -117,9 +117,15 @@ class Requeue:
         self.queued_since.clear()
 
 
-def back_in_line(queue: deque[int], job: int) -> None:
-    """A stopped job queues again at its place by arrival (jobs are numbered by arrival)."""
-    queue.insert(next((i for i, other in enumerate(queue) if other > job), len(queue)), job)
+def back_in_line(queue: deque[int], job: int, rank: list[int] | None = None) -> None:
+    """A stopped job queues again at its place by arrival (jobs are numbered by arrival), within
+    its rank where jobs have ranks (``rank[job]``: lower first)."""
+    if rank is None:
+        at = next((i for i, other in enumerate(queue) if other > job), len(queue))
+    else:
+        key = (rank[job], job)
+        at = next((i for i, o in enumerate(queue) if (rank[o], o) > key), len(queue))
+    queue.insert(at, job)
 
 
 def requeued(rq: Requeue | None, end_h: np.ndarray, horizon_h: float) -> Requeued | None:

@@ -12,6 +12,9 @@ process (deliveries, failures and repairs in time, ``cluster.capacity``), and a 
 pass that starts jobs. A job needs all its GPUs at once, on one group. Policies:
 
 - ``fifo``: strict first-come first-served; the head of the queue blocks the jobs behind it.
+  With ranks (``QueueInput.priority``: a team's priority) the queue is ordered by rank, then
+  arrival: a job joins behind its rank, ahead of worse ranks (non-preemptive priority: a
+  running job is never stopped for a better one).
   The head starts on the newest group that holds it now (mixed generations: usually the
   fastest GPUs), at that group's speed.
 - ``backfill``: EASY backfill. The head gets a reservation at the earliest instant some group
@@ -86,6 +89,9 @@ class Cluster:
             self.requeue = requeue_of(inp, self.groups)
             self.end = np.full(n, np.nan)
         self.queue: deque[int] = deque()
+        # Priority by rank (lower first; ``QueueInput.priority``), by arrival within a rank;
+        # None: by arrival alone (first come, first served).
+        self.rank: list[int] | None = None if inp.priority is None else inp.priority.tolist()
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
         # earliest end and stopping as soon as the head fits.
@@ -199,7 +205,7 @@ class Cluster:
         del self.finish_ev[job]
         rq.stop(job, self.env.now, self.units[job])
         self.changed()
-        back_in_line(self.queue, job)
+        back_in_line(self.queue, job, self.rank)
         self.wake()
 
     def cutover(self, _: simpy.Event) -> None:
@@ -288,7 +294,10 @@ class Cluster:
         while True:
             t = arrival[i]
             while i < n and arrival[i] == t:
-                self.queue.append(i)
+                if self.rank is None:
+                    self.queue.append(i)
+                else:
+                    self.enqueue(i)
                 i += 1
             # As the process did: an arrival not after the clock (now + (t - now) can pass t by
             # an ulp) joins in this same step; a later one gets its own timeout.
@@ -303,6 +312,21 @@ class Cluster:
         self.wake_last()
         if self.patience is not None:
             self.patience.arrived(first, i)
+
+    def enqueue(self, job: int) -> None:
+        """A job joins the queue behind every job of its rank or a better one (its arrival is
+        the latest), ahead of the worse ranks; the passes look at every job again when it goes
+        anywhere but the end (backfill's memory of jobs seen assumes arrivals at the end)."""
+        rank, q = self.rank, self.queue
+        assert rank is not None
+        r, k = rank[job], len(q)
+        while k > 0 and rank[q[k - 1]] > r:
+            k -= 1
+        if k == len(q):
+            q.append(job)
+            return
+        q.insert(k, job)
+        self.changed()
 
     def waiting(self, job: int) -> bool:
         """Still queued: not started, not gone (a cutover may drop a job)."""

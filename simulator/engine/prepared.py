@@ -64,8 +64,9 @@ class Prepared:
 
 
 def draw_jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
-    """The job stream of a scenario (``trace``: its trace, already read)."""
-    return workload.generate(
+    """The job stream of a scenario (``trace``: its trace, already read), with each class's
+    rank in an owned queue where the teams share it by priority (``sharing:``)."""
+    jobs = workload.generate(
         scenario.workload,
         scenario.seed,
         scenario.start,
@@ -73,3 +74,5 @@ def draw_jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
         trace,
         scenario.speed,
     )
+    ranks = scenario.sharing.ranks(scenario.workload.class_teams)
+    return replace(jobs, class_priority=ranks) if ranks else jobs

@@ -48,6 +48,9 @@ class Jobs:
     # The team of each class, parallel to ``class_names`` ('' where none is named; empty: no
     # team anywhere): whose jobs they are (``costs.chargeback``, the level by team).
     class_teams: tuple[str, ...] = ()
+    # Each class's rank in an owned cluster's queue, parallel to ``class_names`` (lower first:
+    # ``sharing: {policy: priority}``); empty: first come, first served.
+    class_priority: tuple[int, ...] = ()
 
     @property
     def checkpoint_gb(self) -> np.ndarray:
@@ -86,6 +89,13 @@ class Jobs:
             return (), np.full(len(self), -1, dtype=INDEX)
         of_class = np.array([teams.index(t) if t else -1 for t in self.class_teams], dtype=INDEX)
         return teams, of_class[self.job_class]
+
+    def priority_of_jobs(self) -> np.ndarray | None:
+        """Each job's rank in an owned queue (lower first); None: by arrival alone."""
+        if not self.class_priority or len(set(self.class_priority)) < 2:
+            return None
+        ranks: np.ndarray = np.asarray(self.class_priority, dtype=INDEX)[self.job_class]
+        return ranks
 
     def job_ids(self) -> list[str]:
         """Readable ids: the recorded id of a trace job, else '<class>#<n>' numbered within the

@@ -102,4 +102,5 @@ def _merge(
         families=ALL_FAMILIES,
         reference_speeds=speeds,
         class_teams=(),
+        class_priority=(),
     )

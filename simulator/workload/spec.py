@@ -183,6 +183,33 @@ class Trace(Strict):
         return self.unfinished == "keep"
 
 
+class Sharing(Strict):
+    """How the teams share owned servers (issue 57, item 2): ``fifo`` (first come, first served:
+    the default) or ``priority``: the queue ordered by the teams' rank in ``order`` (first
+    first; teams not listed, and jobs without a team, after them), by arrival within a rank,
+    never stopping a running job for a better one (non-preemptive)."""
+
+    policy: Literal["fifo", "priority"] = "fifo"
+    order: list[Name] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _order_with_priority(self) -> Sharing:
+        if self.policy == "priority" and not self.order:
+            raise ValueError("policy: priority needs order: [team, ...], the first served first")
+        if self.order and self.policy != "priority":
+            raise ValueError("order ranks teams for policy: priority; say policy: priority")
+        unique(self.order, "team", "order")
+        return self
+
+    def ranks(self, class_teams: tuple[str, ...]) -> tuple[int, ...]:
+        """Each class's rank (lower first): its team's place in ``order``, else after them;
+        none under fifo."""
+        if self.policy != "priority":
+            return ()
+        last = len(self.order)
+        return tuple(self.order.index(t) if t in self.order else last for t in class_teams)
+
+
 class Workload(Strict):
     """The expected training work: job classes, one-off runs, a recorded trace, or any of
     them."""

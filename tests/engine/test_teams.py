@@ -98,6 +98,12 @@ def test_a_team_s_own_level_names_the_team_that_misses_it() -> None:
         ({"chargeback": {"shares": {"vision": 0.5, "nlp": 0.3, "ops": 0.2}}}, "no team ops"),
         ({"service_level": {"p95_delay_hours_by_team": {"ops": 5}}}, "no team 'ops'"),
         ({"chargeback": {"idle": "by_share"}}, "by_share needs shares"),
+        ({"sharing": {"policy": "priority"}}, "policy: priority needs order"),
+        ({"sharing": {"order": ["vision"]}}, "say policy: priority"),
+        (
+            {"sharing": {"policy": "priority", "order": ["ops"]}},
+            r"sharing.order\[0\]: no team 'ops'",
+        ),
     ],
 )
 def test_a_bad_team_input_is_one_line_naming_the_field(over: dict[str, Any], message: str) -> None:
@@ -109,3 +115,11 @@ def test_a_bad_team_input_is_one_line_naming_the_field(over: dict[str, Any], mes
 def test_without_teams_there_is_no_bill() -> None:
     r = simulate(prepare(make_scenario(odds={"futures": 0})))
     assert all(bill(r, o) is None for o in r.options)
+
+
+def test_a_team_served_first_waits_less_on_the_owned_servers() -> None:
+    fifo = _run(options=[OWN])
+    first = _run(options=[OWN], sharing={"policy": "priority", "order": ["speech"]})
+    a, b = (r.option("own").metrics.team_p95_delay_h for r in (fifo, first))
+    assert b["speech"] < a["speech"]
+    assert b["vision"] >= a["vision"]  # served after it, never before

@@ -372,6 +372,7 @@ def _queue_input(
         server_gpus=gps if on_servers else 0,
         server_changes=changes.servers,
         server_outages=outages,
+        priority=None if (rank := jobs.priority_of_jobs()) is None else _taken(rank, idx, every),
     )
     if fleet.refresh:  # the successor from its cutover
         m = others[0]
