@@ -52,28 +52,48 @@ def hourly(start: np.ndarray, end: np.ndarray, weight: np.ndarray, hours: int) -
     return out
 
 
-def monthly(
-    start: np.ndarray, end: np.ndarray, weight: np.ndarray, edges: np.ndarray
+def monthly_by(
+    group: np.ndarray,
+    groups: int,
+    start: np.ndarray,
+    end: np.ndarray,
+    weight: np.ndarray,
+    edges: np.ndarray,
 ) -> np.ndarray:
-    """The same integral as :func:`hourly`, summed into the months between ``edges`` without an
-    hourly array: F(T) = sum_j d_j max(0, T - t_j) over the rate changes (+w at a start, -w at
-    an end), at each edge, from sorted changes and two cumulative sums; a month is the
-    difference of F at its edges. O(jobs log jobs + months), for figures that need months
-    only (a shape's busy GPU-hours, its power)."""
+    """The integral of :func:`hourly` by month for each group of intervals (``group``: each
+    one's, 0 to ``groups`` - 1), groups x months, without an hourly array: an interval within
+    one month adds weight x its length there; one across months adds its first and last
+    months' parts there and weight x each whole month between (a difference array over the
+    months). O(jobs + groups x months), for figures that need months only (each instance
+    shape's busy GPU-hours, for its power)."""
+    months = len(edges) - 1
     ok = ~np.isnan(start)
     last = float(edges[-1])
     s = np.clip(start[ok], 0.0, last)
     e = np.clip(end[ok], 0.0, last)
     w = np.asarray(weight, dtype=np.float64)[ok]
+    g = np.asarray(group, dtype=np.int64)[ok]
     keep = e > s
-    t = np.concatenate([s[keep], e[keep]])
-    d = np.concatenate([w[keep], -w[keep]])
-    order = np.argsort(t, kind="stable")
-    t, d = t[order], d[order]
-    rate = np.concatenate([[0.0], np.cumsum(d)])
-    moment = np.concatenate([[0.0], np.cumsum(d * t)])
-    k = np.searchsorted(t, edges, side="left")  # the changes before each edge
-    at_edges = rate[k] * edges - moment[k]
-    out: np.ndarray = np.diff(at_edges)
-    out[np.abs(out) < 1e-9] = 0.0
-    return out
+    s, e, w, g = s[keep], e[keep], w[keep], g[keep]
+    at = np.asarray(edges, dtype=np.float64)
+    first = np.clip(np.searchsorted(at, s, side="right") - 1, 0, months - 1)
+    final = np.clip(np.searchsorted(at, e, side="left") - 1, 0, months - 1)
+    size = groups * months
+    one = first == final
+    out = np.zeros(size)
+    out += np.bincount(
+        g[one] * months + first[one], weights=w[one] * (e[one] - s[one]), minlength=size
+    )
+    cross = ~one
+    if cross.any():
+        gc, fc, lc, wc = g[cross], first[cross], final[cross], w[cross]
+        out += np.bincount(gc * months + fc, weights=wc * (at[fc + 1] - s[cross]), minlength=size)
+        out += np.bincount(gc * months + lc, weights=wc * (e[cross] - at[lc]), minlength=size)
+        # Whole months between: +w from the month after the first to the month before the last.
+        diff = np.bincount(gc * (months + 1) + fc + 1, weights=wc, minlength=groups * (months + 1))
+        diff -= np.bincount(gc * (months + 1) + lc, weights=wc, minlength=groups * (months + 1))
+        rate = np.cumsum(diff.reshape(groups, months + 1)[:, :months], axis=1)
+        out += (rate * np.diff(at)).reshape(size)
+    result: np.ndarray = out.reshape(groups, months)
+    result[np.abs(result) < 1e-9] = 0.0
+    return result

@@ -13,7 +13,7 @@ from tco.pricing import hardware
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import per_month
 from tco.simulator.costs.carbon import Draw, it_kwh
-from tco.simulator.costs.usage import hourly, monthly
+from tco.simulator.costs.usage import hourly, monthly_by
 from tco.simulator.kinds.rented.fleet import Shape
 from tco.simulator.kinds.rented.plan import CloudPlan
 from tco.simulator.kinds.runs import JobRuns
@@ -98,8 +98,7 @@ def usage(plan: CloudPlan, runs: JobRuns, edges: np.ndarray) -> Usage:
     if len(plan.shapes) == 1:
         by_shape = busy[None, :]
     else:  # each shape's own: its power and grid differ
-        masks = [busy_shape == s for s in range(len(plan.shapes))]
-        by_shape = np.array([monthly(busy_start[m], busy_end[m], gpus[m], edges) for m in masks])
+        by_shape = monthly_by(busy_shape, len(plan.shapes), busy_start, busy_end, gpus, edges)
     return Usage(inst, paid.sum(axis=0), busy, paid, by_shape)
 
 
