@@ -60,6 +60,19 @@ class QueueInput:
     # Per job, its rank in the queue (lower first: a team's priority; ties by arrival); None:
     # first come, first served.
     priority: np.ndarray | None = None
+    # Fair share among teams (``cluster.fair_share``): per job its team's index, each team's
+    # shares and the half-life of usage (h); None: no fair share.
+    fair_share: FairShareInput | None = None
+
+
+@dataclass(frozen=True)
+class FairShareInput:
+    """The teams a fair-share queue weighs: ``team`` per job (an index), ``shares`` per team,
+    and the half-life of their usage in hours."""
+
+    team: np.ndarray
+    shares: tuple[float, ...]
+    half_life_h: float
 
 
 @dataclass(frozen=True)

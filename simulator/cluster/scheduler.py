@@ -14,7 +14,9 @@ pass that starts jobs. A job needs all its GPUs at once, on one group. Policies:
 - ``fifo``: strict first-come first-served; the head of the queue blocks the jobs behind it.
   With ranks (``QueueInput.priority``: a team's priority) the queue is ordered by rank, then
   arrival: a job joins behind its rank, ahead of worse ranks (non-preemptive priority: a
-  running job is never stopped for a better one).
+  running job is never stopped for a better one). With fair share (``QueueInput.fair_share``,
+  ``cluster.fair_share``) the queue is ordered before each pass by the teams' Slurm fair-share
+  factors, then arrival.
   The head starts on the newest group that holds it now (mixed generations: usually the
   fastest GPUs), at that group's speed.
 - ``backfill``: EASY backfill. The head gets a reservation at the earliest instant some group
@@ -47,6 +49,7 @@ import simpy
 from tco.simulator.cluster import capacity
 from tco.simulator.cluster.backfill import backfill_pass
 from tco.simulator.cluster.capacity import Delivery, Event, GpuChange, ServerDown, ServerUp
+from tco.simulator.cluster.fair_share import FairShare
 from tco.simulator.cluster.groups import Group, PoolGroup, ServerGroup
 from tco.simulator.cluster.patience import Patience
 from tco.simulator.cluster.placement import Allocation
@@ -92,6 +95,8 @@ class Cluster:
         # Priority by rank (lower first; ``QueueInput.priority``), by arrival within a rank;
         # None: by arrival alone (first come, first served).
         self.rank: list[int] | None = None if inp.priority is None else inp.priority.tolist()
+        fs = inp.fair_share
+        self.fair = None if fs is None else FairShare(fs.team.tolist(), fs.shares, fs.half_life_h)
         self.backfill = inp.policy == "backfill"
         # (end h, units, job), kept sorted: the shadow time is found by scanning from the
         # earliest end and stopping as soon as the head fits.
@@ -185,6 +190,8 @@ class Cluster:
             if np.isnan(self.start[job]):  # queued again: it keeps its first start (its wait)
                 self.start[job] = now
         self.where[job] = group.index
+        if self.fair is not None:
+            self.fair.charge(job, hold * self.units[job], now)
         group.take(alloc, self.units[job])
         self.alloc[job] = alloc
         done = self.env.timeout(hold, value=job)
@@ -245,6 +252,9 @@ class Cluster:
 
     def schedule_pass(self, _: simpy.Event | None) -> None:
         self.pass_pending = False
+        if self.fair is not None and (order := self.fair.ordered(self.queue, self.env.now)):
+            self.queue = order  # the teams' factors moved: the order is new, look at every job
+            self.changed()
         q, units = self.queue, self.units
         if len(self.newest_first) == 1:  # one group (most clusters): the head loop inline
             only = self.newest_first[0]

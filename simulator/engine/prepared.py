@@ -15,7 +15,7 @@ import numpy as np
 from tco.simulator.kinds.plan import Plan
 from tco.simulator.scenario.model import Scenario
 from tco.simulator.workload import merge as workload
-from tco.simulator.workload.jobs import Jobs
+from tco.simulator.workload.jobs import FairTerms, Jobs
 from tco.simulator.workload.replayed import ReadTrace
 
 
@@ -74,5 +74,12 @@ def draw_jobs(scenario: Scenario, trace: ReadTrace | None) -> Jobs:
         trace,
         scenario.speed,
     )
-    ranks = scenario.sharing.ranks(scenario.workload.class_teams)
-    return replace(jobs, class_priority=ranks) if ranks else jobs
+    sharing = scenario.sharing
+    ranks = sharing.ranks(scenario.workload.class_teams)
+    if ranks:
+        return replace(jobs, class_priority=ranks)
+    if sharing.policy == "fair_share":
+        teams, _ = jobs.team_of_jobs()
+        shares = tuple(sharing.shares[t] for t in teams)
+        return replace(jobs, fair_terms=FairTerms(shares, sharing.half_life_days * 24.0))
+    return jobs

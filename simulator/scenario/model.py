@@ -40,7 +40,7 @@ from tco.simulator.scenario.service_level import ServiceLevel, check_classes
 from tco.simulator.scenario.uncertainty import Odds, Uncertain, get_path, set_path
 from tco.simulator.scenario.yaml_input import parse_yaml
 from tco.simulator.workload.arrivals import monthly_rates
-from tco.simulator.workload.spec import Sharing, SpeedOverrides, Workload, unique
+from tco.simulator.workload.spec import Sharing, SpeedOverrides, Workload, check_sharing, unique
 from tco.simulator.workload.traces import read as read_trace_file
 
 __all__ = ["Scenario", "load_scenario", "loads_scenario", "parse_yaml", "validate"]
@@ -266,10 +266,7 @@ def check_references(scenario: Scenario, file: str, book: PriceBook) -> None:
         names = scenario.workload.names
         check_classes(scenario.service_level, names, file, scenario.workload.teams)
     check_shares(scenario.chargeback, scenario.workload.teams, file)
-    for k, team in enumerate(scenario.sharing.order):
-        if team not in scenario.workload.teams:
-            valid = ", ".join(scenario.workload.teams) or "none: name a team: on a job class"
-            raise ScenarioError(file, f"sharing.order[{k}]", f"no team {team!r}; valid: {valid}")
+    check_sharing(scenario.sharing, scenario.workload, file)
     for i, o in enumerate(scenario.options):
         registry.of(o).check(o, scenario.context(file, i, book))
     data = scenario.model_dump(mode="json")

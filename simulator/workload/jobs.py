@@ -17,6 +17,15 @@ from tco.simulator.workload.calibration import GpuSpeed
 INDEX = np.int32
 
 
+@dataclass(frozen=True)
+class FairTerms:
+    """Fair share among the teams (``sharing: {policy: fair_share}``): each team's shares, in
+    the order of ``Jobs.team_of_jobs``, and the half-life of their usage (h)."""
+
+    shares: tuple[float, ...]
+    half_life_h: float
+
+
 @dataclass(frozen=True, kw_only=True)
 class Jobs:
     """One row per job, sorted by arrival time (ties keep class order).
@@ -51,6 +60,7 @@ class Jobs:
     # Each class's rank in an owned cluster's queue, parallel to ``class_names`` (lower first:
     # ``sharing: {policy: priority}``); empty: first come, first served.
     class_priority: tuple[int, ...] = ()
+    fair_terms: FairTerms | None = None  # the teams share owned servers by fair share
 
     @property
     def checkpoint_gb(self) -> np.ndarray:

@@ -103,4 +103,5 @@ def _merge(
         reference_speeds=speeds,
         class_teams=(),
         class_priority=(),
+        fair_terms=None,
     )

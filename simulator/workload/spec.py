@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Discriminator, Field, Tag, model_validator
 
 from tco.simulator.core import defaults
+from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
 from tco.simulator.training.work import ModelWork
 from tco.simulator.workload.calibration import FAMILIES
@@ -189,8 +190,12 @@ class Sharing(Strict):
     first; teams not listed, and jobs without a team, after them), by arrival within a rank,
     never stopping a running job for a better one (non-preemptive)."""
 
-    policy: Literal["fifo", "priority"] = "fifo"
+    policy: Literal["fifo", "priority", "fair_share"] = "fifo"
     order: list[Name] = Field(default_factory=list)
+    # fair_share: each team's shares (any positive numbers; normalised) and how fast its usage
+    # is forgotten (Slurm's PriorityDecayHalfLife, 7 days by default).
+    shares: dict[Name, Annotated[float, Field(gt=0, le=1e6)]] = Field(default_factory=dict)
+    half_life_days: Annotated[float, Field(gt=0, le=3650)] = 7.0
 
     @model_validator(mode="after")
     def _order_with_priority(self) -> Sharing:
@@ -198,6 +203,10 @@ class Sharing(Strict):
             raise ValueError("policy: priority needs order: [team, ...], the first served first")
         if self.order and self.policy != "priority":
             raise ValueError("order ranks teams for policy: priority; say policy: priority")
+        if self.policy == "fair_share" and not self.shares:
+            raise ValueError("policy: fair_share needs shares: {team: share, ...}, every team's")
+        if self.shares and self.policy != "fair_share":
+            raise ValueError("shares weigh teams for policy: fair_share; say policy: fair_share")
         unique(self.order, "team", "order")
         return self
 
@@ -208,6 +217,30 @@ class Sharing(Strict):
             return ()
         last = len(self.order)
         return tuple(self.order.index(t) if t in self.order else last for t in class_teams)
+
+
+def check_sharing(sharing: Sharing, workload: Workload, file: str) -> None:
+    """The teams a sharing policy names are the workload's; under fair share every team has a
+    share and every class of jobs a team."""
+    teams = workload.teams
+    valid = ", ".join(teams) or "none: name a team: on a job class, run or trace"
+    for k, team in enumerate(sharing.order):
+        if team not in teams:
+            raise ScenarioError(file, f"sharing.order[{k}]", f"no team {team!r}; valid: {valid}")
+    for team in sharing.shares:
+        if team not in teams:
+            raise ScenarioError(file, f"sharing.shares.{team}", f"no team {team!r}; valid: {valid}")
+    if sharing.policy != "fair_share":
+        return
+    missing = [t for t in teams if t not in sharing.shares]
+    if missing:
+        raise ScenarioError(file, "sharing.shares", f"no share for {', '.join(missing)}")
+    if not all(workload.class_teams):
+        raise ScenarioError(
+            file,
+            "sharing.policy",
+            "fair_share weighs teams: give every job class, one-off run and trace a team:",
+        )
 
 
 class Workload(Strict):

@@ -38,14 +38,16 @@ def _team(name: str, rho: float) -> dict[str, Any]:
     }
 
 
-def _mean_waits(sharing: dict[str, Any], seeds: int = 10) -> np.ndarray:
+def _mean_waits(
+    sharing: dict[str, Any], seeds: int = 10, loads: tuple[float, float] = LOADS
+) -> np.ndarray:
     """Per replication, each team's mean wait (h) of jobs after the warm-up."""
     out = []
     for seed in range(seeds):
         sc = make_scenario(
             seed=seed,
             horizon_months=18,
-            workload={"job_classes": [_team("first", LOADS[0]), _team("second", LOADS[1])]},
+            workload={"job_classes": [_team("first", loads[0]), _team("second", loads[1])]},
             options=[
                 {"name": "own", "kind": "owned", "server": "8x A40 NVLink server", "servers": 1}
             ],
@@ -81,3 +83,26 @@ def test_first_come_first_served_gives_both_teams_the_m_m_1_wait() -> None:
     mu, rho = 1 / SERVICE_H, sum(LOADS)
     w = rho / (mu - rho * mu)
     _within_two_se(_mean_waits({"policy": "fifo"}), (w, w))
+
+
+def test_fair_share_with_equal_shares_and_loads_gives_fifo_s_mean_wait() -> None:
+    """Slurm's classic fair share, two teams of equal shares and equal loads: the order moves
+    with their recent use, the mean wait over every job stays the M/M/1 mean (work-conserving,
+    non-preemptive, service times not used to order: the same mean as first come, first
+    served), and neither team waits much more than the other."""
+    mu, rho = 1 / SERVICE_H, sum(LOADS)
+    w = rho / (mu - rho * mu)
+    equal = (rho / 2, rho / 2)
+    fair = {"policy": "fair_share", "shares": {"first": 1, "second": 1}, "half_life_days": 2}
+    waits = _mean_waits(fair, loads=equal)
+    both = waits.mean(axis=1)  # the two teams' jobs are equally many on average
+    se = both.std(ddof=1) / math.sqrt(len(both))
+    assert abs(both.mean() - w) <= 2 * se, (both.mean(), w, se)
+    assert abs(waits[:, 0].mean() - waits[:, 1].mean()) <= 0.25 * w
+
+
+def test_fair_share_serves_a_larger_share_sooner() -> None:
+    equal = (sum(LOADS) / 2, sum(LOADS) / 2)
+    fair = {"policy": "fair_share", "shares": {"first": 3, "second": 1}, "half_life_days": 2}
+    waits = _mean_waits(fair, loads=equal).mean(axis=0)
+    assert waits[0] < waits[1]

@@ -104,6 +104,16 @@ def test_a_team_s_own_level_names_the_team_that_misses_it() -> None:
             {"sharing": {"policy": "priority", "order": ["ops"]}},
             r"sharing.order\[0\]: no team 'ops'",
         ),
+        ({"sharing": {"policy": "fair_share"}}, "fair_share needs shares"),
+        ({"sharing": {"shares": {"vision": 1}}}, "say policy: fair_share"),
+        (
+            {"sharing": {"policy": "fair_share", "shares": {"vision": 1, "nlp": 1}}},
+            "sharing.shares: no share for speech",
+        ),
+        (
+            {"sharing": {"policy": "fair_share", "shares": {"vision": 1, "ops": 1}}},
+            "sharing.shares.ops: no team 'ops'",
+        ),
     ],
 )
 def test_a_bad_team_input_is_one_line_naming_the_field(over: dict[str, Any], message: str) -> None:
@@ -123,3 +133,11 @@ def test_a_team_served_first_waits_less_on_the_owned_servers() -> None:
     a, b = (r.option("own").metrics.team_p95_delay_h for r in (fifo, first))
     assert b["speech"] < a["speech"]
     assert b["vision"] >= a["vision"]  # served after it, never before
+
+
+def test_fair_share_needs_every_class_to_have_a_team() -> None:
+    classes = [*GROUPS["job_classes"], {**GROUPS["job_classes"][1], "name": "other", "team": None}]
+    fair = {"policy": "fair_share", "shares": {"vision": 1, "nlp": 1, "speech": 1}}
+    with pytest.raises(ScenarioError, match="fair_share weighs teams") as e:
+        make_scenario(workload={"job_classes": classes}, options=[OWN], sharing=fair)
+    assert "\n" not in str(e.value)

@@ -23,7 +23,13 @@ from typing import Protocol
 import numpy as np
 
 from tco.simulator.cluster.failures import FailedRuns, Failures, failed_runs
-from tco.simulator.cluster.queue_records import Cutover, Group, QueueInput, Requeued
+from tco.simulator.cluster.queue_records import (
+    Cutover,
+    FairShareInput,
+    Group,
+    QueueInput,
+    Requeued,
+)
 from tco.simulator.cluster.scheduler import simulate_queue
 from tco.simulator.kinds.owned.generations import Successor
 from tco.simulator.kinds.owned.outages import Breakdowns, Model
@@ -337,6 +343,15 @@ def _taken(column: np.ndarray, idx: np.ndarray, every: bool) -> np.ndarray:
     return column if every else column[idx]
 
 
+def _fair_share(jobs: Jobs, idx: np.ndarray, every: bool) -> FairShareInput | None:
+    """The teams' fair share for the queue's jobs (None: the scenario shares no other way)."""
+    terms = jobs.fair_terms
+    if terms is None:
+        return None
+    _, team = jobs.team_of_jobs()
+    return FairShareInput(_taken(team, idx, every), terms.shares, terms.half_life_h)
+
+
 def _queue_input(
     jobs: Jobs,
     idx: np.ndarray,
@@ -373,6 +388,7 @@ def _queue_input(
         server_changes=changes.servers,
         server_outages=outages,
         priority=None if (rank := jobs.priority_of_jobs()) is None else _taken(rank, idx, every),
+        fair_share=_fair_share(jobs, idx, every),
     )
     if fleet.refresh:  # the successor from its cutover
         m = others[0]
