@@ -275,23 +275,22 @@ def measure(
 
 
 def _class_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
-    """Each job class's p95 delay, of its jobs that can run (0 when it has no job; NaN, not
-    known, when none of its jobs can run)."""
-    out = {}
-    for k, name in enumerate(jobs.class_names):
-        mine = jobs.job_class == k
-        d = delays[mine & ~np.isnan(delays)]
-        out[name] = float(np.percentile(d, 95)) if len(d) else (math.nan if mine.any() else 0.0)
-    return out
+    """Each job class's p95 delay, of its jobs that can run (``_p95_by``)."""
+    return _p95_by(jobs.class_names, jobs.job_class, delays)
 
 
 def _team_p95_delays(jobs: Jobs, delays: np.ndarray) -> dict[str, float]:
-    """Each team's p95 delay, of its jobs that can run (as a class's: 0 with no job, NaN when
-    none can run); none when no team is named."""
+    """Each team's p95 delay, of its jobs that can run; none when no team is named."""
     teams, team = jobs.team_of_jobs()
+    return _p95_by(teams, team, delays)
+
+
+def _p95_by(names: tuple[str, ...], of: np.ndarray, delays: np.ndarray) -> dict[str, float]:
+    """Each group's p95 delay (``of``: each job's group, an index into ``names``), of its jobs
+    that can run: 0 when it has no job; NaN, not known, when none of its jobs can run."""
     out = {}
-    for k, name in enumerate(teams):
-        mine = team == k
+    for k, name in enumerate(names):
+        mine = of == k
         d = delays[mine & ~np.isnan(delays)]
         out[name] = float(np.percentile(d, 95)) if len(d) else (math.nan if mine.any() else 0.0)
     return out
