@@ -52,15 +52,20 @@ def table(result: Result, o: OptionResult, b: Bill) -> pd.DataFrame:
 
 
 def by_option(result: Result) -> pd.DataFrame:
-    """Each party's cost (rows) on each option (columns, USD), as the options are listed."""
-    bills = [(o.name, bill(result, o)) for o in result.options]
+    """Each party's cost (rows) on each option (columns, USD), as the options are listed, and
+    each team's p95 delay there (h): what a policy or an option costs each team in money and
+    in waiting."""
+    bills = [(o, bill(result, o)) for o in result.options]
     parties = next((b.parties for _, b in bills if b is not None), ())
     data: dict[str, Any] = {"team": list(parties)}
-    for name, b in bills:
+    for o, b in bills:
         if b is not None:
-            data[f"{name} (USD)"] = [b.usd(p) for p in parties]
+            data[f"{o.name} (USD)"] = [b.usd(p) for p in parties]
+            delay = o.metrics.team_p95_delay_h
+            data[f"{o.name} p95 delay (h)"] = [delay.get(p, math.nan) for p in parties]
     frame = pd.DataFrame(data)
-    spare = frame.drop(columns="team").abs().sum(axis=1) == 0  # central, where nothing is charged
+    money = [c for c in frame.columns if str(c).endswith("(USD)")]
+    spare = frame[money].abs().sum(axis=1) == 0  # central, where nothing is charged
     return in_currency(frame[~spare].reset_index(drop=True), result.scenario.money)
 
 
