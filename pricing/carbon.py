@@ -27,7 +27,8 @@ Confidence = Literal["high", "medium", "low"]
 # (Chien et al., HotCarbon '23) against 150 + 1,000 / 8 = 275 kg a GPU here.
 EMBODIED_KG_PER_SERVER = 1000.0
 EMBODIED_KG_PER_GPU = 150.0
-EMBODIED_LIFE_HOURS = 4 * 8766.0  # four years of 365.25 days
+EMBODIED_LIFE_YEARS = 4.0
+EMBODIED_LIFE_HOURS = EMBODIED_LIFE_YEARS * 8766.0  # years of 365.25 days
 EMBODIED_SOURCE = (
     "Cloud Carbon Footprint's coefficients (cloud-carbon-footprint#579, Teads method): 1,000"
     " kgCO2e a server + 150 a GPU, over a 4-year life; low confidence"

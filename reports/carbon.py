@@ -21,6 +21,12 @@ def _footprints(result: Result) -> list[tuple[OptionResult, Footprint]]:
     return [(o, o.ledger.footprint) for o in result.options if o.ledger.footprint is not None]
 
 
+def priced_usd(o: OptionResult) -> float | None:
+    """What the scenario's carbon price adds to the option's cash, USD (None: not priced)."""
+    cash = o.ledger.cash
+    return float(cash["carbon"].sum()) if "carbon" in cash else None
+
+
 def _where(where: str) -> str:
     return "the site" if where == SITE else where
 
@@ -50,8 +56,7 @@ def table(result: Result) -> pd.DataFrame:
             ),
         }
         if priced:
-            cash = o.ledger.cash
-            row["carbon price (USD)"] = float(cash["carbon"].sum()) if "carbon" in cash else 0.0
+            row["carbon price (USD)"] = priced_usd(o) or 0.0
         rows.append(row)
     frame = pd.DataFrame(rows).sort_values("tCO2e", kind="stable").reset_index(drop=True)
     return in_currency(frame, result.scenario.money)
@@ -93,7 +98,7 @@ def sources(result: Result) -> pd.DataFrame:
             "figure": "embodied carbon",
             "value": f"{carbon_data.EMBODIED_KG_PER_SERVER:,.0f} kg a server +"
             f" {carbon_data.EMBODIED_KG_PER_GPU:,.0f} a GPU, over"
-            f" {carbon_data.EMBODIED_LIFE_HOURS / 8766:g} years",
+            f" {carbon_data.EMBODIED_LIFE_YEARS:g} years",
             "source": carbon_data.EMBODIED_SOURCE,
             "as of": "",
             "confidence": "low",
@@ -133,11 +138,9 @@ def price_line(result: Result) -> list[str]:
     name = decision.chosen(result)
     if c is None or c.price_usd_per_t is None or name is None:
         return []
-    o = next((x for x in result.options if x.name == name), None)
-    if o is None:
-        return []
+    o = result.option(name)
     cur = result.scenario.money
-    paid = float(o.ledger.cash["carbon"].sum()) if "carbon" in o.ledger.cash else 0.0
+    paid = priced_usd(o) or 0.0
     return [
         f"Carbon priced at {usd(c.price_usd_per_t, cur)} a tonne ({c.price_source}):"
         f" {usd(paid, cur)} of {name}'s cash, counted like any cost."
@@ -154,9 +157,7 @@ def summary(o: OptionResult) -> dict[str, Any]:
         "embodied_t": json_num(float(fp.embodied_t.sum())),
         "facility_kwh": json_num(float(fp.facility_kwh.sum())),
         "kg_per_delivered_reference_gpu_hour": json_num(o.carbon_kg_per_ref_gpu_hour),
-        "priced_usd": json_usd(float(o.ledger.cash["carbon"].sum()))
-        if "carbon" in o.ledger.cash
-        else None,
+        "priced_usd": None if (paid := priced_usd(o)) is None else json_usd(paid),
         "rests_on_a_guess": fp.rests_on_guess(),
         "embodied_source": carbon_data.EMBODIED_SOURCE,
         "places": [

@@ -25,9 +25,11 @@ RULES = {
 def billed(result: Result) -> tuple[OptionResult, Bill] | None:
     """The recommendation and its bill by team (None: no teams, or nothing recommended)."""
     name = decision.chosen(result)
-    o = next((x for x in result.options if x.name == name), None)
-    b = None if o is None else bill(result, o)
-    return None if o is None or b is None else (o, b)
+    if name is None:
+        return None
+    o = result.option(name)
+    b = bill(result, o)
+    return None if b is None else (o, b)
 
 
 def table(result: Result, o: OptionResult, b: Bill) -> pd.DataFrame:

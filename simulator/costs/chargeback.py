@@ -22,6 +22,7 @@ from pydantic import Field, model_validator
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Name, Strict
+from tco.simulator.workload.spec import valid_teams
 
 IdleRule = Literal["by_use", "by_share", "central"]
 CENTRAL = "central"  # the budget idle capacity (or an unused month) is charged to
@@ -55,7 +56,7 @@ def check_shares(spec: ChargebackSpec, teams: tuple[str, ...], file: str) -> Non
             file,
             "chargeback.shares",
             f"{'no team' if named - wanted else 'no share for'} {', '.join(odd)}; the teams"
-            f" named on job classes, runs and the trace: {', '.join(teams) or 'none'}",
+            f" named on job classes, runs and the trace: {valid_teams(teams)}",
         )
 
 

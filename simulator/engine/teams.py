@@ -9,10 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.simulator.core.calendar import month_edges_h, per_month
+from tco.simulator.core.calendar import month_edges_h
 from tco.simulator.costs.chargeback import CENTRAL, IdleRule, allocate
 from tco.simulator.engine.result import OptionResult, Result
-from tco.simulator.kinds.runs import JobRuns
 
 
 @dataclass(frozen=True)
@@ -43,25 +42,17 @@ def bill(result: Result, o: OptionResult) -> Bill | None:
     sc = result.scenario
     edges = month_edges_h(sc.start, sc.horizon_months)
     runs = o.runs
-    gpus = runs.gpus.astype(np.float64)
-    used = np.array(
-        [_monthly(runs, np.where(team == k, gpus, 0.0), edges) for k in range(len(teams))]
-    )
+    n = len(teams)
+    group = np.where(team < 0, n, team)  # jobs of no team: a group of their own, left out
+    used = runs.held_monthly(group, n + 1, runs.gpus.astype(np.float64), edges)[:n]
     worth = None
     places = o.places
     if places is not None:  # what each job cost where it ran, over the hours it ran
         span = np.where(np.isnan(runs.start_h), 0.0, runs.end_h - runs.start_h)
         rate = np.divide(places.usd, span, out=np.zeros(len(span)), where=span > 0)
-        worth = np.array(
-            [_monthly(runs, np.where(team == k, rate, 0.0), edges) for k in range(len(teams))]
-        )
+        worth = runs.held_monthly(group, n + 1, rate, edges)[:n]
     spec = sc.chargeback
     shares = np.array([spec.shares[t] for t in teams]) if spec.shares else None
     total = o.ledger.accounting_total()
     cents = allocate(total, used, o.ledger.gpu_hours_paid, spec.idle, shares, worth)
     return Bill((*teams, CENTRAL), cents, used, spec.idle)
-
-
-def _monthly(runs: JobRuns, weight: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """``weight`` a job held per hour, summed by month."""
-    return per_month(runs.held_hourly(weight, int(edges[-1])), edges)

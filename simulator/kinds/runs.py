@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from tco.simulator.costs.usage import hourly
+from tco.simulator.costs.usage import hourly, monthly_by
 from tco.simulator.workload.jobs import Jobs
 from tco.simulator.workload.speed import Hardware
 
@@ -128,6 +128,20 @@ class JobRuns:
         if self.gaps is not None and len(self.gaps.job):
             g = self.gaps
             held = held - hourly(g.from_h, g.to_h, weight[g.job], hours)
+            held[np.abs(held) < 1e-9] = 0.0
+        return held
+
+    def held_monthly(
+        self, group: np.ndarray, groups: int, weight: np.ndarray, edges: np.ndarray
+    ) -> np.ndarray:
+        """``weight`` held from start to end, less the gaps, by group (``group``: each job's,
+        0 to ``groups`` - 1) and month: ``held_hourly`` summed by month for each group, in one
+        pass without an hourly array (``costs.usage.monthly_by``)."""
+        held = monthly_by(group, groups, self.start_h, self.end_h, weight, edges)
+        if self.gaps is not None and len(self.gaps.job):
+            g = self.gaps
+            gap = monthly_by(group[g.job], groups, g.from_h, g.to_h, weight[g.job], edges)
+            held = held - gap
             held[np.abs(held) < 1e-9] = 0.0
         return held
 

@@ -24,6 +24,7 @@ from pydantic import Field, model_validator
 
 from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Strict
+from tco.simulator.workload.spec import valid_teams
 
 
 class Miss(str):
@@ -148,14 +149,15 @@ class ServiceLevel(Strict):
             out.append(Miss(f"p95 delay {delay:,.1f} h > {self.p95_delay_hours:g} h", "delay"))
         if self.p95_wait_hours is not None and p95_wait_h > self.p95_wait_hours:
             out.append(Miss(f"p95 wait {p95_wait_h:,.1f} h > {self.p95_wait_hours:g} h", "wait"))
-        for name, limit in self.p95_delay_hours_by_class.items():
-            got = (class_p95_delay_h or {}).get(name, 0.0)
-            if got > limit:
-                out.append(Miss(f"{name}: p95 delay {got:,.1f} h > {limit:g} h", "delay"))
-        for name, limit in self.p95_delay_hours_by_team.items():
-            got = (team_p95_delay_h or {}).get(name, 0.0)
-            if got > limit:
-                out.append(Miss(f"team {name}: p95 delay {got:,.1f} h > {limit:g} h", "delay"))
+        for limits, delays, who in (
+            (self.p95_delay_hours_by_class, class_p95_delay_h, ""),
+            (self.p95_delay_hours_by_team, team_p95_delay_h, "team "),
+        ):
+            for name, limit in limits.items():
+                got = (delays or {}).get(name, 0.0)
+                if got > limit:
+                    text = f"{who}{name}: p95 delay {got:,.1f} h > {limit:g} h"
+                    out.append(Miss(text, "delay"))
         if cannot_run_share > self.max_cannot_run_share:
             text = (
                 f"{cannot_run_share:.1%} of the work cannot run > {self.max_cannot_run_share:.1%}"
@@ -194,7 +196,7 @@ def check_classes(
             )
     for name in level.p95_delay_hours_by_team:
         if name not in teams:
-            valid = ", ".join(teams) or "none: name a team: on a job class, run or trace"
+            valid = valid_teams(teams)
             raise ScenarioError(
                 file,
                 f"service_level.p95_delay_hours_by_team.{name}",

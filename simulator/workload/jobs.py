@@ -17,6 +17,11 @@ from tco.simulator.workload.calibration import GpuSpeed
 INDEX = np.int32
 
 
+def teams_named(class_teams: tuple[str, ...]) -> tuple[str, ...]:
+    """The teams the classes name ('' where none), in the order first named."""
+    return tuple(dict.fromkeys(t for t in class_teams if t))
+
+
 @dataclass(frozen=True)
 class FairTerms:
     """Fair share among the teams (``sharing: {policy: fair_share}``): each team's shares, in
@@ -94,7 +99,7 @@ class Jobs:
 
     def team_of_jobs(self) -> tuple[tuple[str, ...], np.ndarray]:
         """The teams named and, per job, its team's index among them (-1: none)."""
-        teams = tuple(dict.fromkeys(t for t in self.class_teams if t))
+        teams = teams_named(self.class_teams)
         if not teams:
             return (), np.full(len(self), -1, dtype=INDEX)
         of_class = np.array([teams.index(t) if t else -1 for t in self.class_teams], dtype=INDEX)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Discriminator, Field, Tag, model_validator
@@ -11,6 +12,7 @@ from tco.simulator.core.errors import ScenarioError
 from tco.simulator.core.fields import Fraction, GpuCount, Growth, Name, NonNeg, Pos, Strict
 from tco.simulator.training.work import ModelWork
 from tco.simulator.workload.calibration import FAMILIES
+from tco.simulator.workload.jobs import teams_named
 from tco.simulator.workload.traces import CsvColumns, TraceFormat
 
 
@@ -186,9 +188,11 @@ class Trace(Strict):
 
 class Sharing(Strict):
     """How the teams share owned servers (issue 57, item 2): ``fifo`` (first come, first served:
-    the default) or ``priority``: the queue ordered by the teams' rank in ``order`` (first
-    first; teams not listed, and jobs without a team, after them), by arrival within a rank,
-    never stopping a running job for a better one (non-preemptive)."""
+    the default); ``priority``: the queue ordered by the teams' rank in ``order`` (first first;
+    teams not listed, and jobs without a team, after them), by arrival within a rank; or
+    ``fair_share``: ordered by Slurm's classic fair-share factor from each team's ``shares``
+    and its usage decaying with ``half_life_days`` (``cluster.fair_share``). Never stopping a
+    running job for a better-placed one (non-preemptive)."""
 
     policy: Literal["fifo", "priority", "fair_share"] = "fifo"
     order: list[Name] = Field(default_factory=list)
@@ -219,11 +223,16 @@ class Sharing(Strict):
         return tuple(self.order.index(t) if t in self.order else last for t in class_teams)
 
 
+def valid_teams(teams: Sequence[str]) -> str:
+    """The teams a scenario names, as an error says what is valid."""
+    return ", ".join(teams) or "none: name a team: on a job class, run or trace"
+
+
 def check_sharing(sharing: Sharing, workload: Workload, file: str) -> None:
     """The teams a sharing policy names are the workload's; under fair share every team has a
     share and every class of jobs a team."""
     teams = workload.teams
-    valid = ", ".join(teams) or "none: name a team: on a job class, run or trace"
+    valid = valid_teams(teams)
     for k, team in enumerate(sharing.order):
         if team not in teams:
             raise ScenarioError(file, f"sharing.order[{k}]", f"no team {team!r}; valid: {valid}")
@@ -279,7 +288,7 @@ class Workload(Strict):
     @property
     def teams(self) -> tuple[str, ...]:
         """The teams named, in the order first named (none: no team is named)."""
-        return tuple(dict.fromkeys(t for t in self.class_teams if t))
+        return teams_named(self.class_teams)
 
     @property
     def stated(self) -> list[tuple[str, JobClass | OneOff]]:

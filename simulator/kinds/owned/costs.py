@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco.pricing import carbon as carbon_data
-from tco.pricing.carbon import Pue
 from tco.pricing.used_market import used_market
 from tco.simulator.core import defaults
 from tco.simulator.core.calendar import month_ending, per_month
 from tco.simulator.costs.carbon import SITE, Draw
+from tco.simulator.costs.carbon import it_kwh as energy
 from tco.simulator.costs.finance import depreciation
 from tco.simulator.costs.ledger import Asset, Category, Ledger, declare
 from tco.simulator.costs.usage import hourly
@@ -184,9 +184,8 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
         weights = np.where(g.ran_here, runs.gpus, 0).astype(np.float64)
         busy_g = per_month(runs.held_hourly(weights, hours), edges)
         kw, gps = g.kw, g.gpus_per_server
-        it_kwh += server_hours * kw * o.power.idle_fraction + busy_g * (kw / gps) * (
-            o.power.busy_fraction - o.power.idle_fraction
-        )
+        p = o.power  # the rule a rented server's energy follows too (costs.carbon.it_kwh)
+        it_kwh += energy(server_hours * gps, busy_g, kw / gps, p.idle_fraction, p.busy_fraction)
         facility += server_hours / month_hours * kw * o.facility.usd_per_kw_month
         paid += server_hours * gps
         embodied += server_hours * carbon_data.embodied_kg_per_hour(gps)
@@ -211,13 +210,8 @@ def owned_ledger(plan: OwnedPlan, runs: JobRuns, edges: np.ndarray) -> Ledger:
     staff = np.where(np.arange(months) >= first, o.staff.fte * o.staff.usd_per_fte_year / 12.0, 0.0)
     shared = {"power": power, "facility": facility, "support": support, "staff": staff}
     after = total.notes.get("lease_payments_beyond_horizon_usd", 0.0)
-    pue = plan.site_pue or (
-        Pue(o.power.pue, "the option's power.pue", "medium")
-        if "pue" in o.power.model_fields_set
-        else Pue(o.power.pue, defaults.PUE_SOURCE, "low")
-    )
     return Ledger(
-        draws=(Draw(SITE, it_kwh, pue, None, embodied),),
+        draws=(Draw(SITE, it_kwh, plan.pue, None, embodied),),
         cash={**total.cash, **shared},
         accounting={**total.accounting, **shared},
         gpu_hours_paid=paid,

@@ -48,7 +48,7 @@ from tco.simulator.kinds.owned.parts import (
     server_hardware,
     smallest_meeting,
 )
-from tco.simulator.kinds.owned.power import power_binds, site_pue, with_quote
+from tco.simulator.kinds.owned.power import paid_pue, power_binds, with_quote
 from tco.simulator.kinds.owned.quotes import (
     MAINTENANCE_ITEM,
     existing_quotes,
@@ -227,7 +227,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
         names_known(option, ctx)
 
     def plan(self, option: Owned, ctx: Context) -> OwnedPlan:
-        option, pue, pue_quote = site_pue(option, ctx)
+        option, pue, pue_quote = paid_pue(option, ctx)
         server = option.server_model()
         dated = server.price_date if option.price_usd is None else "undated"
         deliveries = deliveries_of(
@@ -287,7 +287,7 @@ class OwnedKind(QueueingKind[Owned, OwnedPlan]):
             successor=successor,
             mix=mix,
             selling=Selling.of(ctx.market),
-            site_pue=pue,
+            pue=pue,
         )
 
     def bought_from(self, option: Owned, month: int, ctx: Context, field: str) -> Owned:

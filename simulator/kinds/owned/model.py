@@ -147,5 +147,6 @@ class OwnedPlan(Plan):
     successor: Successor | None = None  # the refresh, resolved
     selling: Selling = BROKER  # the used market a seller meets (the market's)
     mix: tuple[Generation, ...] = ()  # other server models beside ``option.server``
-    # The site's PUE where the option pays it (``power.site_pue``; None: its own power.pue).
-    site_pue: Pue | None = None
+    # The PUE its servers pay, with its source (``power.paid_pue``: its own, the site's or the
+    # industry's average).
+    pue: Pue

@@ -1,5 +1,5 @@
-"""What the site says of an owned option's servers (``site:``): the PUE they pay when the site
-states one (or its cooling) and the option does not; in the answer, what binds (its power, its
+"""What the site says of an owned option's servers (``site:``): the PUE they pay (their own,
+else the site's, else the industry's); in the answer, what binds (its power, its
 racks) when one more server would not fit, from the quotes its plan carries
 (``checks.fits_site``)."""
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tco.pricing.carbon import Pue
+from tco.simulator.core import defaults
 from tco.simulator.core.quote import Quote
 from tco.simulator.kinds.owned.checks import (
     SITE_DRAWN,
@@ -22,12 +23,15 @@ from tco.simulator.kinds.owned.model import Owned
 from tco.simulator.kinds.registry import Context
 
 
-def site_pue(option: Owned, ctx: Context) -> tuple[Owned, Pue | None, Quote | None]:
-    """``option`` paying the site's PUE when the site states one (or its cooling) and the option
-    states no power.pue of its own, with it as carbon and the report read it (None: as it was)."""
+def paid_pue(option: Owned, ctx: Context) -> tuple[Owned, Pue, Quote | None]:
+    """The PUE ``option``'s servers pay, with its source and how sure: its own ``power.pue``
+    where it states one, else the site's (its PUE or its cooling's: the option then pays it, and
+    the plan's PUE quote says so, returned), else Uptime's industry average (a guess)."""
+    if "pue" in option.power.model_fields_set:
+        return option, Pue(option.power.pue, "the option's power.pue", "medium"), None
     given = None if ctx.site is None else ctx.site.pue_of()
-    if given is None or "pue" in option.power.model_fields_set:
-        return option, None, None
+    if given is None:
+        return option, Pue(option.power.pue, defaults.PUE_SOURCE, "low"), None
     value, source = given
     power = option.power.model_copy(update={"pue": value})
     quote = Quote("PUE", value, "ratio", "scenario", "undated", source)
